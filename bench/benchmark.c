@@ -1,0 +1,288 @@
+/* benchmark.c: `fluidlab bench`, the timed benchmarks every issue reports.
+ *
+ * The workload is a shipped scene (default: the dam break) resampled at the
+ * spacing that gives about --particles fluid particles, with dt scaled with
+ * the spacing so that the CFL number stays that of the scene. Warm-up steps
+ * are kept out; then --repeat runs of --steps steps are timed, and the median,
+ * min and max of the ms per step (and of each stage) are reported, with the
+ * machine, thread count, commit and command. Rows are appended to
+ * docs/perf/<benchmark>.csv (or --log DIR) for docs/PERFORMANCE.md. */
+#include <math.h>
+#include <omp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "harness.h"
+
+typedef struct bench_opts {
+    const char *scene;
+    long long particles;
+    int repeat, steps, warmup;
+    const char *log_dir;
+    char command[1024];
+} bench_opts;
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* Median, min and max of v[0..n) (v is sorted in place). */
+static void summarize(double *v, int n, double out[3])
+{
+    qsort(v, (size_t)n, sizeof *v, cmp_double);
+    out[0] = n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+    out[1] = v[0];
+    out[2] = v[n - 1];
+}
+
+/* Loads the benchmark scene at the spacing that gives about o->particles
+ * fluid particles; *dt is the scene's step scaled with the spacing. */
+static int load_scaled_scene(const bench_opts *o, fl_scene *s, double *dt, fl_error *err)
+{
+    char path[1024];
+    fl_resolve_scene(o->scene, path, sizeof path);
+    int rc = fl_scene_load(path, NULL, 0, s, err);
+    if (rc)
+        return rc;
+    double d0 = s->spacing, dt0 = fl_scene_dt(s);
+    double d = d0 * cbrt((double)s->fluid_count / (double)o->particles);
+    fl_scene_free(s);
+    char set[64];
+    snprintf(set, sizeof set, "fluid.spacing=%.9g", d);
+    const char *sets[] = {set};
+    rc = fl_scene_load(path, sets, 1, s, err);
+    *dt = dt0 * d / d0;
+    return rc;
+}
+
+static FILE *open_log(const bench_opts *o, const char *name, const char *header)
+{
+    if (!o->log_dir)
+        return NULL;
+    char path[1200];
+    mkdir(o->log_dir, 0755);
+    snprintf(path, sizeof path, "%s/%s.csv", o->log_dir, name);
+    struct stat sb;
+    int fresh = stat(path, &sb) != 0;
+    FILE *f = fopen(path, "a");
+    if (!f) {
+        fprintf(stderr, "fluidlab: %s: cannot append the benchmark log\n", path);
+        return NULL;
+    }
+    if (fresh)
+        fprintf(f, "%s\n", header);
+    return f;
+}
+
+static void log_prefix(FILE *f, const bench_opts *o, const char *bench, int particles)
+{
+    char machine[256], date[32];
+    time_t now = time(NULL);
+    strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
+    fl_machine_description(machine, sizeof machine);
+    fprintf(f, "%s,%s,%s,\"%s\",%d,%d,\"%s\"", date, FL_COMMIT, bench, machine, omp_get_max_threads(),
+            particles, o->command);
+}
+
+static int bench_grid(const bench_opts *o)
+{
+    fl_scene s;
+    fl_world w;
+    fl_nbgrid g;
+    fl_error err;
+    double dt;
+    if (load_scaled_scene(o, &s, &dt, &err) || fl_build_world(&s, &w, &err)) {
+        fprintf(stderr, "fluidlab: %s\n", err.msg);
+        return 1;
+    }
+    fl_particles *f = &w.fluid;
+    float *scratch = fl_alloc((size_t)f->count * sizeof(float));
+    if (!scratch || fl_nbgrid_init(&g, &w, &err)) {
+        fprintf(stderr, "fluidlab: %s\n", scratch ? err.msg : "out of memory");
+        return 1;
+    }
+    /* the solvers keep their store sorted by cell: measure that state */
+    fl_nbgrid_build(&g, f->x, f->y, f->z, f->count, &err);
+    fl_particles_permute(f, fl_nbgrid_order(&g), scratch);
+    int n = o->repeat;
+    double *build = calloc((size_t)n, sizeof *build), *search = calloc((size_t)n, sizeof *search);
+    double *total = calloc((size_t)n, sizeof *total);
+    long long pairs = 0;
+    for (int r = -o->warmup; r < n; r++) {
+        double t0 = fl_now_ms();
+        fl_nbgrid_build(&g, f->x, f->y, f->z, f->count, &err);
+        double t1 = fl_now_ms();
+        fl_nbgrid_search(&g, f->x, f->y, f->z, &err);
+        double t2 = fl_now_ms();
+        if (r >= 0)
+            build[r] = t1 - t0, search[r] = t2 - t1, total[r] = t2 - t0;
+        pairs = g.nb_start[f->count] + g.bnb_start[f->count];
+    }
+    double sb[3], ss[3], st[3];
+    summarize(build, n, sb), summarize(search, n, ss), summarize(total, n, st);
+    printf("grid: %d fluid + %d boundary particles, %lld neighbor pairs, %d threads, %d repeats\n", f->count,
+           w.boundary.count, pairs, omp_get_max_threads(), n);
+    printf("| stage | median ms | min ms | max ms |\n|---|---|---|---|\n");
+    printf("| build | %.3f | %.3f | %.3f |\n| search | %.3f | %.3f | %.3f |\n| total | %.3f | %.3f | %.3f |\n",
+           sb[0], sb[1], sb[2], ss[0], ss[1], ss[2], st[0], st[1], st[2]);
+    FILE *log = open_log(o, "grid",
+                         "date,commit,benchmark,machine,threads,particles,command,repeats,"
+                         "build_ms_median,build_ms_min,build_ms_max,search_ms_median,search_ms_min,"
+                         "search_ms_max,total_ms_median,total_ms_min,total_ms_max,pairs");
+    if (log) {
+        log_prefix(log, o, "grid", f->count);
+        fprintf(log, ",%d,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%lld\n", n, sb[0], sb[1], sb[2], ss[0],
+                ss[1], ss[2], st[0], st[1], st[2], pairs);
+        fclose(log);
+    }
+    free(build), free(search), free(total), fl_free(scratch);
+    fl_nbgrid_free(&g);
+    fl_world_free(&w);
+    fl_scene_free(&s);
+    return 0;
+}
+
+static int bench_solver(const bench_opts *o, const char *name)
+{
+    const fl_solver_ops *ops = fl_solver_find(name);
+    if (!ops) {
+        fprintf(stderr, "fluidlab: bench %s: unknown solver or benchmark (grid, or see fluidlab list)\n", name);
+        return 1;
+    }
+    fl_scene s;
+    fl_world w;
+    fl_error err;
+    fl_params prm;
+    double dt;
+    if (load_scaled_scene(o, &s, &dt, &err) || fl_build_world(&s, &w, &err)) {
+        fprintf(stderr, "fluidlab: %s\n", err.msg);
+        return 1;
+    }
+    fl_scene_solver_params(&s, name, &prm);
+    void *solver = ops->create(&w, &prm, &err);
+    if (!solver) {
+        fprintf(stderr, "fluidlab: %s\n", err.msg);
+        fl_world_free(&w), fl_scene_free(&s);
+        return 1;
+    }
+    fl_step_stats *st = calloc(1, sizeof *st);
+    int n = o->repeat, bad = 0;
+    double *per_step = calloc((size_t)n, sizeof *per_step);
+    double *stage = calloc((size_t)n * FL_STAGE_COUNT, sizeof *stage);
+    double *iters = calloc((size_t)n, sizeof *iters);
+    for (int r = -1; r < n && !bad; r++) {
+        int count = r < 0 ? o->warmup : o->steps;
+        double sum_stage[FL_STAGE_COUNT] = {0}, sum_iter = 0.0;
+        double t0 = fl_now_ms();
+        for (int k = 0; k < count && !bad; k++) {
+            fl_step_stats_reset(st);
+            bad = ops->step(solver, &w, dt, st) != FL_OK;
+            for (int q = 0; q < FL_STAGE_COUNT; q++)
+                sum_stage[q] += st->stage_ms[q];
+            sum_iter += st->iterations;
+        }
+        double elapsed = fl_now_ms() - t0;
+        if (r < 0 || count == 0)
+            continue;
+        per_step[r] = elapsed / count;
+        iters[r] = sum_iter / count;
+        for (int q = 0; q < FL_STAGE_COUNT; q++)
+            stage[(size_t)q * n + r] = sum_stage[q] / count;
+    }
+    if (bad)
+        fprintf(stderr, "fluidlab: bench %s: the step failed; timings are not reported\n", name);
+    else {
+        double sum[3], sq[FL_STAGE_COUNT][3], si[3];
+        summarize(per_step, n, sum);
+        summarize(iters, n, si);
+        for (int q = 0; q < FL_STAGE_COUNT; q++)
+            summarize(stage + (size_t)q * n, n, sq[q]);
+        printf("%s: %d fluid + %d boundary particles, dt %.3g s, %d threads, %d repeats x %d steps\n", name,
+               w.fluid.count, w.boundary.count, dt, omp_get_max_threads(), n, o->steps);
+        printf("| stage | median ms | min ms | max ms | share |\n|---|---|---|---|---|\n");
+        for (int q = 0; q < FL_STAGE_COUNT; q++)
+            if (sq[q][2] > 0.0)
+                printf("| %s | %.3f | %.3f | %.3f | %.1f %% |\n", fl_stage_names[q], sq[q][0], sq[q][1], sq[q][2],
+                       100.0 * sq[q][0] / sum[0]);
+        printf("| **step** | **%.3f** | %.3f | %.3f | |\n", sum[0], sum[1], sum[2]);
+        printf("mean iterations per step: %.2f\n", si[0]);
+        char header[1024] = "date,commit,benchmark,machine,threads,particles,command,repeats,steps,dt,"
+                            "step_ms_median,step_ms_min,step_ms_max,iterations";
+        for (int q = 0; q < FL_STAGE_COUNT; q++)
+            strcat(strcat(strcat(header, ",ms_"), fl_stage_names[q]), "_median");
+        FILE *log = open_log(o, name, header);
+        if (log) {
+            log_prefix(log, o, name, w.fluid.count);
+            fprintf(log, ",%d,%d,%.6g,%.4f,%.4f,%.4f,%.3f", n, o->steps, dt, sum[0], sum[1], sum[2], si[0]);
+            for (int q = 0; q < FL_STAGE_COUNT; q++)
+                fprintf(log, ",%.4f", sq[q][0]);
+            fputc('\n', log);
+            fclose(log);
+        }
+    }
+    ops->destroy(solver);
+    free(st), free(per_step), free(stage), free(iters);
+    fl_world_free(&w);
+    fl_scene_free(&s);
+    return bad ? 3 : 0;
+}
+
+int fl_bench_main(int argc, char **argv)
+{
+    bench_opts o = {.scene = "dam_break", .particles = 100000, .repeat = 7, .steps = 10, .warmup = 3,
+                    .log_dir = FL_SOURCE_DIR "/docs/perf"};
+    size_t len = (size_t)snprintf(o.command, sizeof o.command, "fluidlab bench");
+    const char *targets[32];
+    int ntargets = 0, threads = 0;
+    for (int k = 0; k < argc; k++) {
+        if (len < sizeof o.command)
+            len += (size_t)snprintf(o.command + len, sizeof o.command - len, " %s", argv[k]);
+        const char *a = argv[k], *v = k + 1 < argc ? argv[k + 1] : NULL;
+        int takes = !strcmp(a, "--particles") || !strcmp(a, "--repeat") || !strcmp(a, "--steps") ||
+                    !strcmp(a, "--threads") || !strcmp(a, "--scene") || !strcmp(a, "--log") ||
+                    !strcmp(a, "--warmup");
+        if (takes && !v) {
+            fprintf(stderr, "fluidlab: bench %s: expected a value\n", a);
+            return 1;
+        }
+        double num = takes ? atof(v) : 0.0;
+        if (!strcmp(a, "--particles") && num >= 100 && num <= 1e8)
+            o.particles = (long long)num;
+        else if (!strcmp(a, "--repeat") && num >= 1 && num <= 1000)
+            o.repeat = (int)num;
+        else if (!strcmp(a, "--steps") && num >= 1 && num <= 1e6)
+            o.steps = (int)num;
+        else if (!strcmp(a, "--warmup") && num >= 0 && num <= 1e6 && strspn(v, "0123456789") == strlen(v))
+            o.warmup = (int)num;
+        else if (!strcmp(a, "--threads") && num >= 1 && num <= 256)
+            threads = (int)num;
+        else if (!strcmp(a, "--scene"))
+            o.scene = v;
+        else if (!strcmp(a, "--log"))
+            o.log_dir = v;
+        else if (!strcmp(a, "--no-log"))
+            o.log_dir = NULL;
+        else if (takes) {
+            fprintf(stderr, "fluidlab: bench %s: '%s' is out of range\n", a, v);
+            return 1;
+        } else if (a[0] == '-') {
+            fprintf(stderr, "fluidlab: bench %s: unknown option (see fluidlab --help)\n", a);
+            return 1;
+        } else if (ntargets < 32)
+            targets[ntargets++] = a;
+        k += takes;
+    }
+    if (threads)
+        omp_set_num_threads(threads);
+    if (ntargets == 0)
+        targets[ntargets++] = "grid";
+    int rc = 0;
+    for (int t = 0; t < ntargets && rc == 0; t++)
+        rc = !strcmp(targets[t], "grid") ? bench_grid(&o) : bench_solver(&o, targets[t]);
+    return rc;
+}

@@ -1,0 +1,388 @@
+/* harness.c: `fluidlab run`: one scene, one solver, one output folder.
+ *
+ * The harness owns the metrics: after every step it bins the fluid in its
+ * own neighbor grid and evaluates the shared poly6 density estimator
+ * (fl_density_poly6), so that every solver is measured the same way. */
+#include <cjson/cJSON.h>
+#include <errno.h>
+#include <math.h>
+#include <omp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "harness.h"
+#include "io.h"
+
+void fl_run_config_default(fl_run_config *c)
+{
+    memset(c, 0, sizeof *c);
+    c->solver = "sph";
+    c->out_dir = "out";
+}
+
+void fl_resolve_scene(const char *name, char *out, int len)
+{
+    struct stat sb;
+    if (stat(name, &sb) == 0 || strchr(name, '/') || strstr(name, ".json"))
+        snprintf(out, (size_t)len, "%s", name);
+    else
+        snprintf(out, (size_t)len, "%s/scenes/%s.json", FL_SOURCE_DIR, name);
+}
+
+int fl_build_world(const fl_scene *s, fl_world *w, fl_error *err)
+{
+    int rc = fl_scene_build_world(s, w, err);
+    if (rc == FL_OK && (rc = fl_boundary_compute_volumes(w, err)) != FL_OK)
+        fl_world_free(w);
+    return rc;
+}
+
+void fl_stability_init(fl_stability *s, const fl_world *w)
+{
+    double g = sqrt(w->gravity[0] * w->gravity[0] + w->gravity[1] * w->gravity[1] +
+                    w->gravity[2] * w->gravity[2]);
+    double height = w->domain.hi[1] - w->domain.lo[1];
+    s->speed_limit = 10.0 * sqrt(2.0 * fmax(g, 1e-12) * height);
+    s->over_compressed = 0;
+}
+
+int fl_stability_check(fl_stability *s, const fl_step_stats *st, char *reason, int len)
+{
+    if (st->nan_count > 0) {
+        snprintf(reason, (size_t)len, "%d particle(s) with a NaN or Inf position or velocity", st->nan_count);
+        return 1;
+    }
+    if (!(st->max_speed <= s->speed_limit)) {
+        snprintf(reason, (size_t)len, "max speed %.3g m/s above the limit 10 sqrt(2 g H) = %.3g m/s",
+                 st->max_speed, s->speed_limit);
+        return 1;
+    }
+    s->over_compressed = st->density_err_avg > 0.20 ? s->over_compressed + 1 : 0;
+    if (s->over_compressed >= 10) {
+        snprintf(reason, (size_t)len, "compression error above 20 %% for 10 consecutive steps (%.1f %%)",
+                 100.0 * st->density_err_avg);
+        return 1;
+    }
+    return 0;
+}
+
+int fl_measure_density(const fl_world *w, fl_nbgrid *g, float *rho, fl_step_stats *st, fl_error *err)
+{
+    const fl_particles *f = &w->fluid;
+    int rc = fl_nbgrid_build(g, f->x, f->y, f->z, f->count, err);
+    if (rc == FL_OK)
+        rc = fl_nbgrid_search(g, f->x, f->y, f->z, err);
+    if (rc)
+        return rc;
+    fl_density_poly6(w, g, f->x, f->y, f->z, rho);
+    double sum = 0.0, emax = -INFINITY;
+    const double rho0 = w->rho0;
+    #pragma omp parallel for schedule(static) reduction(+ : sum) reduction(max : emax)
+    for (int i = 0; i < f->count; i++) {
+        double e = rho[i] / rho0 - 1.0;
+        sum += e > 0.0 ? e : 0.0;
+        emax = e > emax ? e : emax;
+    }
+    st->density_err_avg = f->count ? sum / f->count : 0.0;
+    st->density_err_max = f->count ? emax : 0.0;
+    return FL_OK;
+}
+
+/* ---- output files ------------------------------------------------------ */
+
+static int make_dirs(const char *path, fl_error *err)
+{
+    char buf[1024];
+    snprintf(buf, sizeof buf, "%s", path);
+    for (char *p = buf + 1; *p; p++) {
+        if (*p != '/')
+            continue;
+        *p = '\0';
+        if (mkdir(buf, 0755) != 0 && errno != EEXIST)
+            return fl_fail(err, FL_ERR_IO, "%s: cannot create folder: %s", buf, strerror(errno));
+        *p = '/';
+    }
+    if (mkdir(buf, 0755) != 0 && errno != EEXIST)
+        return fl_fail(err, FL_ERR_IO, "%s: cannot create folder: %s", buf, strerror(errno));
+    return FL_OK;
+}
+
+static void write_stats_header(FILE *f)
+{
+    fprintf(f, "step,time,dt,density_err_avg,density_err_max,max_speed,min_x,max_x,min_y,max_y,"
+               "min_z,max_z,front_x,iterations,cfl,nan_count");
+    for (int s = 0; s < FL_STAGE_COUNT; s++)
+        fprintf(f, ",ms_%s", fl_stage_names[s]);
+    fprintf(f, ",ms_step\n");
+}
+
+static void extent(const fl_particles *p, double lo[3], double hi[3])
+{
+    double x0 = INFINITY, y0 = INFINITY, z0 = INFINITY, x1 = -INFINITY, y1 = -INFINITY, z1 = -INFINITY;
+    #pragma omp parallel for schedule(static) reduction(min : x0, y0, z0) reduction(max : x1, y1, z1)
+    for (int i = 0; i < p->count; i++) {
+        x0 = fmin(x0, p->x[i]), x1 = fmax(x1, p->x[i]);
+        y0 = fmin(y0, p->y[i]), y1 = fmax(y1, p->y[i]);
+        z0 = fmin(z0, p->z[i]), z1 = fmax(z1, p->z[i]);
+    }
+    lo[0] = x0, lo[1] = y0, lo[2] = z0, hi[0] = x1, hi[1] = y1, hi[2] = z1;
+}
+
+static void write_stats_row(FILE *f, long long step, double time, double dt, const fl_world *w,
+                            const fl_step_stats *st, double step_ms)
+{
+    double lo[3], hi[3];
+    extent(&w->fluid, lo, hi);
+    fprintf(f, "%lld,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%d,%.6g,%d", step, time, dt,
+            st->density_err_avg, st->density_err_max, st->max_speed, lo[0], hi[0], lo[1], hi[1], lo[2],
+            hi[2], hi[0] - w->domain.lo[0], st->iterations, st->cfl, st->nan_count);
+    for (int s = 0; s < FL_STAGE_COUNT; s++)
+        fprintf(f, ",%.4f", st->stage_ms[s]);
+    fprintf(f, ",%.4f\n", step_ms);
+}
+
+static void write_convergence(FILE *f, long long step, double time, const fl_step_stats *st)
+{
+    int n = st->iterations < FL_MAX_HISTORY ? st->iterations : FL_MAX_HISTORY;
+    for (int k = 0; k < n; k++)
+        fprintf(f, "%lld,%.9g,%d,%.9g\n", step, time, k + 1, st->residual[k]);
+}
+
+static int write_frame(const fl_run_config *c, const fl_world *w, int frame, fl_error *err)
+{
+    char path[1200];
+    if (c->save_bin) {
+        snprintf(path, sizeof path, "%s/frames/%04d.bin", c->out_dir, frame);
+        if (fl_frame_write_bin(path, &w->fluid, w->time, err))
+            return FL_ERR_IO;
+    }
+    if (c->save_vtk) {
+        snprintf(path, sizeof path, "%s/frames/%04d.vtk", c->out_dir, frame);
+        if (fl_frame_write_vtk(path, &w->fluid, w->time, err))
+            return FL_ERR_IO;
+    }
+    return FL_OK;
+}
+
+static int write_run_json(const fl_run_config *c, const fl_scene *s, const fl_params *prm,
+                          const fl_world *w, double dt, int steps_per_frame, long long steps_planned,
+                          const fl_run_result *res, int finished, fl_error *err)
+{
+    char machine[256], path[1200];
+    fl_machine_description(machine, sizeof machine);
+    cJSON *root = cJSON_CreateObject();
+    cJSON_AddStringToObject(root, "fluidlab", FL_VERSION);
+    cJSON_AddStringToObject(root, "commit", FL_COMMIT);
+    cJSON_AddStringToObject(root, "machine", machine);
+    cJSON_AddNumberToObject(root, "threads", omp_get_max_threads());
+    cJSON_AddStringToObject(root, "scene_file", s->path);
+    cJSON_AddItemToObject(root, "scene", cJSON_Parse(s->json));
+    cJSON_AddStringToObject(root, "solver", c->solver);
+    cJSON *params = cJSON_AddObjectToObject(root, "parameters");
+    for (int k = 0; k < prm->count; k++)
+        cJSON_AddNumberToObject(params, prm->items[k].key, prm->items[k].value);
+    cJSON_AddNumberToObject(root, "dt", dt);
+    cJSON_AddNumberToObject(root, "steps_per_frame", steps_per_frame);
+    cJSON_AddNumberToObject(root, "steps_planned", (double)steps_planned);
+    cJSON_AddNumberToObject(root, "fluid_particles", w->fluid.count);
+    cJSON_AddNumberToObject(root, "boundary_particles", w->boundary.count);
+    cJSON_AddNumberToObject(root, "particle_mass", w->mass);
+    cJSON_AddNumberToObject(root, "support_radius", w->h);
+    cJSON *r = cJSON_AddObjectToObject(root, "result");
+    cJSON_AddStringToObject(r, "status", !finished ? "running" : res->status == FL_RUN_STABLE ? "stable" : "unstable");
+    cJSON_AddStringToObject(r, "reason", res->reason);
+    cJSON_AddNumberToObject(r, "steps", (double)res->steps);
+    cJSON_AddNumberToObject(r, "simulated_time", res->sim_time);
+    cJSON_AddNumberToObject(r, "wall_seconds", res->wall_s);
+    cJSON_AddNumberToObject(r, "mean_density_err_avg", res->mean_err_avg);
+    char *text = cJSON_Print(root);
+    cJSON_Delete(root);
+    snprintf(path, sizeof path, "%s/run.json", c->out_dir);
+    FILE *f = fopen(path, "w");
+    int ok = f && text && fputs(text, f) >= 0 && fputc('\n', f) != EOF;
+    if (f)
+        ok &= fclose(f) == 0;
+    free(text);
+    return ok ? FL_OK : fl_fail(err, FL_ERR_IO, "%s: cannot write: %s", path, strerror(errno));
+}
+
+static void progress(const char *solver, double t, double t_end, long long step, long long steps,
+                     double wall_ms)
+{
+    double rate = wall_ms > 0 ? step / (wall_ms * 1e-3) : 0.0;
+    double eta = rate > 0 ? (steps - step) / rate : 0.0;
+    fprintf(stderr, "\r[%s] t = %.3f / %.3f s, step %lld / %lld, %.0f steps/s, ETA %.0f s   ", solver, t,
+            t_end, step, steps, rate, eta);
+    fflush(stderr);
+}
+
+/* ---- the run ------------------------------------------------------------ */
+
+typedef struct run_state {
+    fl_scene scene;
+    fl_world world;
+    fl_params params;
+    const fl_solver_ops *ops;
+    void *solver;
+    fl_nbgrid metric_grid;
+    float *metric_rho;
+    fl_step_stats *stats;
+    FILE *stats_csv, *conv_csv;
+} run_state;
+
+static void run_state_free(run_state *r)
+{
+    if (r->stats_csv)
+        fclose(r->stats_csv);
+    if (r->conv_csv)
+        fclose(r->conv_csv);
+    if (r->solver)
+        r->ops->destroy(r->solver);
+    fl_nbgrid_free(&r->metric_grid);
+    fl_free(r->metric_rho);
+    free(r->stats);
+    fl_world_free(&r->world);
+    fl_scene_free(&r->scene);
+}
+
+/* Everything that can be wrong with the input is found here, before any
+ * file is written. */
+static int run_prepare(const fl_run_config *c, run_state *r, double *dt, int *spf, long long *steps,
+                       fl_error *err)
+{
+    char path[1024];
+    fl_resolve_scene(c->scene, path, sizeof path);
+    const fl_solver_ops *ops = fl_solver_find(c->solver);
+    if (!ops) {
+        char names[256] = "";
+        size_t len = 0;
+        for (int k = 0; fl_solvers[k] && len < sizeof names; k++)
+            len += (size_t)snprintf(names + len, sizeof names - len, "%s%s", k ? ", " : "", fl_solvers[k]->name);
+        return fl_fail(err, FL_ERR_INPUT, "--solver %s: unknown solver (available: %s)", c->solver, names);
+    }
+    if (!(c->dt >= 0.0))
+        return fl_fail(err, FL_ERR_INPUT, "--dt: expected a positive number of seconds, got %g", c->dt);
+    int rc = fl_scene_load(path, c->sets, c->set_count, &r->scene, err);
+    if (rc)
+        return rc;
+    const fl_scene *s = &r->scene;
+    *dt = c->dt > 0.0 ? c->dt : fl_scene_dt(s);
+    if (c->substeps > 0 && c->dt == 0.0)
+        *dt = 1.0 / (s->fps * c->substeps);
+    *spf = (int)fmax(1.0, floor(1.0 / (s->fps * *dt) + 0.5));
+    *steps = c->frames > 0 ? (long long)c->frames * *spf : (long long)ceil(s->duration / *dt - 1e-9);
+    for (int k = 0; k < s->solver_count; k++)
+        if (!fl_solver_find(s->solvers[k].name))
+            return fl_fail(err, FL_ERR_INPUT, "%s: solvers.%s: unknown solver", s->path, s->solvers[k].name);
+    if ((rc = fl_build_world(s, &r->world, err)))
+        return rc;
+    fl_scene_solver_params(s, c->solver, &r->params);
+    r->ops = ops;
+    r->solver = ops->create(&r->world, &r->params, err);
+    if (!r->solver)
+        return FL_ERR_INPUT;
+    if ((rc = fl_nbgrid_init(&r->metric_grid, &r->world, err)))
+        return rc;
+    r->metric_rho = fl_alloc((size_t)r->world.fluid.count * sizeof(float));
+    r->stats = calloc(1, sizeof *r->stats);
+    if (!r->metric_rho || !r->stats)
+        return fl_fail(err, FL_ERR_MEMORY, "out of memory for the metrics of %d particles", r->world.fluid.count);
+    return FL_OK;
+}
+
+static int open_outputs(const fl_run_config *c, run_state *r, fl_error *err)
+{
+    char path[1200];
+    int rc = make_dirs(c->out_dir, err);
+    if (rc == FL_OK && (c->save_bin || c->save_vtk)) {
+        snprintf(path, sizeof path, "%s/frames", c->out_dir);
+        rc = make_dirs(path, err);
+    }
+    if (rc)
+        return rc;
+    snprintf(path, sizeof path, "%s/stats.csv", c->out_dir);
+    r->stats_csv = fopen(path, "w");
+    if (!r->stats_csv)
+        return fl_fail(err, FL_ERR_IO, "%s: cannot write: %s", path, strerror(errno));
+    snprintf(path, sizeof path, "%s/convergence.csv", c->out_dir);
+    r->conv_csv = fopen(path, "w");
+    if (!r->conv_csv)
+        return fl_fail(err, FL_ERR_IO, "%s: cannot write: %s", path, strerror(errno));
+    write_stats_header(r->stats_csv);
+    fprintf(r->conv_csv, "step,time,iteration,residual\n");
+    return FL_OK;
+}
+
+int fl_run(const fl_run_config *c, fl_run_result *res, fl_error *err)
+{
+    memset(res, 0, sizeof *res);
+    if (c->threads > 0)
+        omp_set_num_threads(c->threads);
+    run_state r;
+    memset(&r, 0, sizeof r);
+    double dt = 0.0;
+    int spf = 1;
+    long long steps = 0;
+    int rc = run_prepare(c, &r, &dt, &spf, &steps, err);
+    if (rc == FL_OK)
+        rc = open_outputs(c, &r, err);
+    if (rc == FL_OK)
+        rc = write_run_json(c, &r.scene, &r.params, &r.world, dt, spf, steps, res, 0, err);
+    if (rc == FL_OK)
+        rc = write_frame(c, &r.world, 0, err);
+    if (rc) {
+        run_state_free(&r);
+        return rc;
+    }
+
+    fl_stability stab;
+    fl_stability_init(&stab, &r.world);
+    fl_step_stats *st = r.stats;
+    double start = fl_now_ms(), err_sum = 0.0;
+    fl_error step_err;
+    for (long long k = 1; k <= steps; k++) {
+        fl_step_stats_reset(st);
+        double t0 = fl_now_ms();
+        int src = r.ops->step(r.solver, &r.world, dt, st);
+        double step_ms = fl_now_ms() - t0;
+        r.world.time += dt;
+        res->steps = k;
+        res->sim_time = r.world.time;
+        if (src == FL_OK)
+            src = fl_measure_density(&r.world, &r.metric_grid, r.metric_rho, st, &step_err);
+        else
+            snprintf(step_err.msg, sizeof step_err.msg, "the solver's step failed (code %d)", src);
+        if (src != FL_OK) {
+            res->status = FL_RUN_UNSTABLE;
+            snprintf(res->reason, sizeof res->reason, "step %lld (t = %.4f s): %.200s", k, r.world.time,
+                     src == FL_ERR_OUTSIDE ? "a particle left the neighbor grid (NaN or blow-up)" : step_err.msg);
+            break;
+        }
+        err_sum += st->density_err_avg;
+        write_stats_row(r.stats_csv, k, r.world.time, dt, &r.world, st, step_ms);
+        write_convergence(r.conv_csv, k, r.world.time, st);
+        char why[200];
+        if (fl_stability_check(&stab, st, why, sizeof why)) {
+            res->status = FL_RUN_UNSTABLE;
+            snprintf(res->reason, sizeof res->reason, "step %lld (t = %.4f s): %s", k, r.world.time, why);
+            break;
+        }
+        if (k % spf == 0 && (rc = write_frame(c, &r.world, (int)(k / spf), err)))
+            break;
+        if (c->progress && (k % 20 == 0 || k == steps))
+            progress(c->solver, r.world.time, steps * dt, k, steps, fl_now_ms() - start);
+    }
+    if (c->progress)
+        fputc('\n', stderr);
+    res->wall_s = (fl_now_ms() - start) * 1e-3;
+    res->mean_err_avg = res->steps ? err_sum / res->steps : 0.0;
+    if (ferror(r.stats_csv) || ferror(r.conv_csv))
+        rc = fl_fail(err, FL_ERR_IO, "%s: writing stats.csv or convergence.csv failed", c->out_dir);
+    if (rc == FL_OK)
+        rc = write_run_json(c, &r.scene, &r.params, &r.world, dt, spf, steps, res, 1, err);
+    run_state_free(&r);
+    return rc;
+}

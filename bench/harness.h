@@ -1,0 +1,78 @@
+/* harness.h: runs one scene under one solver and writes its output folder,
+ * with the metrics computed the same way for every solver (DESIGN.md,
+ * Metrics); and the benchmarks of `fluidlab bench`. Only bench/ prints. */
+#ifndef FL_HARNESS_H
+#define FL_HARNESS_H
+
+#include "scene.h"
+#include "solver.h"
+
+#define FL_MAX_SETS 64
+
+typedef struct fl_run_config {
+    const char *scene;            /* path, or a name from scenes/ */
+    const char *solver;
+    double dt;                    /* s; 0 = from the scene */
+    int substeps;                 /* steps per frame; 0 = from the scene */
+    int frames;                   /* frames to simulate; 0 = the scene's duration */
+    const char *sets[FL_MAX_SETS];
+    int set_count;
+    const char *out_dir;          /* default "out" */
+    int save_bin, save_vtk;
+    int threads;                  /* 0 = OpenMP's default */
+    int progress;                 /* progress line on stderr */
+} fl_run_config;
+
+typedef enum fl_run_status {
+    FL_RUN_STABLE = 0,
+    FL_RUN_UNSTABLE = 1
+} fl_run_status;
+
+typedef struct fl_run_result {
+    fl_run_status status;
+    char reason[256];             /* why it was unstable, "" when stable */
+    long long steps;              /* steps taken */
+    double sim_time;              /* s */
+    double wall_s;                /* s */
+    double mean_err_avg;          /* mean over steps of the avg compression error */
+} fl_run_result;
+
+void fl_run_config_default(fl_run_config *c);
+
+/* The scene path for a name ("dam_break") or a path ("x/y.json"): a path
+ * that exists is used as it is, otherwise <source>/scenes/<name>.json. */
+void fl_resolve_scene(const char *name, char *out, int len);
+
+/* Validates everything (scene, overrides, solver, parameters, memory), then
+ * creates the output folder and runs. Bad input returns FL_ERR_INPUT (or
+ * FL_ERR_MEMORY) before anything is written. An unstable run is a result,
+ * not an error. */
+int fl_run(const fl_run_config *c, fl_run_result *res, fl_error *err);
+
+/* Stability criteria of DESIGN.md: stable until one of them fails. */
+typedef struct fl_stability {
+    double speed_limit;           /* 10 sqrt(2 g H), m/s */
+    int over_compressed;          /* consecutive steps with avg compression > 20 % */
+} fl_stability;
+
+void fl_stability_init(fl_stability *s, const fl_world *w);
+
+/* Returns 0 while stable, else 1 with the reason in reason. */
+int fl_stability_check(fl_stability *s, const fl_step_stats *st, char *reason, int len);
+
+/* Compression error of the world's fluid with the shared estimator; g is
+ * the harness's own neighbor grid. Returns FL_ERR_OUTSIDE when a particle
+ * left the grid. */
+int fl_measure_density(const fl_world *w, fl_nbgrid *g, float *rho, fl_step_stats *st,
+                       fl_error *err);
+
+/* Builds the world of a scene, boundary volumes included. */
+int fl_build_world(const fl_scene *s, fl_world *w, fl_error *err);
+
+/* Machine description ("cpu model, N cores, M GiB") for logs. */
+void fl_machine_description(char *out, int len);
+
+/* `fluidlab bench`: argv are the words after "bench". Returns an exit code. */
+int fl_bench_main(int argc, char **argv);
+
+#endif

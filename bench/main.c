@@ -1,0 +1,209 @@
+/* main.c: the `fluidlab` command. Parses the command line, prints the one
+ * line of an error, and chooses the exit code:
+ *   0 done (and stable), 1 bad input or usage, 2 an output could not be
+ *   written, 3 the run went unstable (its output is written). */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "harness.h"
+#ifdef FL_HAVE_CUDA
+#include "cuda_device.h"
+#endif
+
+static const char *usage =
+    "usage: fluidlab [COMMAND] [OPTIONS]\n"
+    "\n"
+    "Runs fluid solvers on identical scenes and measures them the same way.\n"
+    "\n"
+    "commands:\n"
+    "  (none)                 the default job: the dam break under SPH into out/\n"
+    "  run SCENE --solver NAME [options]\n"
+    "                         simulate SCENE (a .json path, or a name from scenes/)\n"
+    "  bench [grid | SOLVER...] [--particles N] [--repeat R] [--steps S] [--threads N] [--no-log]\n"
+    "                         timed benchmarks; rows appended to docs/perf/*.csv\n"
+    "  list                   the solvers and the shipped scenes\n"
+    "  --help, --version\n"
+    "\n"
+    "run options:\n"
+    "  --solver NAME          solver to use (see `fluidlab list`), default sph\n"
+    "  --dt S                 fixed step in seconds (overrides the scene)\n"
+    "  --substeps N           steps per frame (dt = 1 / (fps N))\n"
+    "  --frames N             simulate N frames instead of the scene's duration\n"
+    "  --set KEY=VALUE        override a scene key by its path, e.g. --set fluid.spacing=0.02\n"
+    "                         or --set solvers.sph.stiffness=2000 (repeatable)\n"
+    "  --out DIR              output folder, default out\n"
+    "  --save bin,vtk         also write particle frames (frames/NNNN.bin, .vtk)\n"
+    "  --threads N            OpenMP threads\n"
+    "  --quiet                no progress line\n"
+    "\n"
+    "output: DIR/stats.csv (one row per step), DIR/convergence.csv, DIR/run.json,\n"
+    "DIR/frames/ with --save. Exit codes: 0 done, 1 bad input, 2 output error,\n"
+    "3 the run went unstable (see run.json).\n";
+
+static int die(const char *fmt, const char *a)
+{
+    fprintf(stderr, "fluidlab: ");
+    fprintf(stderr, fmt, a);
+    fputc('\n', stderr);
+    return 1;
+}
+
+/* Parses a whole string as a number; returns 0 on failure. */
+static int parse_number(const char *s, double *out)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (end == s || *end != '\0' || errno || !isfinite(v))
+        return 0;
+    *out = v;
+    return 1;
+}
+
+static int parse_count(const char *s, int *out)
+{
+    double v;
+    if (!parse_number(s, &v) || v < 1 || v > 1e9 || v != floor(v))
+        return 0;
+    *out = (int)v;
+    return 1;
+}
+
+static void list_scenes(void)
+{
+    static const char *names[] = {"dam_break", "hydrostatic", "drop"};
+    printf("scenes (in %s/scenes):\n", FL_SOURCE_DIR);
+    for (size_t k = 0; k < sizeof names / sizeof names[0]; k++) {
+        char path[1024];
+        fl_resolve_scene(names[k], path, sizeof path);
+        fl_scene s;
+        fl_error err;
+        if (fl_scene_load(path, NULL, 0, &s, &err) == FL_OK) {
+            printf("  %-12s %lld particles, %.2f s: %s\n", names[k], s.fluid_count, s.duration, s.description);
+            fl_scene_free(&s);
+        } else {
+            printf("  %-12s (%s)\n", names[k], err.msg);
+        }
+    }
+}
+
+static int cmd_list(void)
+{
+    printf("solvers:\n");
+    for (int k = 0; fl_solvers[k]; k++)
+        printf("  %-8s %s\n", fl_solvers[k]->name, fl_solvers[k]->summary);
+#ifdef FL_HAVE_CUDA
+    char dev[256];
+    fl_error err;
+    if (fl_cuda_device_query(dev, sizeof dev, &err) == FL_OK)
+        printf("CUDA: %s\n", dev);
+    else
+        printf("CUDA: built, but %s\n", err.msg);
+#else
+    printf("CUDA: not built (no CUDA compiler at configure time)\n");
+#endif
+    list_scenes();
+    return 0;
+}
+
+static int cmd_run(int argc, char **argv, const char *default_scene)
+{
+    fl_run_config c;
+    fl_run_config_default(&c);
+    c.scene = default_scene;
+    c.progress = isatty(STDERR_FILENO);
+    for (int k = 0; k < argc; k++) {
+        const char *a = argv[k];
+        const char *v = k + 1 < argc ? argv[k + 1] : NULL;
+        int takes = strcmp(a, "--solver") == 0 || strcmp(a, "--dt") == 0 || strcmp(a, "--substeps") == 0 ||
+                    strcmp(a, "--frames") == 0 || strcmp(a, "--set") == 0 || strcmp(a, "--out") == 0 ||
+                    strcmp(a, "--save") == 0 || strcmp(a, "--threads") == 0;
+        if (takes && !v)
+            return die("%s: expected a value", a);
+        if (strcmp(a, "--solver") == 0) {
+            c.solver = v;
+        } else if (strcmp(a, "--dt") == 0) {
+            if (!parse_number(v, &c.dt) || c.dt <= 0.0)
+                return die("--dt: expected a positive number of seconds, got '%s'", v);
+        } else if (strcmp(a, "--substeps") == 0) {
+            if (!parse_count(v, &c.substeps))
+                return die("--substeps: expected a whole number >= 1, got '%s'", v);
+        } else if (strcmp(a, "--frames") == 0) {
+            if (!parse_count(v, &c.frames))
+                return die("--frames: expected a whole number >= 1, got '%s'", v);
+        } else if (strcmp(a, "--threads") == 0) {
+            if (!parse_count(v, &c.threads) || c.threads > 256)
+                return die("--threads: expected a whole number in [1, 256], got '%s'", v);
+        } else if (strcmp(a, "--set") == 0) {
+            if (c.set_count == FL_MAX_SETS)
+                return die("--set %s: too many overrides", v);
+            c.sets[c.set_count++] = v;
+        } else if (strcmp(a, "--out") == 0) {
+            c.out_dir = v;
+        } else if (strcmp(a, "--save") == 0) {
+            char buf[64];
+            snprintf(buf, sizeof buf, "%s", v);
+            for (char *t = strtok(buf, ","); t; t = strtok(NULL, ",")) {
+                if (strcmp(t, "bin") == 0)
+                    c.save_bin = 1;
+                else if (strcmp(t, "vtk") == 0)
+                    c.save_vtk = 1;
+                else
+                    return die("--save: expected bin, vtk or bin,vtk, got '%s'", v);
+            }
+        } else if (strcmp(a, "--quiet") == 0) {
+            c.progress = 0;
+        } else if (a[0] == '-') {
+            return die("%s: unknown option (see fluidlab --help)", a);
+        } else if (c.scene && c.scene != default_scene) {
+            return die("%s: more than one scene given", a);
+        } else {
+            c.scene = a;
+        }
+        k += takes;
+    }
+    if (!c.scene)
+        return die("%s", "run: expected a scene (a .json file or a name from `fluidlab list`)");
+    fl_run_result res;
+    fl_error err;
+    int rc = fl_run(&c, &res, &err);
+    if (rc) {
+        die("%s", err.msg);
+        return rc == FL_ERR_IO ? 2 : 1;
+    }
+    if (res.status == FL_RUN_UNSTABLE) {
+        fprintf(stderr, "fluidlab: %s: unstable at %s\n", c.solver, res.reason);
+        return 3;
+    }
+    fprintf(stderr, "fluidlab: %s: %lld steps, %.3f s simulated in %.1f s, mean compression %.3f %%; output in %s/\n",
+            c.solver, res.steps, res.sim_time, res.wall_s, 100.0 * res.mean_err_avg, c.out_dir);
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        char *def[] = {"--solver", "sph", "--out", "out"};
+        return cmd_run(4, def, "dam_break");
+    }
+    const char *cmd = argv[1];
+    if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0 || strcmp(cmd, "help") == 0) {
+        fputs(usage, stdout);
+        return 0;
+    }
+    if (strcmp(cmd, "--version") == 0) {
+        printf("fluidlab %s (commit %s)\n", FL_VERSION, FL_COMMIT);
+        return 0;
+    }
+    if (strcmp(cmd, "list") == 0)
+        return cmd_list();
+    if (strcmp(cmd, "run") == 0)
+        return cmd_run(argc - 2, argv + 2, NULL);
+    if (strcmp(cmd, "bench") == 0)
+        return fl_bench_main(argc - 2, argv + 2);
+    return die("%s: unknown command (see fluidlab --help)", cmd);
+}

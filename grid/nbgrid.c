@@ -1,0 +1,395 @@
+/* nbgrid.c: the uniform neighbor grid (nbgrid.h): counting sort of
+ * particle indices by cell, CSR neighbor lists within h, and the boundary
+ * particle volumes of Akinci et al. 2012 (eq. 4). */
+#include "nbgrid.h"
+
+#include <math.h>
+#include <omp.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kernels.h"
+
+#if defined(__AVX__)
+#include <immintrin.h>
+#endif
+
+/* The points of the 27 cells around one cell, gathered contiguously. */
+typedef struct candidates {
+    float *x, *y, *z, *r2;
+    int *id;
+    long long count, cap;
+} candidates;
+
+/* A thread's growable output of the search and its candidate caches. */
+struct fl_nb_scratch {
+    int *nb, *bnb;
+    long long nb_len, nb_cap, bnb_len, bnb_cap;
+    candidates fluid, solid;
+    int cached_cell;
+    char pad[64];
+};
+
+static int *alloc_ints(long long n) { return fl_alloc((size_t)(n > 0 ? n : 1) * sizeof(int)); }
+
+/* Grows *a to at least need ints, keeping its first keep values. */
+static int ensure_ints(int **a, long long *cap, long long need, long long keep)
+{
+    if (need <= *cap)
+        return 1;
+    long long c = *cap > 0 ? *cap : 4096;
+    while (c < need)
+        c *= 2;
+    int *fresh = alloc_ints(c);
+    if (!fresh)
+        return 0;
+    if (keep > 0)
+        memcpy(fresh, *a, (size_t)keep * sizeof(int));
+    fl_free(*a);
+    *a = fresh;
+    *cap = c;
+    return 1;
+}
+
+/* Cell of a point, or -1 when it is outside the grid or not finite. */
+static inline int cell_index(const fl_nbgrid *g, float x, float y, float z)
+{
+    float fx = (x - g->lo[0]) / g->cell, fy = (y - g->lo[1]) / g->cell, fz = (z - g->lo[2]) / g->cell;
+    /* written so that NaN fails every comparison */
+    if (!(fx >= 0.0f && fy >= 0.0f && fz >= 0.0f && fx < (float)g->dim[0] &&
+          fy < (float)g->dim[1] && fz < (float)g->dim[2]))
+        return -1;
+    return ((int)fz * g->dim[1] + (int)fy) * g->dim[0] + (int)fx;
+}
+
+/* Counting sort of n points into cells: start (ncells + 1) and order (n). */
+static void counting_sort(const int *cell_of, int n, int ncells, int *start, int *order)
+{
+    memset(start, 0, (size_t)(ncells + 1) * sizeof(int));
+    for (int i = 0; i < n; i++)
+        start[cell_of[i] + 1]++;
+    for (int c = 0; c < ncells; c++)
+        start[c + 1] += start[c];
+    /* fill in index order, so that each cell lists its particles ascending */
+    for (int i = 0; i < n; i++)
+        order[start[cell_of[i]]++] = i;
+    for (int c = ncells; c > 0; c--)
+        start[c] = start[c - 1];
+    start[0] = 0;
+}
+
+int fl_nbgrid_init(fl_nbgrid *g, const fl_world *w, fl_error *err)
+{
+    memset(g, 0, sizeof *g);
+    g->cell = (float)w->h;
+    g->radius = (float)w->h;
+    long long cells = 1;
+    for (int a = 0; a < 3; a++) {
+        g->lo[a] = (float)(w->domain.lo[a] - w->h);
+        double span = w->domain.hi[a] - w->domain.lo[a] + 2.0 * w->h;
+        g->dim[a] = (int)ceil(span / w->h) + 1;
+        cells *= g->dim[a];
+    }
+    if (cells > 0x7ffffffe)
+        return fl_fail(err, FL_ERR_MEMORY, "neighbor grid of %lld cells is too large", cells);
+    g->ncells = (int)cells;
+    g->nthreads = omp_get_max_threads();
+    g->cell_start = alloc_ints(cells + 1);
+    g->bcell_start = alloc_ints(cells + 1);
+    g->scratch = calloc((size_t)g->nthreads, sizeof *g->scratch);
+    const fl_boundary *b = &w->boundary;
+    int *bcell = alloc_ints(b->count);
+    g->bsorted = alloc_ints(b->count);
+    g->bx = fl_alloc((size_t)(b->count + 1) * sizeof(float));
+    g->by = fl_alloc((size_t)(b->count + 1) * sizeof(float));
+    g->bz = fl_alloc((size_t)(b->count + 1) * sizeof(float));
+    if (!g->cell_start || !g->bcell_start || !g->scratch || !bcell || !g->bsorted || !g->bx ||
+        !g->by || !g->bz) {
+        fl_free(bcell);
+        fl_nbgrid_free(g);
+        return fl_fail(err, FL_ERR_MEMORY, "out of memory for a neighbor grid of %lld cells", cells);
+    }
+    for (int i = 0; i < b->count; i++) {
+        bcell[i] = cell_index(g, b->x[i], b->y[i], b->z[i]);
+        if (bcell[i] < 0) {
+            fl_free(bcell);
+            fl_nbgrid_free(g);
+            return fl_fail(err, FL_ERR_OUTSIDE, "boundary particle %d at (%g, %g, %g) is outside the neighbor grid",
+                           i, b->x[i], b->y[i], b->z[i]);
+        }
+    }
+    counting_sort(bcell, b->count, g->ncells, g->bcell_start, g->bsorted);
+    for (int k = 0; k < b->count; k++) {
+        int i = g->bsorted[k];
+        g->bx[k] = b->x[i], g->by[k] = b->y[i], g->bz[k] = b->z[i];
+    }
+    fl_free(bcell);
+    return FL_OK;
+}
+
+static int reserve_particles(fl_nbgrid *g, int n, fl_error *err)
+{
+    if (n <= g->capacity)
+        return FL_OK;
+    int cap = n + n / 8 + 64;
+    int **ints[] = {&g->sorted, &g->cell_of, &g->nb_start, &g->bnb_start};
+    float **floats[] = {&g->sx, &g->sy, &g->sz};
+    for (int k = 0; k < 4; k++) {
+        fl_free(*ints[k]);
+        *ints[k] = alloc_ints(cap + 1);
+    }
+    for (int k = 0; k < 3; k++) {
+        fl_free(*floats[k]);
+        *floats[k] = fl_alloc((size_t)cap * sizeof(float));
+    }
+    for (int k = 0; k < 4; k++)
+        if (!*ints[k])
+            return fl_fail(err, FL_ERR_MEMORY, "out of memory for the neighbor lists of %d particles", n);
+    for (int k = 0; k < 3; k++)
+        if (!*floats[k])
+            return fl_fail(err, FL_ERR_MEMORY, "out of memory for the neighbor lists of %d particles", n);
+    g->capacity = cap;
+    return FL_OK;
+}
+
+int fl_nbgrid_build(fl_nbgrid *g, const float *x, const float *y, const float *z, int n, fl_error *err)
+{
+    int rc = reserve_particles(g, n, err);
+    if (rc)
+        return rc;
+    g->n = n;
+    int outside = 0;
+    #pragma omp parallel for schedule(static) reduction(+ : outside)
+    for (int i = 0; i < n; i++) {
+        int c = cell_index(g, x[i], y[i], z[i]);
+        outside += c < 0;
+        g->cell_of[i] = c < 0 ? 0 : c;
+    }
+    if (outside) {
+        g->n = 0;
+        for (int i = 0; i < n; i++)
+            if (cell_index(g, x[i], y[i], z[i]) < 0)
+                return fl_fail(err, FL_ERR_OUTSIDE,
+                               "%d particle(s) outside the neighbor grid, the first is %d at (%g, %g, %g)",
+                               outside, i, x[i], y[i], z[i]);
+    }
+    counting_sort(g->cell_of, n, g->ncells, g->cell_start, g->sorted);
+    #pragma omp parallel for schedule(static)
+    for (int k = 0; k < n; k++) {
+        int i = g->sorted[k];
+        g->sx[k] = x[i], g->sy[k] = y[i], g->sz[k] = z[i];
+    }
+    return FL_OK;
+}
+
+static void candidates_free(candidates *c)
+{
+    fl_free(c->x), fl_free(c->y), fl_free(c->z), fl_free(c->r2), fl_free(c->id);
+    memset(c, 0, sizeof *c);
+}
+
+static int candidates_reserve(candidates *c, long long need)
+{
+    if (need <= c->cap)
+        return 1;
+    long long cap = c->cap > 0 ? c->cap : 256;
+    while (cap < need)
+        cap *= 2;
+    candidates fresh = {fl_alloc((size_t)cap * sizeof(float)), fl_alloc((size_t)cap * sizeof(float)),
+                        fl_alloc((size_t)cap * sizeof(float)), fl_alloc((size_t)cap * sizeof(float)),
+                        alloc_ints(cap), 0, cap};
+    if (!fresh.x || !fresh.y || !fresh.z || !fresh.r2 || !fresh.id) {
+        candidates_free(&fresh);
+        return 0;
+    }
+    candidates_free(c);
+    *c = fresh;
+    return 1;
+}
+
+/* Gathers the points of the 3x3x3 cells around cell c (x rows of three
+ * cells are contiguous in the sorted arrays: nine copies). */
+static int gather(const fl_nbgrid *g, int c, const int *start, const float *sx, const float *sy,
+                  const float *sz, const int *ids, candidates *out)
+{
+    int cx = c % g->dim[0], cy = (c / g->dim[0]) % g->dim[1], cz = c / (g->dim[0] * g->dim[1]);
+    int xa = cx > 0 ? cx - 1 : 0, xb = cx + 1 < g->dim[0] ? cx + 1 : cx;
+    out->count = 0;
+    for (int zz = cz - 1; zz <= cz + 1; zz++) {
+        if (zz < 0 || zz >= g->dim[2])
+            continue;
+        for (int yy = cy - 1; yy <= cy + 1; yy++) {
+            if (yy < 0 || yy >= g->dim[1])
+                continue;
+            int row = (zz * g->dim[1] + yy) * g->dim[0];
+            int k0 = start[row + xa], n = start[row + xb + 1] - k0;
+            if (n == 0)
+                continue;
+            if (!candidates_reserve(out, out->count + n))
+                return 0;
+            memcpy(out->x + out->count, sx + k0, (size_t)n * sizeof(float));
+            memcpy(out->y + out->count, sy + k0, (size_t)n * sizeof(float));
+            memcpy(out->z + out->count, sz + k0, (size_t)n * sizeof(float));
+            memcpy(out->id + out->count, ids + k0, (size_t)n * sizeof(int));
+            out->count += n;
+        }
+    }
+    return 1;
+}
+
+/* Appends to *buf the ids of the candidates within r2max of (xi, yi, zi),
+ * skipping self. About one candidate in seven is kept, so the selection is
+ * the cost: with AVX, eight distances are compared at once and only the set
+ * bits of the comparison mask are visited; the portable loop computes the
+ * distances in a vectorizable pass and then selects without branches. Both
+ * keep the candidates' order and compute r^2 with the same float operations. */
+static int select_within(candidates *c, float xi, float yi, float zi, float r2max, int self, int **buf,
+                         long long *len, long long *cap)
+{
+    if (!ensure_ints(buf, cap, *len + c->count, *len))
+        return 0;
+    const long long n = c->count;
+    const float *restrict cx = c->x, *restrict cy = c->y, *restrict cz = c->z;
+    const int *restrict id = c->id;
+    int *out = *buf + *len;
+    long long m = 0, k = 0;
+#if defined(__AVX__)
+    const __m256 px = _mm256_set1_ps(xi), py = _mm256_set1_ps(yi), pz = _mm256_set1_ps(zi);
+    const __m256 lim = _mm256_set1_ps(r2max);
+    for (; k + 8 <= n; k += 8) {
+        __m256 dx = _mm256_sub_ps(px, _mm256_loadu_ps(cx + k));
+        __m256 dy = _mm256_sub_ps(py, _mm256_loadu_ps(cy + k));
+        __m256 dz = _mm256_sub_ps(pz, _mm256_loadu_ps(cz + k));
+        /* (dx^2 + dy^2) + dz^2, unfused, as in the scalar loop */
+        __m256 r2 = _mm256_add_ps(_mm256_add_ps(_mm256_mul_ps(dx, dx), _mm256_mul_ps(dy, dy)), _mm256_mul_ps(dz, dz));
+        unsigned mask = (unsigned)_mm256_movemask_ps(_mm256_cmp_ps(r2, lim, _CMP_LT_OQ));
+        while (mask) {
+            int j = id[k + __builtin_ctz(mask)];
+            out[m] = j;
+            m += j != self;
+            mask &= mask - 1;
+        }
+    }
+#endif
+    float *restrict r2 = c->r2;
+    for (long long q = k; q < n; q++) {
+        float dx = xi - cx[q], dy = yi - cy[q], dz = zi - cz[q];
+        r2[q] = dx * dx + dy * dy + dz * dz;
+    }
+    for (; k < n; k++) {
+        int j = id[k];
+        out[m] = j;
+        m += (r2[k] < r2max) & (j != self);
+    }
+    *len += m;
+    return 1;
+}
+
+int fl_nbgrid_search(fl_nbgrid *g, const float *x, const float *y, const float *z, fl_error *err)
+{
+    const int n = g->n, T = g->nthreads;
+    const float r2max = g->radius * g->radius;
+    long long totals[2 * 256], sum_nb = 0, sum_bnb = 0;
+    int failed = 0;
+    if (T > 256)
+        return fl_fail(err, FL_ERR_INPUT, "more than 256 threads");
+    #pragma omp parallel num_threads(T)
+    {
+        int t = omp_get_thread_num(), nt = omp_get_num_threads();
+        int i0 = (int)((long long)n * t / nt), i1 = (int)((long long)n * (t + 1) / nt);
+        struct fl_nb_scratch *s = &g->scratch[t];
+        s->nb_len = s->bnb_len = 0;
+        s->cached_cell = -1;
+        int ok = 1;
+        /* particles are mostly in cell order (solvers sort the store), so
+         * consecutive particles share their gathered candidates */
+        for (int i = i0; i < i1 && ok; i++) {
+            g->nb_start[i] = (int)s->nb_len;
+            g->bnb_start[i] = (int)s->bnb_len;
+            int c = g->cell_of[i];
+            if (c != s->cached_cell) {
+                ok = gather(g, c, g->cell_start, g->sx, g->sy, g->sz, g->sorted, &s->fluid) &&
+                     gather(g, c, g->bcell_start, g->bx, g->by, g->bz, g->bsorted, &s->solid);
+                s->cached_cell = c;
+            }
+            ok = ok && select_within(&s->fluid, x[i], y[i], z[i], r2max, i, &s->nb, &s->nb_len, &s->nb_cap) &&
+                 select_within(&s->solid, x[i], y[i], z[i], r2max, -1, &s->bnb, &s->bnb_len, &s->bnb_cap);
+        }
+        totals[2 * t] = s->nb_len;
+        totals[2 * t + 1] = s->bnb_len;
+        if (!ok) {
+            #pragma omp atomic write
+            failed = 1;
+        }
+        #pragma omp barrier
+        #pragma omp single
+        {
+            for (int k = 0; k < nt; k++)
+                sum_nb += totals[2 * k], sum_bnb += totals[2 * k + 1];
+            if (!failed && (!ensure_ints(&g->nb, &g->nb_capacity, sum_nb + 1, 0) ||
+                            !ensure_ints(&g->bnb, &g->bnb_capacity, sum_bnb + 1, 0)))
+                failed = 1;
+            if (!failed && (sum_nb > 0x7fffffff || sum_bnb > 0x7fffffff))
+                failed = 1;
+        }
+        if (!failed) {
+            long long off = 0, boff = 0;
+            for (int k = 0; k < t; k++)
+                off += totals[2 * k], boff += totals[2 * k + 1];
+            for (int i = i0; i < i1; i++)
+                g->nb_start[i] += (int)off, g->bnb_start[i] += (int)boff;
+            memcpy(g->nb + off, s->nb, (size_t)s->nb_len * sizeof(int));
+            memcpy(g->bnb + boff, s->bnb, (size_t)s->bnb_len * sizeof(int));
+        }
+    }
+    if (failed)
+        return fl_fail(err, FL_ERR_MEMORY, "out of memory for the neighbor lists of %d particles", n);
+    g->nb_start[n] = (int)sum_nb;
+    g->bnb_start[n] = (int)sum_bnb;
+    return FL_OK;
+}
+
+void fl_nbgrid_free(fl_nbgrid *g)
+{
+    void *arrays[] = {g->cell_start, g->sorted, g->cell_of, g->sx, g->sy, g->sz, g->bcell_start,
+                      g->bsorted, g->bx, g->by, g->bz, g->nb_start, g->nb, g->bnb_start, g->bnb};
+    for (size_t k = 0; k < sizeof arrays / sizeof arrays[0]; k++)
+        fl_free(arrays[k]);
+    if (g->scratch)
+        for (int t = 0; t < g->nthreads; t++) {
+            fl_free(g->scratch[t].nb), fl_free(g->scratch[t].bnb);
+            candidates_free(&g->scratch[t].fluid), candidates_free(&g->scratch[t].solid);
+        }
+    free(g->scratch);
+    memset(g, 0, sizeof *g);
+}
+
+int fl_boundary_compute_volumes(fl_world *w, fl_error *err)
+{
+    fl_nbgrid g;
+    int rc = fl_nbgrid_init(&g, w, err);
+    if (rc)
+        return rc;
+    fl_boundary *b = &w->boundary;
+    const float h = (float)w->h;
+    #pragma omp parallel for schedule(static)
+    for (int i = 0; i < b->count; i++) {
+        int c = cell_index(&g, b->x[i], b->y[i], b->z[i]);
+        int cx = c % g.dim[0], cy = (c / g.dim[0]) % g.dim[1], cz = c / (g.dim[0] * g.dim[1]);
+        double sum = 0.0;
+        for (int zz = cz - 1; zz <= cz + 1; zz++)
+            for (int yy = cy - 1; yy <= cy + 1; yy++)
+                for (int xx = cx - 1; xx <= cx + 1; xx++) {
+                    if (xx < 0 || yy < 0 || zz < 0 || xx >= g.dim[0] || yy >= g.dim[1] || zz >= g.dim[2])
+                        continue;
+                    int cc = (zz * g.dim[1] + yy) * g.dim[0] + xx;
+                    for (int k = g.bcell_start[cc]; k < g.bcell_start[cc + 1]; k++) {
+                        float dx = b->x[i] - g.bx[k], dy = b->y[i] - g.by[k], dz = b->z[i] - g.bz[k];
+                        sum += fl_poly6(dx * dx + dy * dy + dz * dz, h);
+                    }
+                }
+        b->volume[i] = (float)(1.0 / sum);
+    }
+    fl_nbgrid_free(&g);
+    return FL_OK;
+}

@@ -1,0 +1,81 @@
+/* nbgrid.h: the uniform neighbor grid.
+ *
+ * Cell size = support radius h. Particles are binned by a counting sort of
+ * their indices by cell (Green 2008, "CUDA particles"), then every fluid
+ * particle gets CSR lists of its fluid neighbors and of its boundary
+ * neighbors within h (itself excluded). Build and search are separate calls
+ * so that they can be timed separately, and both are deterministic: the same
+ * positions give the same lists in the same order, whatever the thread count.
+ *
+ * The grid covers the domain plus one cell on every side (where the boundary
+ * particles sit). A particle outside it, or with a NaN coordinate, makes
+ * fl_nbgrid_build return FL_ERR_OUTSIDE; nothing is written out of bounds. */
+#ifndef FL_NBGRID_H
+#define FL_NBGRID_H
+
+#include "world.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct fl_nbgrid {
+    float lo[3];         /* corner of cell (0,0,0), m */
+    float cell;          /* cell size = h, m */
+    float radius;        /* search radius = h, m */
+    int dim[3];          /* cells per axis (x fastest) */
+    int ncells;
+
+    /* fluid binning, rebuilt by fl_nbgrid_build */
+    int n;               /* particles binned */
+    int capacity;        /* slots allocated for per-particle arrays */
+    int *cell_start;     /* ncells + 1: particles of cell c are sorted[cell_start[c] .. cell_start[c+1]) */
+    int *sorted;         /* particle index by sorted slot */
+    int *cell_of;        /* cell of each particle */
+    float *sx, *sy, *sz; /* positions in sorted order */
+
+    /* boundary binning, built once by fl_nbgrid_init */
+    int *bcell_start;
+    int *bsorted;
+    float *bx, *by, *bz;
+
+    /* CSR neighbor lists of particle i (by particle index), valid until the next search */
+    int *nb_start;       /* n + 1 */
+    int *nb;             /* fluid neighbor indices */
+    int *bnb_start;      /* n + 1 */
+    int *bnb;            /* boundary neighbor indices */
+    long long nb_capacity, bnb_capacity;
+
+    /* per-thread scratch of the search */
+    int nthreads;
+    struct fl_nb_scratch *scratch;
+} fl_nbgrid;
+
+/* Sets up the grid for the world's domain and support radius and bins the
+ * world's boundary particles. */
+int fl_nbgrid_init(fl_nbgrid *g, const fl_world *w, fl_error *err);
+
+/* Bins n particles at (x, y, z). Returns FL_ERR_OUTSIDE (with the count and
+ * the first offending particle in err) when any lies outside the grid. */
+int fl_nbgrid_build(fl_nbgrid *g, const float *x, const float *y, const float *z, int n,
+                    fl_error *err);
+
+/* Fills the CSR fluid and boundary neighbor lists of the particles binned by
+ * the last build (the same x, y, z must be passed). */
+int fl_nbgrid_search(fl_nbgrid *g, const float *x, const float *y, const float *z,
+                     fl_error *err);
+
+/* The cell-sorted order of the last build (for fl_particles_permute). */
+static inline const int *fl_nbgrid_order(const fl_nbgrid *g) { return g->sorted; }
+
+void fl_nbgrid_free(fl_nbgrid *g);
+
+/* V_b = 1 / sum_k W_poly6(x_b - x_k) over the boundary neighbors k of b,
+ * itself included (Akinci et al. 2012, eq. 4 with m_b cancelled). */
+int fl_boundary_compute_volumes(fl_world *w, fl_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,87 @@
+/* common.c: error messages, solver parameter lists and aligned allocation
+ * (declared in fl_common.h). */
+#include "fl_common.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int fl_fail(fl_error *err, int code, const char *fmt, ...)
+{
+    if (err) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(err->msg, sizeof err->msg, fmt, ap);
+        va_end(ap);
+    }
+    return code;
+}
+
+void fl_params_init(fl_params *p, const char *source)
+{
+    memset(p, 0, sizeof *p);
+    snprintf(p->source, sizeof p->source, "%s", source ? source : "parameters");
+}
+
+int fl_params_set(fl_params *p, const char *key, double value, fl_error *err)
+{
+    if (strlen(key) >= FL_PARAM_KEY_LEN)
+        return fl_fail(err, FL_ERR_INPUT, "%s.%s: key too long", p->source, key);
+    for (int i = 0; i < p->count; i++) {
+        if (strcmp(p->items[i].key, key) == 0) {
+            p->items[i].value = value;
+            return FL_OK;
+        }
+    }
+    if (p->count == FL_MAX_PARAMS)
+        return fl_fail(err, FL_ERR_INPUT, "%s: more than %d parameters", p->source, FL_MAX_PARAMS);
+    snprintf(p->items[p->count].key, FL_PARAM_KEY_LEN, "%s", key);
+    p->items[p->count].value = value;
+    p->count++;
+    return FL_OK;
+}
+
+int fl_params_check_known(const fl_params *p, const char *const *known, fl_error *err)
+{
+    for (int i = 0; i < p->count; i++) {
+        int found = 0;
+        for (const char *const *k = known; *k; k++)
+            found |= strcmp(*k, p->items[i].key) == 0;
+        if (found)
+            continue;
+        char list[256] = "";
+        size_t len = 0;
+        for (const char *const *k = known; *k && len < sizeof list; k++)
+            len += (size_t)snprintf(list + len, sizeof list - len, "%s%s", k == known ? "" : ", ", *k);
+        return fl_fail(err, FL_ERR_INPUT, "%s.%s: unknown parameter (expected one of: %s)",
+                       p->source, p->items[i].key, list);
+    }
+    return FL_OK;
+}
+
+int fl_params_get(const fl_params *p, const char *key, double def, double lo, double hi,
+                  double *out, fl_error *err)
+{
+    *out = def;
+    for (int i = 0; i < p->count; i++) {
+        if (strcmp(p->items[i].key, key) != 0)
+            continue;
+        double v = p->items[i].value;
+        if (!(v >= lo && v <= hi))
+            return fl_fail(err, FL_ERR_INPUT, "%s.%s: expected a value in [%g, %g], got %g",
+                           p->source, key, lo, hi, v);
+        *out = v;
+    }
+    return FL_OK;
+}
+
+void *fl_alloc(size_t bytes)
+{
+    if (bytes == 0)
+        return NULL;
+    size_t rounded = (bytes + 63) / 64 * 64;
+    return aligned_alloc(64, rounded);
+}
+
+void fl_free(void *ptr) { free(ptr); }

@@ -1,0 +1,230 @@
+/* world.c: the world's parameters, the calibrated particle mass, the
+ * lattice sampler of fluid blocks and the sampler of the Akinci et al. 2012
+ * boundary particles (world.h). */
+#include "world.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "kernels.h"
+
+void fl_world_init(fl_world *w, const fl_box *domain, const double gravity[3], double rho0,
+                   double spacing)
+{
+    memset(w, 0, sizeof *w);
+    w->domain = *domain;
+    memcpy(w->gravity, gravity, sizeof w->gravity);
+    w->rho0 = rho0;
+    w->spacing = spacing;
+    w->h = 2.0 * spacing;
+    w->mass = fl_world_calibrate_mass(rho0, spacing, w->h);
+}
+
+double fl_world_calibrate_mass(double rho0, double spacing, double h)
+{
+    int reach = (int)ceil(h / spacing);
+    double sum = 0.0;
+    for (int i = -reach; i <= reach; i++)
+        for (int j = -reach; j <= reach; j++)
+            for (int k = -reach; k <= reach; k++) {
+                double r2 = (double)(i * i + j * j + k * k) * spacing * spacing;
+                sum += fl_poly6((float)r2, (float)h);
+            }
+    return rho0 / sum;
+}
+
+static int inside_box(const fl_box *b, const double x[3])
+{
+    return x[0] >= b->lo[0] && x[0] <= b->hi[0] && x[1] >= b->lo[1] && x[1] <= b->hi[1] &&
+           x[2] >= b->lo[2] && x[2] <= b->hi[2];
+}
+
+/* Lattice points per axis: lo + d/2 + i d <= hi - d/2 (with a tolerance so
+ * that a block of exactly n d holds n points). */
+static int lattice_points(double lo, double hi, double d)
+{
+    double n = floor((hi - lo) / d + 1e-6);
+    return n > 0 ? (int)n : 0;
+}
+
+/* splitmix64: a small, seedable, portable generator (Steele et al. 2014). */
+static uint64_t splitmix64(uint64_t *state)
+{
+    uint64_t z = (*state += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+static double uniform_pm_half(uint64_t *state)
+{
+    return (double)(splitmix64(state) >> 11) * 0x1.0p-53 - 0.5;
+}
+
+static int in_obstacle(const fl_world *w, const double x[3])
+{
+    for (int o = 0; o < w->obstacle_count; o++)
+        if (inside_box(&w->obstacles[o], x))
+            return 1;
+    return 0;
+}
+
+/* Calls visit(x) for every lattice point of box that is not in an obstacle;
+ * stops early and returns the first non-zero result of visit. */
+typedef int (*point_visitor)(void *ctx, const double x[3]);
+
+static int visit_box(const fl_world *w, const fl_box *box, point_visitor visit, void *ctx)
+{
+    double d = w->spacing;
+    int n[3];
+    for (int a = 0; a < 3; a++)
+        n[a] = lattice_points(box->lo[a], box->hi[a], d);
+    for (int k = 0; k < n[2]; k++)
+        for (int j = 0; j < n[1]; j++)
+            for (int i = 0; i < n[0]; i++) {
+                double x[3] = {box->lo[0] + (i + 0.5) * d, box->lo[1] + (j + 0.5) * d,
+                               box->lo[2] + (k + 0.5) * d};
+                if (in_obstacle(w, x))
+                    continue;
+                int rc = visit(ctx, x);
+                if (rc)
+                    return rc;
+            }
+    return 0;
+}
+
+static int count_point(void *ctx, const double x[3])
+{
+    (void)x;
+    ++*(long long *)ctx;
+    return 0;
+}
+
+long long fl_world_count_box(const fl_world *w, const fl_box *box)
+{
+    long long count = 0;
+    visit_box(w, box, count_point, &count);
+    return count;
+}
+
+struct fill_ctx {
+    fl_world *w;
+    double jitter;
+    uint64_t rng;
+    fl_error *err;
+};
+
+static int fill_point(void *ctx, const double x[3])
+{
+    struct fill_ctx *c = ctx;
+    double d = c->w->spacing, p[3];
+    for (int a = 0; a < 3; a++)
+        p[a] = x[a] + (c->jitter > 0.0 ? c->jitter * d * uniform_pm_half(&c->rng) : 0.0);
+    return fl_particles_add(&c->w->fluid, (float)p[0], (float)p[1], (float)p[2], c->err);
+}
+
+int fl_world_fill_box(fl_world *w, const fl_box *box, double jitter, uint64_t seed, fl_error *err)
+{
+    long long n = fl_world_count_box(w, box);
+    if (n + w->fluid.count > 0x7fffffff)
+        return fl_fail(err, FL_ERR_MEMORY, "%lld fluid particles exceed the store's limit", n);
+    int rc = fl_particles_reserve(&w->fluid, w->fluid.count + (int)n, err);
+    if (rc)
+        return rc;
+    struct fill_ctx c = {w, jitter, seed, err};
+    return visit_box(w, box, fill_point, &c);
+}
+
+int fl_world_add_obstacle(fl_world *w, const fl_box *box, fl_error *err)
+{
+    if (w->obstacle_count == FL_MAX_BOXES)
+        return fl_fail(err, FL_ERR_INPUT, "more than %d obstacles", FL_MAX_BOXES);
+    w->obstacles[w->obstacle_count++] = *box;
+    return FL_OK;
+}
+
+/* Points on the surface of box, spaced as close to d as the box allows
+ * (each edge divided into round(L/d) equal parts, at least one), each
+ * visited once. */
+static int visit_shell(const fl_box *box, double d, point_visitor visit, void *ctx)
+{
+    int n[3];
+    double s[3];
+    for (int a = 0; a < 3; a++) {
+        double len = box->hi[a] - box->lo[a];
+        n[a] = (int)fmax(1.0, floor(len / d + 0.5));
+        s[a] = len / n[a];
+    }
+    for (int k = 0; k <= n[2]; k++)
+        for (int j = 0; j <= n[1]; j++)
+            for (int i = 0; i <= n[0]; i++) {
+                int on_face = i == 0 || i == n[0] || j == 0 || j == n[1] || k == 0 || k == n[2];
+                if (!on_face) {
+                    i = n[0] - 1; /* jump to the far x face of this row */
+                    continue;
+                }
+                double x[3] = {box->lo[0] + i * s[0], box->lo[1] + j * s[1], box->lo[2] + k * s[2]};
+                int rc = visit(ctx, x);
+                if (rc)
+                    return rc;
+            }
+    return 0;
+}
+
+/* The domain walls' layer sits outside the domain, an obstacle's inside
+ * the obstacle, both FL_BOUNDARY_OFFSET d from the surface. */
+static fl_box offset_box(const fl_box *b, double by)
+{
+    fl_box o = *b;
+    for (int a = 0; a < 3; a++)
+        o.lo[a] -= by, o.hi[a] += by;
+    return o;
+}
+
+static int visit_boundary(const fl_world *w, point_visitor visit, void *ctx)
+{
+    double off = FL_BOUNDARY_OFFSET * w->spacing;
+    fl_box walls = offset_box(&w->domain, off);
+    int rc = visit_shell(&walls, w->spacing, visit, ctx);
+    for (int o = 0; o < w->obstacle_count && !rc; o++) {
+        fl_box solid = offset_box(&w->obstacles[o], -off);
+        rc = visit_shell(&solid, w->spacing, visit, ctx);
+    }
+    return rc;
+}
+
+long long fl_world_count_boundary(const fl_world *w)
+{
+    long long count = 0;
+    visit_boundary(w, count_point, &count);
+    return count;
+}
+
+struct boundary_ctx {
+    fl_boundary *b;
+    fl_error *err;
+};
+
+static int add_boundary_point(void *ctx, const double x[3])
+{
+    struct boundary_ctx *c = ctx;
+    return fl_boundary_add(c->b, (float)x[0], (float)x[1], (float)x[2], c->err);
+}
+
+int fl_world_sample_boundary(fl_world *w, fl_error *err)
+{
+    long long n = fl_world_count_boundary(w);
+    if (n + w->boundary.count > 0x7fffffff)
+        return fl_fail(err, FL_ERR_MEMORY, "%lld boundary particles exceed the store's limit", n);
+    int rc = fl_boundary_reserve(&w->boundary, w->boundary.count + (int)n, err);
+    if (rc)
+        return rc;
+    struct boundary_ctx c = {&w->boundary, err};
+    return visit_boundary(w, add_boundary_point, &c);
+}
+
+void fl_world_free(fl_world *w)
+{
+    fl_particles_free(&w->fluid);
+    fl_boundary_free(&w->boundary);
+}

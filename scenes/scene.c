@@ -1,0 +1,1052 @@
+/* scene.c: the scene loader. Reads a JSON scene file with cJSON, applies the
+ * command line's --set overrides to the parsed tree, validates every key
+ * (unknown keys are errors: they are usually typos), counts the particles
+ * the scene would create and refuses a scene that would not fit in memory,
+ * then builds the world from it (fl_scene_build_world).
+ *
+ * Every failure is one line in err->msg:
+ *   <file>: <key.path>: expected <what>, got <what>
+ * (or "<file>: <key.path>: unknown key (expected one of: ...)"), so that the
+ * command can print it as is. scenes/README.md lists the keys. */
+#define _POSIX_C_SOURCE 200809L /* sysconf */
+
+#include "scene.h"
+
+#include <cjson/cJSON.h>
+#include <ctype.h>
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* Memory estimate per particle, bytes. A fluid particle costs ~600 bytes:
+ * the store (11 floats = 44 bytes, more with solver arrays), its two CSR
+ * neighbor lists (fluid and boundary, ~40 neighbors x 2 lists x 4 bytes =
+ * 320 bytes) and solver scratch (predicted positions, lambda, grid sort
+ * keys, ...) for the rest. A boundary particle costs its 4 floats plus grid
+ * binning, ~64 bytes. Deliberately rough: it only has to catch scenes that
+ * are off by orders of magnitude (a spacing typed in the wrong unit). */
+#define FLUID_BYTES 600.0
+#define BOUNDARY_BYTES 64.0
+
+/* Particle counts are int in the store; half of INT_MAX leaves room for
+ * index arithmetic (count + 1, 2 * count) in the grid and the solvers. */
+#define MAX_PARTICLES (INT_MAX / 2)
+
+/* A scene file larger than this is surely not a scene. */
+#define MAX_FILE_BYTES (64L * 1024 * 1024)
+
+#define KEYPATH_LEN 256
+
+/* What every check needs: the file named in messages and the error to fill. */
+typedef struct check {
+    const char *file;
+    fl_error *err;
+} check;
+
+/* ---- message helpers ----------------------------------------------------- */
+
+/* Copies src into dst (size n) on one line: control characters become '?'
+ * and a text too long ends with "...", so that a message stays one line. */
+static void one_line(char *dst, size_t n, const char *src)
+{
+    size_t i = 0;
+    if (n == 0)
+        return;
+    for (; src[i] != '\0' && i + 1 < n; i++) {
+        unsigned char ch = (unsigned char)src[i];
+        dst[i] = (ch < 32 || ch == 127) ? '?' : (char)ch;
+    }
+    dst[i] = '\0';
+    if (src[i] != '\0' && n > 4)
+        memcpy(dst + n - 4, "...", 4);
+}
+
+static const char *json_kind(const cJSON *v)
+{
+    if (cJSON_IsObject(v))
+        return "an object";
+    if (cJSON_IsArray(v))
+        return "an array";
+    if (cJSON_IsString(v))
+        return "a string";
+    if (cJSON_IsNumber(v))
+        return "a number";
+    if (cJSON_IsBool(v))
+        return "a boolean";
+    if (cJSON_IsNull(v))
+        return "null";
+    return "an invalid value";
+}
+
+/* A short, one-line description of a JSON value for "got ..." (v may be
+ * NULL: the key is absent). */
+static void describe(const cJSON *v, char *buf, size_t n)
+{
+    char text[48];
+    if (v == NULL) {
+        snprintf(buf, n, "nothing (the key is required)");
+    } else if (cJSON_IsTrue(v)) {
+        snprintf(buf, n, "true");
+    } else if (cJSON_IsFalse(v)) {
+        snprintf(buf, n, "false");
+    } else if (cJSON_IsNull(v)) {
+        snprintf(buf, n, "null");
+    } else if (cJSON_IsNumber(v)) {
+        snprintf(buf, n, "%g", v->valuedouble);
+    } else if (cJSON_IsString(v)) {
+        one_line(text, sizeof text, v->valuestring);
+        snprintf(buf, n, "\"%s\"", text);
+    } else if (cJSON_IsArray(v)) {
+        /* Short arrays of scalars are shown; longer ones by their size. */
+        int size = cJSON_GetArraySize(v), scalars = 1;
+        const cJSON *e;
+        cJSON_ArrayForEach(e, v) {
+            if (cJSON_IsArray(e) || cJSON_IsObject(e))
+                scalars = 0;
+        }
+        if (size == 0) {
+            snprintf(buf, n, "an empty array");
+        } else if (size <= 4 && scalars) {
+            size_t used = 0;
+            char item[64];
+            buf[0] = '\0';
+            cJSON_ArrayForEach(e, v) {
+                describe(e, item, sizeof item);
+                used += (size_t)snprintf(buf + used, used < n ? n - used : 0, "%s%s",
+                                         used == 0 ? "[" : ", ", item);
+                if (used >= n)
+                    break;
+            }
+            if (used < n)
+                snprintf(buf + used, n - used, "]");
+        } else {
+            snprintf(buf, n, "an array of %d element%s", size, size == 1 ? "" : "s");
+        }
+    } else if (cJSON_IsObject(v)) {
+        snprintf(buf, n, "an object");
+    } else {
+        snprintf(buf, n, "an invalid value");
+    }
+}
+
+/* "<file>: <keypath>: expected <expected>, got <got>" */
+static int fail_got(const check *c, const char *keypath, const char *expected, const char *got)
+{
+    return fl_fail(c->err, FL_ERR_INPUT, "%s: %s: expected %s, got %s", c->file, keypath,
+                   expected, got);
+}
+
+static int fail_value(const check *c, const char *keypath, const char *expected, const cJSON *v)
+{
+    char got[128];
+    describe(v, got, sizeof got);
+    return fail_got(c, keypath, expected, got);
+}
+
+/* parent.key, or key at the top level. */
+static void join_key(char *dst, size_t n, const char *parent, const char *key)
+{
+    char k[64];
+    one_line(k, sizeof k, key);
+    /* Bounded parts, so the whole fits a KEYPATH_LEN buffer. */
+    snprintf(dst, n, "%.190s%s%.63s", parent, parent[0] != '\0' ? "." : "", k);
+}
+
+static void join_index(char *dst, size_t n, const char *parent, int index)
+{
+    snprintf(dst, n, "%s[%d]", parent, index);
+}
+
+static void format_vec3(char *buf, size_t n, const double v[3])
+{
+    snprintf(buf, n, "[%g, %g, %g]", v[0], v[1], v[2]);
+}
+
+/* Bytes as GiB with a sensible number of digits. */
+static void format_gib(char *buf, size_t n, double bytes)
+{
+    double gib = bytes / (1024.0 * 1024.0 * 1024.0);
+    if (gib < 10.0)
+        snprintf(buf, n, "%.1f", gib);
+    else if (gib < 1e6)
+        snprintf(buf, n, "%.0f", gib);
+    else
+        snprintf(buf, n, "%.3g", gib);
+}
+
+/* ---- generic checks -------------------------------------------------------- */
+
+static const cJSON *member(const cJSON *obj, const char *key)
+{
+    return cJSON_GetObjectItemCaseSensitive(obj, key);
+}
+
+/* Every member of obj must be one of known (NULL-terminated) and appear
+ * once. Checked before any value is read, so that a typo is reported as
+ * the unknown key it is rather than as the required key it hides. */
+static int check_keys(const check *c, const cJSON *obj, const char *objpath,
+                      const char *const *known)
+{
+    const cJSON *m;
+    cJSON_ArrayForEach(m, obj) {
+        char kp[KEYPATH_LEN];
+        int found = 0;
+        for (int k = 0; known[k] != NULL; k++)
+            found |= strcmp(m->string, known[k]) == 0;
+        join_key(kp, sizeof kp, objpath, m->string);
+        if (!found) {
+            char list[256];
+            size_t used = 0;
+            list[0] = '\0';
+            for (int k = 0; known[k] != NULL && used < sizeof list; k++)
+                used += (size_t)snprintf(list + used, sizeof list - used, "%s%s",
+                                         k == 0 ? "" : ", ", known[k]);
+            return fl_fail(c->err, FL_ERR_INPUT, "%s: %s: unknown key (expected one of: %s)",
+                           c->file, kp, list);
+        }
+        for (const cJSON *p = obj->child; p != m; p = p->next) {
+            if (strcmp(p->string, m->string) == 0)
+                return fail_got(c, kp, "each key once", "it twice");
+        }
+    }
+    return FL_OK;
+}
+
+/* Number constraints: a range with open or closed ends, and integrality. */
+typedef struct number_rule {
+    double lo, hi;
+    int lo_open, hi_open;
+    int integer;
+    const char *expected;   /* for messages: "a number > 0 (m)" */
+} number_rule;
+
+static int read_number(const check *c, const cJSON *v, const char *kp, const number_rule *r,
+                       double *out)
+{
+    double x;
+    if (!cJSON_IsNumber(v))
+        return fail_value(c, kp, r->expected, v);
+    x = v->valuedouble;
+    /* cJSON reads 1e999 as inf; no key of a scene means anything infinite. */
+    if (!isfinite(x) || x < r->lo || x > r->hi || (r->lo_open && x == r->lo) ||
+        (r->hi_open && x == r->hi) || (r->integer && x != floor(x)))
+        return fail_value(c, kp, r->expected, v);
+    *out = x;
+    return FL_OK;
+}
+
+/* obj.key as a number; when absent, def, or an error when required. */
+static int get_number(const check *c, const cJSON *obj, const char *objpath, const char *key,
+                      int required, double def, const number_rule *r, double *out)
+{
+    char kp[KEYPATH_LEN];
+    const cJSON *v = member(obj, key);
+    join_key(kp, sizeof kp, objpath, key);
+    if (v == NULL) {
+        if (required)
+            return fail_value(c, kp, r->expected, NULL);
+        *out = def;
+        return FL_OK;
+    }
+    return read_number(c, v, kp, r, out);
+}
+
+static int read_vec3(const check *c, const cJSON *v, const char *kp, double out[3])
+{
+    static const char expected[] = "an array of 3 numbers";
+    const cJSON *e;
+    int k = 0;
+    if (!cJSON_IsArray(v) || cJSON_GetArraySize(v) != 3)
+        return fail_value(c, kp, expected, v);
+    cJSON_ArrayForEach(e, v) {
+        if (!cJSON_IsNumber(e) || !isfinite(e->valuedouble))
+            return fail_value(c, kp, expected, v);
+        out[k++] = e->valuedouble;
+    }
+    return FL_OK;
+}
+
+/* {"min": [x,y,z], "max": [x,y,z]} with max > min on every axis, inside
+ * domain when domain is not NULL (touching its walls is allowed). */
+static int read_box(const check *c, const cJSON *v, const char *kp, const fl_box *domain,
+                    fl_box *out)
+{
+    static const char *const keys[] = {"min", "max", NULL};
+    static const char *const axis = "xyz";
+    char sub[KEYPATH_LEN];
+    int rc;
+    if (!cJSON_IsObject(v))
+        return fail_value(c, kp, "a box {\"min\": [x, y, z], \"max\": [x, y, z]}", v);
+    if ((rc = check_keys(c, v, kp, keys)) != FL_OK)
+        return rc;
+    join_key(sub, sizeof sub, kp, "min");
+    if ((rc = read_vec3(c, member(v, "min"), sub, out->lo)) != FL_OK)
+        return rc;
+    join_key(sub, sizeof sub, kp, "max");
+    if ((rc = read_vec3(c, member(v, "max"), sub, out->hi)) != FL_OK)
+        return rc;
+    for (int a = 0; a < 3; a++) {
+        if (!(out->hi[a] > out->lo[a])) {
+            char got[96];
+            snprintf(got, sizeof got, "max.%c = %g <= min.%c = %g", axis[a], out->hi[a],
+                     axis[a], out->lo[a]);
+            return fail_got(c, kp, "max > min on every axis", got);
+        }
+    }
+    if (domain != NULL) {
+        for (int a = 0; a < 3; a++) {
+            int low = out->lo[a] < domain->lo[a];
+            if (low || out->hi[a] > domain->hi[a]) {
+                char expected[160], dlo[64], dhi[64], got[64];
+                format_vec3(dlo, sizeof dlo, domain->lo);
+                format_vec3(dhi, sizeof dhi, domain->hi);
+                snprintf(expected, sizeof expected, "a point inside the domain %s..%s", dlo, dhi);
+                format_vec3(got, sizeof got, low ? out->lo : out->hi);
+                join_key(sub, sizeof sub, kp, low ? "min" : "max");
+                return fail_got(c, sub, expected, got);
+            }
+        }
+    }
+    return FL_OK;
+}
+
+/* An optional string of at most cap - 1 characters copied into dst. */
+static int get_string(const check *c, const cJSON *obj, const char *key, char *dst, size_t cap)
+{
+    const cJSON *v = member(obj, key);
+    char expected[64];
+    snprintf(expected, sizeof expected, "a string of at most %zu characters", cap - 1);
+    if (v == NULL)
+        return FL_OK;
+    if (!cJSON_IsString(v))
+        return fail_value(c, key, expected, v);
+    if (strlen(v->valuestring) >= cap) {
+        char got[64];
+        snprintf(got, sizeof got, "%zu characters", strlen(v->valuestring));
+        return fail_got(c, key, expected, got);
+    }
+    /* One line: the name and description go into CSV headers and titles. */
+    one_line(dst, cap, v->valuestring);
+    return FL_OK;
+}
+
+/* ---- malformed JSON ------------------------------------------------------ */
+
+/* Names the line and column where cJSON stopped (approximate: cJSON stops
+ * where the text stopped making sense, which may be just after the error). */
+static int fail_parse(const check *c, const char *text, const char *stop)
+{
+    int line = 1, column = 1;
+    const char *p;
+    char near[40];
+    if (stop == NULL || stop < text || stop > text + strlen(text))
+        stop = text;
+    for (p = text; *p != '\0' && isspace((unsigned char)*p); p++) {
+    }
+    if (*p == '\0')
+        return fl_fail(c->err, FL_ERR_INPUT, "%s: malformed JSON: the file is empty", c->file);
+    for (p = text; p < stop; p++) {
+        if (*p == '\n') {
+            line++;
+            column = 1;
+        } else {
+            column++;
+        }
+    }
+    /* The text from the stop up to the end of its line. */
+    {
+        size_t k = 0;
+        for (p = stop; *p != '\0' && *p != '\n' && k + 1 < sizeof near; p++)
+            near[k++] = (unsigned char)*p < 32 ? ' ' : *p;
+        near[k] = '\0';
+        while (k > 0 && near[k - 1] == ' ')
+            near[--k] = '\0';
+    }
+    if (near[0] == '\0') {
+        for (p = stop; *p != '\0' && isspace((unsigned char)*p); p++) {
+        }
+        return fl_fail(c->err, FL_ERR_INPUT, "%s: malformed JSON at line %d, column %d (%s)",
+                       c->file, line, column,
+                       *p == '\0' ? "the text ends early: a missing bracket or brace?"
+                                   : "at the end of the line");
+    }
+    return fl_fail(c->err, FL_ERR_INPUT, "%s: malformed JSON at line %d, column %d (near \"%s\")",
+                   c->file, line, column, near);
+}
+
+/* ---- --set overrides ----------------------------------------------------- */
+
+/* One component of a key path: a name, or an index ("blocks[0]" or
+ * "blocks.0"; a numeric name is an index in an array, a key in an object). */
+typedef struct path_token {
+    char name[64];
+    int bracket;   /* written as [n]: must index an array */
+} path_token;
+
+#define MAX_SET_TOKENS 16
+
+static int fail_set_syntax(const check *c, const char *set)
+{
+    char shown[128];
+    one_line(shown, sizeof shown, set);
+    return fl_fail(c->err, FL_ERR_INPUT, "--set %s: expected key.path=value", shown);
+}
+
+static int all_digits(const char *s)
+{
+    if (*s == '\0')
+        return 0;
+    for (; *s != '\0'; s++) {
+        if (*s < '0' || *s > '9')
+            return 0;
+    }
+    return 1;
+}
+
+/* Splits "a.b[0].c" (the text before '=') into tokens. Returns the count,
+ * or -1 when the path is malformed. */
+static int tokenize_path(const char *key, size_t len, path_token *tok)
+{
+    int count = 0;
+    size_t i = 0;
+    while (i < len) {
+        size_t start, n;
+        int bracket = 0;
+        if (count == MAX_SET_TOKENS)
+            return -1;
+        if (key[i] == '[') {
+            bracket = 1;
+            start = ++i;
+            while (i < len && key[i] != ']')
+                i++;
+            if (i == len)
+                return -1;
+            n = i - start;
+            i++;   /* past ']' */
+        } else {
+            start = i;
+            while (i < len && key[i] != '.' && key[i] != '[' && key[i] != ']')
+                i++;
+            n = i - start;
+            if (i < len && key[i] == ']')
+                return -1;
+        }
+        if (n == 0 || n >= sizeof tok[count].name)
+            return -1;
+        memcpy(tok[count].name, key + start, n);
+        tok[count].name[n] = '\0';
+        tok[count].bracket = bracket;
+        if (bracket && !all_digits(tok[count].name))
+            return -1;
+        count++;
+        /* After a component: end, '.', or '[' (but not "a.[0]" or "a.") */
+        if (i < len) {
+            if (key[i] == '.') {
+                i++;
+                if (i == len || key[i] == '.' || key[i] == '[')
+                    return -1;
+            } else if (key[i] != '[') {
+                return -1;
+            }
+        }
+    }
+    return count;
+}
+
+/* Applies one "key.path=value" to root, creating missing objects on the way. */
+static int apply_set(const check *c, cJSON *root, const char *set)
+{
+    path_token tok[MAX_SET_TOKENS];
+    char where[KEYPATH_LEN] = "", shown[128];
+    const char *eq = strchr(set, '=');
+    cJSON *cur = root, *value;
+    const char *at;   /* where, or "(top level)" */
+    int count;
+
+    if (eq == NULL || eq == set)
+        return fail_set_syntax(c, set);
+    count = tokenize_path(set, (size_t)(eq - set), tok);
+    if (count <= 0)
+        return fail_set_syntax(c, set);
+    one_line(shown, sizeof shown, set);
+
+    for (int t = 0; t < count; t++) {
+        int last = t == count - 1;
+        cJSON *child;
+        char next[KEYPATH_LEN];
+        at = where[0] != '\0' ? where : "(top level)";
+        if (cJSON_IsArray(cur)) {
+            long index;
+            int size = cJSON_GetArraySize(cur);
+            if (!all_digits(tok[t].name))
+                return fl_fail(c->err, FL_ERR_INPUT,
+                               "--set %s: %s is an array: expected an index, got \"%s\"", shown,
+                               at, tok[t].name);
+            errno = 0;
+            index = strtol(tok[t].name, NULL, 10);
+            if (errno != 0 || index > size)
+                return fl_fail(c->err, FL_ERR_INPUT,
+                               "--set %s: %s has %d element%s: expected an index of at most "
+                               "%d, got %s",
+                               shown, at, size, size == 1 ? "" : "s", size, tok[t].name);
+            join_index(next, sizeof next, where, (int)index);
+            if (last)
+                break;   /* handled below with the parent and the index */
+            child = index < size ? cJSON_GetArrayItem(cur, (int)index) : NULL;
+            if (child == NULL) {   /* index == size appends */
+                child = cJSON_CreateObject();
+                if (child == NULL || !cJSON_AddItemToArray(cur, child)) {
+                    cJSON_Delete(child);
+                    return fl_fail(c->err, FL_ERR_MEMORY, "--set %s: out of memory", shown);
+                }
+            }
+        } else if (cJSON_IsObject(cur)) {
+            if (tok[t].bracket)
+                return fl_fail(c->err, FL_ERR_INPUT,
+                               "--set %s: %s: expected an array, got an object", shown, at);
+            join_key(next, sizeof next, where, tok[t].name);
+            if (last)
+                break;
+            child = cJSON_GetObjectItemCaseSensitive(cur, tok[t].name);
+            if (child == NULL) {
+                /* So that --set solvers.sph.stiffness=2000 works on a scene
+                 * without "solvers": validation then judges the keys. */
+                child = cJSON_CreateObject();
+                if (child == NULL || !cJSON_AddItemToObject(cur, tok[t].name, child)) {
+                    cJSON_Delete(child);
+                    return fl_fail(c->err, FL_ERR_MEMORY, "--set %s: out of memory", shown);
+                }
+            }
+        } else {
+            return fl_fail(c->err, FL_ERR_INPUT,
+                           "--set %s: %s: expected an object or an array, got %s", shown, at,
+                           json_kind(cur));
+        }
+        snprintf(where, sizeof where, "%s", next);
+        cur = child;
+    }
+
+    /* cur, an object or an array, is the parent of the last component. */
+    value = cJSON_ParseWithOpts(eq + 1, NULL, 1);
+    if (value == NULL)
+        value = cJSON_CreateString(eq + 1);   /* not JSON: a bare string */
+    if (value == NULL)
+        return fl_fail(c->err, FL_ERR_MEMORY, "--set %s: out of memory", shown);
+    {
+        const char *name = tok[count - 1].name;
+        cJSON_bool ok;
+        if (cJSON_IsArray(cur)) {
+            int index = atoi(name), size = cJSON_GetArraySize(cur);
+            ok = index < size ? cJSON_ReplaceItemInArray(cur, index, value)
+                              : cJSON_AddItemToArray(cur, value);
+        } else if (cJSON_GetObjectItemCaseSensitive(cur, name) != NULL) {
+            ok = cJSON_ReplaceItemInObjectCaseSensitive(cur, name, value);
+        } else {
+            ok = cJSON_AddItemToObject(cur, name, value);
+        }
+        if (!ok) {
+            cJSON_Delete(value);
+            return fl_fail(c->err, FL_ERR_MEMORY, "--set %s: out of memory", shown);
+        }
+    }
+    return FL_OK;
+}
+
+/* ---- the scene's sections -------------------------------------------------- */
+
+static int read_boxes(const check *c, const cJSON *v, const char *kp, int non_empty,
+                      const fl_box *domain, fl_box *boxes, int *count)
+{
+    char expected[160];
+    int rc, k = 0;
+    const cJSON *e;
+    snprintf(expected, sizeof expected,
+             "%s array of at most %d boxes {\"min\": [x, y, z], \"max\": [x, y, z]}",
+             non_empty ? "a non-empty" : "an", FL_MAX_BOXES);
+    if (!cJSON_IsArray(v) || cJSON_GetArraySize(v) > FL_MAX_BOXES ||
+        (non_empty && cJSON_GetArraySize(v) == 0))
+        return fail_value(c, kp, expected, v);
+    cJSON_ArrayForEach(e, v) {
+        char sub[KEYPATH_LEN];
+        join_index(sub, sizeof sub, kp, k);
+        if ((rc = read_box(c, e, sub, domain, &boxes[k])) != FL_OK)
+            return rc;
+        k++;
+    }
+    *count = k;
+    return FL_OK;
+}
+
+static int read_fluid(const check *c, const cJSON *fluid, fl_scene *s)
+{
+    static const char *const keys[] = {"spacing", "rest_density", "jitter", "seed", "blocks",
+                                       NULL};
+    static const number_rule spacing = {0, HUGE_VAL, 1, 0, 0, "a number > 0 (m)"};
+    static const number_rule density = {0, HUGE_VAL, 1, 0, 0, "a number > 0 (kg/m^3)"};
+    static const number_rule jitter = {0, 1, 0, 1, 0, "a number in [0, 1) (fraction of spacing)"};
+    /* 2^53: the largest integer a JSON number (a double) holds exactly. */
+    static const number_rule seed = {0, 9007199254740992.0, 0, 0, 1,
+                                     "an integer >= 0 (at most 2^53)"};
+    double x;
+    int rc;
+    if (!cJSON_IsObject(fluid))
+        return fail_value(c, "fluid", "an object {\"spacing\": ..., \"blocks\": [...]}", fluid);
+    if ((rc = check_keys(c, fluid, "fluid", keys)) != FL_OK ||
+        (rc = get_number(c, fluid, "fluid", "spacing", 1, 0, &spacing, &s->spacing)) != FL_OK ||
+        (rc = get_number(c, fluid, "fluid", "rest_density", 0, 1000, &density,
+                         &s->rest_density)) != FL_OK ||
+        (rc = get_number(c, fluid, "fluid", "jitter", 0, 0, &jitter, &s->jitter)) != FL_OK ||
+        (rc = get_number(c, fluid, "fluid", "seed", 0, 1, &seed, &x)) != FL_OK)
+        return rc;
+    s->seed = (unsigned long long)x;
+    if ((rc = read_boxes(c, member(fluid, "blocks"), "fluid.blocks", 1, &s->domain, s->blocks,
+                         &s->block_count)) != FL_OK)
+        return rc;
+    /* Overlapping blocks would put two particles closer than the spacing
+     * (each block has its own lattice), and the fluid would start
+     * over-dense and explode. Touching faces are fine. */
+    for (int i = 0; i < s->block_count; i++) {
+        for (int j = 0; j < i; j++) {
+            int overlap = 1;
+            for (int a = 0; a < 3; a++)
+                overlap &= s->blocks[i].lo[a] < s->blocks[j].hi[a] &&
+                           s->blocks[j].lo[a] < s->blocks[i].hi[a];
+            if (overlap) {
+                char kp[KEYPATH_LEN], got[64];
+                join_index(kp, sizeof kp, "fluid.blocks", i);
+                snprintf(got, sizeof got, "an overlap with fluid.blocks[%d]", j);
+                return fail_got(c, kp, "blocks that do not overlap", got);
+            }
+        }
+    }
+    return FL_OK;
+}
+
+static int read_time(const check *c, const cJSON *time, fl_scene *s)
+{
+    static const char *const keys[] = {"duration", "fps", "substeps", "dt", NULL};
+    static const number_rule duration = {0, HUGE_VAL, 1, 0, 0, "a number > 0 (s)"};
+    static const number_rule fps = {0, HUGE_VAL, 1, 0, 0, "a number > 0 (frames per second)"};
+    static const number_rule substeps = {1, INT_MAX, 0, 0, 1, "an integer >= 1"};
+    static const number_rule dt = {0, HUGE_VAL, 1, 0, 0, "a number > 0 (s)"};
+    double x;
+    int rc;
+    if (!cJSON_IsObject(time))
+        return fail_value(c, "time", "an object {\"duration\": ..., \"fps\": ...}", time);
+    if ((rc = check_keys(c, time, "time", keys)) != FL_OK ||
+        (rc = get_number(c, time, "time", "duration", 1, 0, &duration, &s->duration)) != FL_OK ||
+        (rc = get_number(c, time, "time", "fps", 0, 30, &fps, &s->fps)) != FL_OK ||
+        (rc = get_number(c, time, "time", "substeps", 0, 1, &substeps, &x)) != FL_OK ||
+        (rc = get_number(c, time, "time", "dt", 0, 0, &dt, &s->dt)) != FL_OK)
+        return rc;
+    s->substeps = (int)x;
+    return FL_OK;
+}
+
+static int read_solvers(const check *c, const cJSON *solvers, fl_scene *s)
+{
+    char expected[96];
+    const cJSON *sv;
+    int rc;
+    snprintf(expected, sizeof expected, "an object of at most %d solvers {\"<name>\": {...}}",
+             FL_MAX_SCENE_SOLVERS);
+    if (!cJSON_IsObject(solvers) || cJSON_GetArraySize(solvers) > FL_MAX_SCENE_SOLVERS)
+        return fail_value(c, "solvers", expected, solvers);
+    cJSON_ArrayForEach(sv, solvers) {
+        fl_scene_solver *out = &s->solvers[s->solver_count];
+        char kp[KEYPATH_LEN], source[256];
+        const cJSON *p;
+        join_key(kp, sizeof kp, "solvers", sv->string);
+        for (const cJSON *q = solvers->child; q != sv; q = q->next) {
+            if (strcmp(q->string, sv->string) == 0)
+                return fail_got(c, kp, "each solver once", "it twice");
+        }
+        if (sv->string[0] == '\0' || strlen(sv->string) >= sizeof out->name)
+            return fail_got(c, kp, "a solver name of 1 to 31 characters", "another name");
+        snprintf(expected, sizeof expected, "an object of at most %d parameters {\"<key>\": number}",
+                 FL_MAX_PARAMS);
+        if (!cJSON_IsObject(sv) || cJSON_GetArraySize(sv) > FL_MAX_PARAMS)
+            return fail_value(c, kp, expected, sv);
+        snprintf(out->name, sizeof out->name, "%s", sv->string);
+        snprintf(source, sizeof source, "%s: solvers.%s", c->file, out->name);
+        fl_params_init(&out->params, source);
+        cJSON_ArrayForEach(p, sv) {
+            char pk[KEYPATH_LEN];
+            double value;
+            join_key(pk, sizeof pk, kp, p->string);
+            for (const cJSON *q = sv->child; q != p; q = q->next) {
+                if (strcmp(q->string, p->string) == 0)
+                    return fail_got(c, pk, "each key once", "it twice");
+            }
+            if (p->string[0] == '\0' || strlen(p->string) >= FL_PARAM_KEY_LEN)
+                return fail_got(c, pk, "a parameter name of 1 to 47 characters", "another name");
+            if (cJSON_IsBool(p)) {
+                value = cJSON_IsTrue(p) ? 1.0 : 0.0;
+            } else if (cJSON_IsNumber(p) && isfinite(p->valuedouble)) {
+                value = p->valuedouble;
+            } else {
+                return fail_value(c, pk, "a number or true/false", p);
+            }
+            if ((rc = fl_params_set(&out->params, p->string, value, c->err)) != FL_OK)
+                return rc;
+        }
+        s->solver_count++;
+    }
+    return FL_OK;
+}
+
+/* The file's basename without ".json": the default scene name. */
+static void default_name(const char *path, char *dst, size_t cap)
+{
+    const char *base = strrchr(path, '/');
+    size_t n;
+    base = base != NULL ? base + 1 : path;
+    n = strlen(base);
+    if (n > 5 && strcmp(base + n - 5, ".json") == 0)
+        n -= 5;
+    if (n >= cap)
+        n = cap - 1;
+    memcpy(dst, base, n);
+    dst[n] = '\0';
+}
+
+static int read_scene(const check *c, const cJSON *root, fl_scene *s)
+{
+    static const char *const keys[] = {"name", "description", "domain", "gravity", "fluid",
+                                       "obstacles", "time", "solvers", NULL};
+    const cJSON *v;
+    int rc;
+    if (!cJSON_IsObject(root)) {
+        char got[128];
+        describe(root, got, sizeof got);
+        return fl_fail(c->err, FL_ERR_INPUT, "%s: expected a JSON object at the top level, got %s",
+                       c->file, got);
+    }
+    if ((rc = check_keys(c, root, "", keys)) != FL_OK)
+        return rc;
+
+    default_name(c->file, s->name, sizeof s->name);
+    if ((rc = get_string(c, root, "name", s->name, sizeof s->name)) != FL_OK ||
+        (rc = get_string(c, root, "description", s->description, sizeof s->description)) !=
+            FL_OK)
+        return rc;
+
+    if ((rc = read_box(c, member(root, "domain"), "domain", NULL, &s->domain)) != FL_OK)
+        return rc;
+
+    s->gravity[0] = 0.0;
+    s->gravity[1] = -9.81;
+    s->gravity[2] = 0.0;
+    if ((v = member(root, "gravity")) != NULL && (rc = read_vec3(c, v, "gravity", s->gravity)))
+        return rc;
+
+    /* The tank, then what stands in it, then the water: errors come in the
+     * order a reader checks a scene. */
+    if ((v = member(root, "obstacles")) != NULL &&
+        (rc = read_boxes(c, v, "obstacles", 0, &s->domain, s->obstacles, &s->obstacle_count)))
+        return rc;
+
+    if ((rc = read_fluid(c, member(root, "fluid"), s)) != FL_OK ||
+        (rc = read_time(c, member(root, "time"), s)) != FL_OK)
+        return rc;
+
+    if ((v = member(root, "solvers")) != NULL && (rc = read_solvers(c, v, s)) != FL_OK)
+        return rc;
+    return FL_OK;
+}
+
+/* ---- particle counts and the memory check --------------------------------- */
+
+static double physical_memory(void)
+{
+    long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+    if (pages <= 0 || page <= 0)
+        return 0.0;   /* unknown: the index limit still applies */
+    return (double)pages * (double)page;
+}
+
+/* Refuses fluid/boundary particle counts that would not fit. slack > 1
+ * lets an estimate that may overshoot through (the exact count decides). */
+static int check_size(const check *c, double fluid, double boundary, double slack)
+{
+    double bytes = fluid * FLUID_BYTES + boundary * BOUNDARY_BYTES;
+    double mem = physical_memory();
+    char need[32], have[32];
+    format_gib(need, sizeof need, bytes);
+    if (mem > 0.0 && bytes > slack * mem) {
+        format_gib(have, sizeof have, mem);
+        if (boundary * BOUNDARY_BYTES <= fluid * FLUID_BYTES)
+            return fl_fail(c->err, FL_ERR_INPUT,
+                           "%s: fluid.spacing: the scene needs %.3g fluid particles (about %s "
+                           "GiB), more than this machine's %s GiB of memory",
+                           c->file, fluid, need, have);
+        return fl_fail(c->err, FL_ERR_INPUT,
+                       "%s: fluid.spacing: the scene needs %.3g fluid particles and %.3g "
+                       "boundary particles (about %s GiB), more than this machine's %s GiB of "
+                       "memory",
+                       c->file, fluid, boundary, need, have);
+    }
+    if (fluid > slack * MAX_PARTICLES)
+        return fl_fail(c->err, FL_ERR_INPUT,
+                       "%s: fluid.spacing: the scene needs %.3g fluid particles (about %s GiB), "
+                       "more than the %d particles a store can index",
+                       c->file, fluid, need, MAX_PARTICLES);
+    if (boundary > slack * MAX_PARTICLES)
+        return fl_fail(c->err, FL_ERR_INPUT,
+                       "%s: fluid.spacing: the scene needs %.3g boundary particles, more than "
+                       "the %d particles a store can index",
+                       c->file, boundary, MAX_PARTICLES);
+    return FL_OK;
+}
+
+/* Lattice points along an extent: points lo + d/2 + i d up to hi. */
+static double lattice_points(double extent, double d)
+{
+    return floor(extent / d + 0.5);
+}
+
+/* Boundary points on the six faces of a box (one layer, a little outside or
+ * inside it): a generous estimate, for the overflow guard only. */
+static double surface_points(const fl_box *b, double d)
+{
+    double n[3];
+    for (int a = 0; a < 3; a++)
+        n[a] = (b->hi[a] - b->lo[a]) / d + 2.0;
+    return 2.0 * (n[0] * n[1] + n[1] * n[2] + n[2] * n[0]);
+}
+
+static int count_particles(const check *c, fl_scene *s)
+{
+    double fluid_est = 0.0, boundary_est = surface_points(&s->domain, s->spacing);
+    long long fluid = 0;
+    fl_world tmp;
+    int rc = FL_OK;
+
+    /* The counting functions visit every lattice point: with a spacing in
+     * the wrong unit (1e-6 in a 1 m box) that is 1e18 points. Estimate in
+     * double first (obstacles ignored, so the estimate can only be high)
+     * and refuse what is far out of reach before counting. */
+    for (int k = 0; k < s->block_count; k++) {
+        double n = 1.0;
+        for (int a = 0; a < 3; a++)
+            n *= lattice_points(s->blocks[k].hi[a] - s->blocks[k].lo[a], s->spacing);
+        fluid_est += n;
+    }
+    for (int k = 0; k < s->obstacle_count; k++)
+        boundary_est += surface_points(&s->obstacles[k], s->spacing);
+    if ((rc = check_size(c, fluid_est, boundary_est, 2.0)) != FL_OK)
+        return rc;
+
+    /* A world with parameters and obstacles but no particles: counts only. */
+    memset(&tmp, 0, sizeof tmp);
+    fl_world_init(&tmp, &s->domain, s->gravity, s->rest_density, s->spacing);
+    for (int k = 0; k < s->obstacle_count && rc == FL_OK; k++) {
+        rc = fl_world_add_obstacle(&tmp, &s->obstacles[k], c->err);
+        if (rc != FL_OK) {
+            char why[FL_ERROR_LEN];
+            snprintf(why, sizeof why, "%s", c->err->msg);
+            rc = fl_fail(c->err, rc, "%s: obstacles[%d]: %s", c->file, k, why);
+        }
+    }
+    for (int k = 0; k < s->block_count && rc == FL_OK; k++) {
+        long long n = fl_world_count_box(&tmp, &s->blocks[k]);
+        if (n <= 0) {
+            char kp[KEYPATH_LEN], expected[160];
+            join_index(kp, sizeof kp, "fluid.blocks", k);
+            snprintf(expected, sizeof expected,
+                     "a block holding fluid particles at spacing %g m (at least one spacing "
+                     "thick, not all inside obstacles)",
+                     s->spacing);
+            rc = fail_got(c, kp, expected, "none (an empty fluid)");
+        }
+        fluid += n;
+    }
+    if (rc == FL_OK) {
+        s->fluid_count = fluid;
+        s->boundary_count = fl_world_count_boundary(&tmp);
+        rc = check_size(c, (double)s->fluid_count, (double)s->boundary_count, 1.0);
+    }
+    fl_world_free(&tmp);
+    return rc;
+}
+
+/* ---- public API ------------------------------------------------------------ */
+
+int fl_scene_parse(const char *text, const char *path, const char *const *sets, int set_count,
+                   fl_scene *s, fl_error *err)
+{
+    check c;
+    const char *stop = NULL;
+    cJSON *root;
+    int rc = FL_OK;
+
+    memset(s, 0, sizeof *s);
+    c.file = path != NULL ? path : "(scene)";
+    c.err = err;
+    snprintf(s->path, sizeof s->path, "%s", c.file);
+    if (text == NULL)
+        return fl_fail(err, FL_ERR_INPUT, "%s: malformed JSON: no text", c.file);
+
+    /* Require the text to end after the value: trailing garbage is an error. */
+    root = cJSON_ParseWithOpts(text, &stop, 1);
+    if (root == NULL)
+        return fail_parse(&c, text, stop);
+
+    for (int k = 0; k < set_count && rc == FL_OK; k++) {
+        if (sets != NULL && sets[k] != NULL)
+            rc = apply_set(&c, root, sets[k]);
+    }
+    /* --set may have made the top level something else; read_scene says so. */
+    if (rc == FL_OK)
+        rc = read_scene(&c, root, s);
+    if (rc == FL_OK)
+        rc = count_particles(&c, s);
+    if (rc == FL_OK) {
+        /* Our own malloc'ed copy: the caller frees it with free() via
+         * fl_scene_free, whatever allocator hooks cJSON has. */
+        char *printed = cJSON_PrintUnformatted(root);
+        if (printed == NULL) {
+            rc = fl_fail(err, FL_ERR_MEMORY, "%s: out of memory printing the scene", c.file);
+        } else {
+            size_t n = strlen(printed) + 1;
+            s->json = malloc(n);
+            if (s->json == NULL)
+                rc = fl_fail(err, FL_ERR_MEMORY, "%s: out of memory printing the scene", c.file);
+            else
+                memcpy(s->json, printed, n);
+            cJSON_free(printed);
+        }
+    }
+    cJSON_Delete(root);
+    if (rc != FL_OK)
+        fl_scene_free(s);
+    return rc;
+}
+
+int fl_scene_load(const char *path, const char *const *sets, int set_count, fl_scene *s,
+                  fl_error *err)
+{
+    FILE *f;
+    char *text = NULL;
+    size_t len = 0, cap = 0;
+    int rc;
+
+    memset(s, 0, sizeof *s);
+    if (path == NULL)
+        return fl_fail(err, FL_ERR_IO, "(scene): cannot open: no file name");
+    f = fopen(path, "rb");
+    if (f == NULL)
+        return fl_fail(err, FL_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
+    /* Read in chunks rather than trusting ftell: works for pipes too. */
+    for (;;) {
+        size_t got;
+        if (len + 1 >= cap) {
+            size_t ncap = cap == 0 ? 16384 : 2 * cap;
+            char *grown;
+            if ((long)ncap > MAX_FILE_BYTES + 1)
+                ncap = (size_t)MAX_FILE_BYTES + 2;
+            if (len + 1 >= ncap) {
+                free(text);
+                fclose(f);
+                return fl_fail(err, FL_ERR_INPUT,
+                               "%s: expected a scene file of at most %ld MiB, got a larger file",
+                               path, MAX_FILE_BYTES / (1024 * 1024));
+            }
+            grown = realloc(text, ncap);
+            if (grown == NULL) {
+                free(text);
+                fclose(f);
+                return fl_fail(err, FL_ERR_MEMORY, "%s: out of memory reading the file", path);
+            }
+            text = grown;
+            cap = ncap;
+        }
+        got = fread(text + len, 1, cap - 1 - len, f);
+        len += got;
+        if (got == 0)
+            break;
+    }
+    if (ferror(f)) {
+        int e = errno;
+        free(text);
+        fclose(f);
+        return fl_fail(err, FL_ERR_IO, "%s: cannot read: %s", path, strerror(e));
+    }
+    fclose(f);
+    text[len] = '\0';
+    if (strlen(text) != len) {
+        rc = fl_fail(err, FL_ERR_INPUT, "%s: malformed JSON: a NUL byte at offset %zu", path,
+                     strlen(text));
+        free(text);
+        return rc;
+    }
+    rc = fl_scene_parse(text, path, sets, set_count, s, err);
+    free(text);
+    return rc;
+}
+
+double fl_scene_dt(const fl_scene *s)
+{
+    if (s->dt > 0.0)
+        return s->dt;
+    return 1.0 / (s->fps * (double)s->substeps);
+}
+
+void fl_scene_solver_params(const fl_scene *s, const char *name, fl_params *out)
+{
+    char source[256];
+    for (int k = 0; k < s->solver_count; k++) {
+        if (strcmp(s->solvers[k].name, name) == 0) {
+            *out = s->solvers[k].params;
+            return;
+        }
+    }
+    /* The source is for messages: a very long path may be cut. */
+    snprintf(source, sizeof source, "%.200s: solvers.%.40s", s->path, name);
+    fl_params_init(out, source);
+}
+
+/* Puts the scene's path in front of a message from the world module. */
+static int prefix_error(const fl_scene *s, fl_error *err, int rc)
+{
+    char why[FL_ERROR_LEN];
+    snprintf(why, sizeof why, "%s", err != NULL ? err->msg : "");
+    return fl_fail(err, rc, "%s: %s", s->path, why);
+}
+
+int fl_scene_build_world(const fl_scene *s, fl_world *w, fl_error *err)
+{
+    int rc = FL_OK;
+    memset(w, 0, sizeof *w);
+    fl_world_init(w, &s->domain, s->gravity, s->rest_density, s->spacing);
+    for (int k = 0; k < s->obstacle_count && rc == FL_OK; k++)
+        rc = fl_world_add_obstacle(w, &s->obstacles[k], err);
+    /* Reserve the counted sizes at once: one allocation each, no growth. */
+    if (rc == FL_OK && s->fluid_count > 0)
+        rc = fl_particles_reserve(&w->fluid, (int)s->fluid_count, err);
+    if (rc == FL_OK && s->boundary_count > 0)
+        rc = fl_boundary_reserve(&w->boundary, (int)s->boundary_count, err);
+    /* seed + k: blocks of the same size get different jitter. */
+    for (int k = 0; k < s->block_count && rc == FL_OK; k++)
+        rc = fl_world_fill_box(w, &s->blocks[k], s->jitter, (uint64_t)(s->seed + (unsigned)k),
+                               err);
+    if (rc == FL_OK)
+        rc = fl_world_sample_boundary(w, err);
+    if (rc != FL_OK) {
+        fl_world_free(w);
+        return prefix_error(s, err, rc);
+    }
+    return FL_OK;
+}
+
+void fl_scene_free(fl_scene *s)
+{
+    if (s == NULL)
+        return;
+    free(s->json);
+    memset(s, 0, sizeof *s);
+}

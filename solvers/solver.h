@@ -1,0 +1,89 @@
+/* solver.h: the step interface every solver implements, the registry that
+ * finds a solver by name, and the statistics a step reports.
+ *
+ * A solver owns only its private scratch arrays (allocated in create, freed
+ * in destroy); the world is shared. A step never prints, never exits and
+ * never allocates after the first step: it reports through fl_step_stats and
+ * its return code (FL_OK, or a negative FL_ERR_* with a reason). */
+#ifndef FL_SOLVER_H
+#define FL_SOLVER_H
+
+#include "nbgrid.h"
+#include "world.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The stages, named once for all solvers (X-macro: the enum and the name
+ * table are generated from this list so that they cannot drift apart). */
+#define FL_STAGE_LIST(X)                  \
+    X(INTEGRATE, "integrate")             \
+    X(GRID_BUILD, "grid_build")           \
+    X(NEIGHBOR_SEARCH, "neighbor_search") \
+    X(DENSITY, "density")                 \
+    X(PRESSURE_SOLVE, "pressure_solve")   \
+    X(VELOCITY_UPDATE, "velocity_update") \
+    X(TRANSFER, "transfer")               \
+    X(BOUNDARY, "boundary")               \
+    X(OTHER, "other")
+
+#define FL_STAGE_ENUM(id, name) FL_STAGE_##id,
+typedef enum fl_stage { FL_STAGE_LIST(FL_STAGE_ENUM) FL_STAGE_COUNT } fl_stage;
+#undef FL_STAGE_ENUM
+
+/* "integrate", "grid_build", ... indexed by fl_stage. */
+extern const char *const fl_stage_names[FL_STAGE_COUNT];
+
+/* Longest convergence history one step records. */
+#define FL_MAX_HISTORY 2048
+
+typedef struct fl_step_stats {
+    /* filled by the harness after the step, with the shared estimator */
+    double density_err_avg;  /* mean of max(rho_i/rho0 - 1, 0) over fluid particles */
+    double density_err_max;  /* largest rho_i/rho0 - 1 */
+    /* filled by the solver */
+    int iterations;                  /* entries of residual[] */
+    double residual[FL_MAX_HISTORY]; /* convergence history of this step */
+    double stage_ms[FL_STAGE_COUNT]; /* wall time per stage, ms */
+    double max_speed;                /* m/s */
+    double cfl;                      /* max_speed * dt / h */
+    int nan_count;                   /* particles with a NaN/Inf coordinate or velocity */
+} fl_step_stats;
+
+typedef struct fl_solver_ops {
+    const char *name;    /* "sph", "wcsph", "pcisph", "pbf", "flip" */
+    const char *summary; /* one line for `fluidlab list` */
+    void *(*create)(fl_world *w, const fl_params *p, fl_error *err);
+    int (*step)(void *self, fl_world *w, double dt, fl_step_stats *st);
+    void (*destroy)(void *self);
+} fl_solver_ops;
+
+/* The registered CPU solvers, NULL-terminated. */
+extern const fl_solver_ops *const fl_solvers[];
+
+/* The solver called name, or NULL. */
+const fl_solver_ops *fl_solver_find(const char *name);
+
+/* Clears everything but nothing else (stats are reused step to step). */
+void fl_step_stats_reset(fl_step_stats *st);
+
+/* Wall clock in milliseconds, for the stage timers. */
+double fl_now_ms(void);
+
+/* max |v| over fluid particles, and the count of particles whose position or
+ * velocity is not finite. */
+double fl_max_speed(const fl_particles *p, int *nan_count);
+
+/* rho_i = m (W(0) + sum_j W_ij) + rho0 sum_b V_b W_ib (poly6, Akinci 2012)
+ * for every fluid particle, from the lists of the grid's last search over
+ * positions (x, y, z). The one density estimator: solvers use it, and the
+ * harness uses it for the compression metric. */
+void fl_density_poly6(const fl_world *w, const fl_nbgrid *g, const float *x, const float *y,
+                      const float *z, float *rho);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,241 @@
+/* sph.c: standard SPH, Müller, Charypar & Gross 2003.
+ *
+ *   density   rho_i = m sum_j W_poly6(x_ij) + rho0 sum_b V_b W_poly6(x_ib)   (Akinci 2012, eq. 5)
+ *   pressure  p_i = k (rho_i - rho0), negative values clamped to 0 on request
+ *   pressure  a_i = -sum_j m (p_i / rho_i^2 + p_j / rho_j^2) grad W_spiky(x_ij)
+ *             - sum_b rho0 V_b (2 p_i / rho_i^2) grad W_spiky(x_ib)
+ *     The fluid term is the symmetric (momentum-conserving) form; Müller's
+ *     eq. 10, (p_i + p_j) / (2 rho_j), is symmetric too but yields only half
+ *     of grad p in the bulk (docs/methods/sph.md derives it), so a tank would
+ *     settle at twice the compression. The boundary term mirrors the fluid
+ *     term with p_b = p_i, rho_b = rho_i and mass Psi_b = rho0 V_b (Akinci 2012).
+ *   viscosity a_i = mu / rho_i sum_j m (v_j - v_i) / rho_j lap W_visc(r_ij) (Müller eq. 14)
+ *   gravity   a_i = g
+ *   symplectic Euler: v += dt a, then x += dt v, then the domain clamp.
+ * docs/methods/sph.md maps each line to the function below. */
+#include <math.h>
+#include <stdlib.h>
+
+#include "kernels.h"
+#include "solver.h"
+
+typedef struct sph_params {
+    double stiffness;     /* k, m^2/s^2 (Pa per kg/m^3) */
+    double viscosity;     /* mu, Pa s */
+    int clamp_negative;   /* 1: p = max(p, 0) */
+    int sort_interval;    /* steps between re-sorts of the particle store by cell */
+} sph_params;
+
+typedef struct sph_solver {
+    sph_params prm;
+    fl_nbgrid grid;
+    float *ax, *ay, *az;  /* acceleration, m/s^2 */
+    float *scratch;       /* for reordering the store */
+    long long steps;
+} sph_solver;
+
+static const char *const sph_keys[] = {"stiffness", "viscosity", "clamp_negative", "sort_interval", NULL};
+
+static void sph_destroy(void *self)
+{
+    sph_solver *s = self;
+    if (!s)
+        return;
+    fl_nbgrid_free(&s->grid);
+    fl_free(s->ax), fl_free(s->ay), fl_free(s->az), fl_free(s->scratch);
+    free(s);
+}
+
+static void *sph_create(fl_world *w, const fl_params *p, fl_error *err)
+{
+    sph_params prm;
+    double clamp, sort;
+    if (fl_params_check_known(p, sph_keys, err) ||
+        fl_params_get(p, "stiffness", 1000.0, 1e-6, 1e12, &prm.stiffness, err) ||
+        fl_params_get(p, "viscosity", 0.2, 0.0, 1e6, &prm.viscosity, err) ||
+        fl_params_get(p, "clamp_negative", 1.0, 0.0, 1.0, &clamp, err) ||
+        fl_params_get(p, "sort_interval", 16.0, 0.0, 1e9, &sort, err))
+        return NULL;
+    prm.clamp_negative = clamp != 0.0;
+    prm.sort_interval = (int)sort;
+
+    sph_solver *s = calloc(1, sizeof *s);
+    if (!s) {
+        fl_fail(err, FL_ERR_MEMORY, "out of memory for the SPH solver");
+        return NULL;
+    }
+    s->prm = prm;
+    size_t bytes = (size_t)(w->fluid.count > 0 ? w->fluid.count : 1) * sizeof(float);
+    s->ax = fl_alloc(bytes), s->ay = fl_alloc(bytes), s->az = fl_alloc(bytes);
+    s->scratch = fl_alloc(bytes);
+    if (!s->ax || !s->ay || !s->az || !s->scratch) {
+        sph_destroy(s);
+        fl_fail(err, FL_ERR_MEMORY, "out of memory for the SPH solver's %d particles", w->fluid.count);
+        return NULL;
+    }
+    if (fl_nbgrid_init(&s->grid, w, err)) {
+        sph_destroy(s);
+        return NULL;
+    }
+    return s;
+}
+
+/* Bins the particles; every sort_interval steps first reorders the store by
+ * cell so that neighbors sit close in memory. */
+static int sph_bin(sph_solver *s, fl_particles *f, fl_error *err)
+{
+    int rc = fl_nbgrid_build(&s->grid, f->x, f->y, f->z, f->count, err);
+    if (rc == FL_OK && s->prm.sort_interval > 0 && s->steps % s->prm.sort_interval == 0) {
+        fl_particles_permute(f, fl_nbgrid_order(&s->grid), s->scratch);
+        rc = fl_nbgrid_build(&s->grid, f->x, f->y, f->z, f->count, err);
+    }
+    return rc;
+}
+
+/* p_i = k (rho_i - rho0), optionally max(p_i, 0); returns the mean
+ * compression max(rho_i/rho0 - 1, 0) for the convergence history. */
+static double sph_pressure(const sph_params *prm, fl_particles *f, double rho0)
+{
+    double compression = 0.0;
+    #pragma omp parallel for schedule(static) reduction(+ : compression)
+    for (int i = 0; i < f->count; i++) {
+        float p = (float)(prm->stiffness * (f->rho[i] - rho0));
+        f->p[i] = (prm->clamp_negative && p < 0.0f) ? 0.0f : p;
+        compression += fmax(f->rho[i] / rho0 - 1.0, 0.0);
+    }
+    return f->count > 0 ? compression / f->count : 0.0;
+}
+
+/* Acceleration of particle i from pressure, viscosity and gravity. */
+static inline void sph_accel(int i, const fl_world *w, const fl_nbgrid *g, const sph_params *prm,
+                             float out[3])
+{
+    const fl_particles *f = &w->fluid;
+    const fl_boundary *b = &w->boundary;
+    const float h = (float)w->h, m = (float)w->mass, rho0 = (float)w->rho0;
+    const float mu = (float)prm->viscosity;
+    const float xi = f->x[i], yi = f->y[i], zi = f->z[i];
+    const float pi_rho2 = f->p[i] / (f->rho[i] * f->rho[i]);
+    float ap[3] = {0, 0, 0}, av[3] = {0, 0, 0};
+    for (int k = g->nb_start[i]; k < g->nb_start[i + 1]; k++) {
+        int j = g->nb[k];
+        float dx = xi - f->x[j], dy = yi - f->y[j], dz = zi - f->z[j];
+        float r = sqrtf(dx * dx + dy * dy + dz * dz);
+        float sp = -m * (pi_rho2 + f->p[j] / (f->rho[j] * f->rho[j])) * fl_spiky_grad_factor(r, h);
+        ap[0] += sp * dx, ap[1] += sp * dy, ap[2] += sp * dz;
+        float sv = m / f->rho[j] * fl_visc_laplacian(r, h);
+        av[0] += sv * (f->vx[j] - f->vx[i]);
+        av[1] += sv * (f->vy[j] - f->vy[i]);
+        av[2] += sv * (f->vz[j] - f->vz[i]);
+    }
+    for (int k = g->bnb_start[i]; k < g->bnb_start[i + 1]; k++) {
+        int j = g->bnb[k];
+        float dx = xi - b->x[j], dy = yi - b->y[j], dz = zi - b->z[j];
+        float r = sqrtf(dx * dx + dy * dy + dz * dz);
+        /* the boundary mirrors p_i and rho_i */
+        float sb = -rho0 * b->volume[j] * 2.0f * pi_rho2 * fl_spiky_grad_factor(r, h);
+        ap[0] += sb * dx, ap[1] += sb * dy, ap[2] += sb * dz;
+    }
+    float visc = mu / f->rho[i];
+    for (int a = 0; a < 3; a++)
+        out[a] = ap[a] + visc * av[a] + (float)w->gravity[a];
+}
+
+/* Keeps particle centres inside the domain and outside obstacles: the last
+ * safety net behind the boundary particles. A clamped particle loses the
+ * velocity component that points into the wall. */
+static void sph_clamp(fl_world *w)
+{
+    fl_particles *f = &w->fluid;
+    #pragma omp parallel for schedule(static)
+    for (int i = 0; i < f->count; i++) {
+        float *pos[3] = {&f->x[i], &f->y[i], &f->z[i]};
+        float *vel[3] = {&f->vx[i], &f->vy[i], &f->vz[i]};
+        for (int a = 0; a < 3; a++) {
+            if (*pos[a] < (float)w->domain.lo[a]) {
+                *pos[a] = (float)w->domain.lo[a];
+                *vel[a] = fmaxf(*vel[a], 0.0f);
+            } else if (*pos[a] > (float)w->domain.hi[a]) {
+                *pos[a] = (float)w->domain.hi[a];
+                *vel[a] = fminf(*vel[a], 0.0f);
+            }
+        }
+        for (int o = 0; o < w->obstacle_count; o++) {
+            const fl_box *ob = &w->obstacles[o];
+            float depth = INFINITY;
+            int axis = -1, side = 0;
+            for (int a = 0; a < 3; a++) {
+                float lo = *pos[a] - (float)ob->lo[a], hi = (float)ob->hi[a] - *pos[a];
+                if (lo <= 0.0f || hi <= 0.0f) {
+                    axis = -1;
+                    break;
+                }
+                if (lo < depth)
+                    depth = lo, axis = a, side = -1;
+                if (hi < depth)
+                    depth = hi, axis = a, side = 1;
+            }
+            if (axis < 0)
+                continue;
+            *pos[axis] = (float)(side < 0 ? ob->lo[axis] : ob->hi[axis]);
+            *vel[axis] = side < 0 ? fminf(*vel[axis], 0.0f) : fmaxf(*vel[axis], 0.0f);
+        }
+    }
+}
+
+static int sph_step(void *self, fl_world *w, double dt, fl_step_stats *st)
+{
+    sph_solver *s = self;
+    fl_particles *f = &w->fluid;
+    fl_nbgrid *g = &s->grid;
+    fl_error err;
+    const float fdt = (float)dt;
+
+    double t0 = fl_now_ms();
+    int rc = sph_bin(s, f, &err);
+    if (rc)
+        return rc;
+    double t1 = fl_now_ms();
+    rc = fl_nbgrid_search(g, f->x, f->y, f->z, &err);
+    if (rc)
+        return rc;
+    double t2 = fl_now_ms();
+    fl_density_poly6(w, g, f->x, f->y, f->z, f->rho);
+    st->residual[0] = sph_pressure(&s->prm, f, w->rho0);
+    st->iterations = 1;
+    double t3 = fl_now_ms();
+    #pragma omp parallel for schedule(static)
+    for (int i = 0; i < f->count; i++) {
+        float a[3];
+        sph_accel(i, w, g, &s->prm, a);
+        s->ax[i] = a[0], s->ay[i] = a[1], s->az[i] = a[2];
+    }
+    double t4 = fl_now_ms();
+    #pragma omp parallel for schedule(static)
+    for (int i = 0; i < f->count; i++) {
+        f->vx[i] += fdt * s->ax[i], f->vy[i] += fdt * s->ay[i], f->vz[i] += fdt * s->az[i];
+        f->x[i] += fdt * f->vx[i], f->y[i] += fdt * f->vy[i], f->z[i] += fdt * f->vz[i];
+    }
+    double t5 = fl_now_ms();
+    sph_clamp(w);
+    double t6 = fl_now_ms();
+
+    st->stage_ms[FL_STAGE_GRID_BUILD] += t1 - t0;
+    st->stage_ms[FL_STAGE_NEIGHBOR_SEARCH] += t2 - t1;
+    st->stage_ms[FL_STAGE_DENSITY] += t3 - t2;
+    st->stage_ms[FL_STAGE_PRESSURE_SOLVE] += t4 - t3;
+    st->stage_ms[FL_STAGE_INTEGRATE] += t5 - t4;
+    st->stage_ms[FL_STAGE_BOUNDARY] += t6 - t5;
+    st->max_speed = fl_max_speed(f, &st->nan_count);
+    st->cfl = st->max_speed * dt / w->h;
+    s->steps++;
+    return FL_OK;
+}
+
+const fl_solver_ops fl_sph_ops = {
+    .name = "sph",
+    .summary = "standard SPH (Müller et al. 2003): p = k (rho - rho0), symmetric pressure, viscosity",
+    .create = sph_create,
+    .step = sph_step,
+    .destroy = sph_destroy,
+};

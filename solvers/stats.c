@@ -1,0 +1,64 @@
+/* stats.c: the stage names, the step statistics helpers, and the one
+ * density estimator shared by solvers and the harness's metric. */
+#include <math.h>
+#include <omp.h>
+#include <string.h>
+
+#include "kernels.h"
+#include "solver.h"
+
+#define FL_STAGE_NAME(id, name) name,
+const char *const fl_stage_names[FL_STAGE_COUNT] = {FL_STAGE_LIST(FL_STAGE_NAME)};
+#undef FL_STAGE_NAME
+
+void fl_step_stats_reset(fl_step_stats *st)
+{
+    st->density_err_avg = st->density_err_max = 0.0;
+    st->iterations = 0;
+    memset(st->stage_ms, 0, sizeof st->stage_ms);
+    st->max_speed = st->cfl = 0.0;
+    st->nan_count = 0;
+}
+
+double fl_now_ms(void) { return omp_get_wtime() * 1e3; }
+
+double fl_max_speed(const fl_particles *p, int *nan_count)
+{
+    double vmax2 = 0.0;
+    int bad = 0;
+    #pragma omp parallel for schedule(static) reduction(max : vmax2) reduction(+ : bad)
+    for (int i = 0; i < p->count; i++) {
+        double v2 = (double)p->vx[i] * p->vx[i] + (double)p->vy[i] * p->vy[i] + (double)p->vz[i] * p->vz[i];
+        double xsum = (double)p->x[i] + p->y[i] + p->z[i]; /* NaN or Inf in any coordinate */
+        if (!isfinite(v2) || !isfinite(xsum))
+            bad++;
+        else if (v2 > vmax2)
+            vmax2 = v2;
+    }
+    if (nan_count)
+        *nan_count = bad;
+    return sqrt(vmax2);
+}
+
+void fl_density_poly6(const fl_world *w, const fl_nbgrid *g, const float *x, const float *y,
+                      const float *z, float *rho)
+{
+    const float h = (float)w->h, m = (float)w->mass, rho0 = (float)w->rho0;
+    const float w0 = fl_poly6(0.0f, h);
+    const fl_boundary *b = &w->boundary;
+    #pragma omp parallel for schedule(static)
+    for (int i = 0; i < g->n; i++) {
+        float fluid = w0, solid = 0.0f;
+        for (int k = g->nb_start[i]; k < g->nb_start[i + 1]; k++) {
+            int j = g->nb[k];
+            float dx = x[i] - x[j], dy = y[i] - y[j], dz = z[i] - z[j];
+            fluid += fl_poly6(dx * dx + dy * dy + dz * dz, h);
+        }
+        for (int k = g->bnb_start[i]; k < g->bnb_start[i + 1]; k++) {
+            int j = g->bnb[k];
+            float dx = x[i] - b->x[j], dy = y[i] - b->y[j], dz = z[i] - b->z[j];
+            solid += b->volume[j] * fl_poly6(dx * dx + dy * dy + dz * dz, h);
+        }
+        rho[i] = m * fluid + rho0 * solid;
+    }
+}

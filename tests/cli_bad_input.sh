@@ -1,0 +1,131 @@
+#!/usr/bin/env bash
+# cli_bad_input.sh: bad input never crashes and never writes half a result
+# (DESIGN.md, "Errors"). For each bad input, `fluidlab run` must exit
+# non-zero (not by a signal), print exactly one non-empty line on stderr
+# that names the cause, and leave no output folder behind.
+#
+# usage: cli_bad_input.sh path/to/fluidlab scratch_dir
+# Prints one line per case, then "N passed, M failed"; exits non-zero when
+# anything failed.
+set -u
+
+if [ $# -ne 2 ]; then
+    echo "usage: $0 path/to/fluidlab scratch_dir" >&2
+    exit 2
+fi
+bin=$1
+dir=$2
+if [ ! -x "$bin" ]; then
+    echo "$0: $bin is not an executable" >&2
+    exit 2
+fi
+mkdir -p "$dir" || exit 2
+
+passed=0
+failed=0
+n=0
+
+# A valid scene with the given fluid spacing, block max corner and extra
+# "time" members; the cases below break one thing at a time.
+#   write_scene FILE SPACING BLOCK_MAX [TIME_EXTRA]
+write_scene() {
+    cat >"$1" <<EOF
+{
+  "domain": { "min": [0, 0, 0], "max": [1, 1, 1] },
+  "fluid": {
+    "spacing": $2,
+    "blocks": [ { "min": [0, 0, 0], "max": $3 } ]
+  },
+  "time": { "duration": 0.1, "fps": 30, "substeps": 2${4:-} }
+}
+EOF
+}
+
+# run_case DESCRIPTION PATTERN SCENE [EXTRA ARGS...]
+# PATTERN: an extended regular expression the stderr line must match.
+run_case() {
+    local what=$1 pattern=$2 scene=$3
+    shift 3
+    n=$((n + 1))
+    local out="$dir/case_$n" err="$dir/case_$n.stderr"
+    local solver_args=(--solver sph)
+    # A case may name its own solver (the unknown-solver case).
+    if [ "${1:-}" = "--solver" ]; then
+        solver_args=(--solver "$2")
+        shift 2
+    fi
+    rm -rf "$out"
+    local status=0
+    # The timeout turns a hang (a loop over 1e15 lattice points) into a failure.
+    timeout 120 "$bin" run "$scene" "${solver_args[@]}" --out "$out" --frames 1 "$@" \
+        >/dev/null 2>"$err" || status=$?
+
+    local lines first why=""
+    lines=$(awk 'END { print NR }' "$err")
+    first=$(head -n 1 "$err")
+    if [ "$status" -eq 0 ]; then
+        why="exit status 0"
+    elif [ "$status" -eq 124 ]; then
+        why="timed out"
+    elif [ "$status" -ge 128 ]; then
+        why="killed by signal $((status - 128))"
+    elif [ "$lines" -ne 1 ] || [ -z "$first" ]; then
+        why="stderr has $lines lines, expected exactly one non-empty line"
+    elif ! grep -Eq -- "$pattern" "$err"; then
+        why="stderr does not match /$pattern/"
+    elif [ -e "$out" ]; then
+        why="$out exists"
+    fi
+    if [ -z "$why" ]; then
+        passed=$((passed + 1))
+        printf 'ok   case_%d %s: %s\n' "$n" "$what" "$first"
+    else
+        failed=$((failed + 1))
+        printf 'FAIL case_%d %s: %s (status %d)\n' "$n" "$what" "$why" "$status"
+        sed 's/^/       stderr: /' "$err"
+    fi
+}
+
+s="$dir/malformed.json"
+printf '{\n  "domain": { "min": [0, 0, 0] "max": [1, 1, 1] }\n}\n' >"$s"
+run_case "malformed JSON" 'malformed.json.*(malformed|JSON)' "$s"
+
+s="$dir/unknown_key.json"
+write_scene "$s" 0.1 "[0.5, 0.5, 0.5]"
+sed -i 's/"spacing"/"spacng"/' "$s"
+run_case "unknown key" 'spacng' "$s"
+
+s="$dir/valid.json"
+write_scene "$s" 0.1 "[0.5, 0.5, 0.5]"
+run_case "unknown solver" 'nosuch' "$s" --solver nosuch
+
+run_case "--dt 0" 'dt' "$s" --dt 0
+
+s="$dir/negative_dt.json"
+write_scene "$s" 0.1 "[0.5, 0.5, 0.5]" ', "dt": -1'
+run_case "time.dt = -1" 'time\.dt' "$s"
+
+s="$dir/zero_spacing.json"
+write_scene "$s" 0 "[0.5, 0.5, 0.5]"
+run_case "spacing = 0" 'spacing' "$s"
+
+s="$dir/negative_spacing.json"
+write_scene "$s" -0.1 "[0.5, 0.5, 0.5]"
+run_case "spacing < 0" 'spacing' "$s"
+
+s="$dir/empty_fluid.json"
+write_scene "$s" 0.1 "[0.5, 0.04, 0.5]"
+run_case "empty fluid" 'blocks' "$s"
+
+s="$dir/outside.json"
+write_scene "$s" 0.1 "[1.5, 0.5, 0.5]"
+run_case "block outside the domain" 'blocks' "$s"
+
+s="$dir/too_many.json"
+write_scene "$s" 1e-5 "[1, 1, 1]"
+run_case "too many particles" 'particles' "$s"
+
+run_case "missing file" 'no_such_scene\.json' "$dir/no_such_scene.json"
+
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]
