@@ -78,9 +78,9 @@ int fl_measure_density(const fl_world *w, fl_nbgrid *g, float *rho, fl_step_stat
     if (rc)
         return rc;
     fl_density_poly6(w, g, f->x, f->y, f->z, rho);
+    /* summed in particle order on one thread: the same bits for any thread count */
     double sum = 0.0, emax = -INFINITY;
     const double rho0 = w->rho0;
-    #pragma omp parallel for schedule(static) reduction(+ : sum) reduction(max : emax)
     for (int i = 0; i < f->count; i++) {
         double e = rho[i] / rho0 - 1.0;
         sum += e > 0.0 ? e : 0.0;

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "harness.h"
+#include "plot.h"
 #ifdef FL_HAVE_CUDA
 #include "cuda_device.h"
 #endif
@@ -39,9 +40,11 @@ static const char *usage =
     "  --save bin,vtk         also write particle frames (frames/NNNN.bin, .vtk)\n"
     "  --threads N            OpenMP threads\n"
     "  --quiet                no progress line\n"
+    "  --no-plot              do not draw DIR/summary.png and .svg with gnuplot\n"
     "\n"
     "output: DIR/stats.csv (one row per step), DIR/convergence.csv, DIR/run.json,\n"
-    "DIR/frames/ with --save. Exit codes: 0 done, 1 bad input, 2 output error,\n"
+    "DIR/summary.png and .svg (when gnuplot is installed), DIR/frames/ with --save.\n"
+    "Exit codes: 0 done, 1 bad input, 2 output error,\n"
     "3 the run went unstable (see run.json).\n";
 
 static int die(const char *fmt, const char *a)
@@ -110,8 +113,23 @@ static int cmd_list(void)
     return 0;
 }
 
+/* DIR/summary.png and .svg from DIR/stats.csv, or one line saying why not. */
+static void plot_summary(const char *dir)
+{
+    if (!fl_plot_available()) {
+        fprintf(stderr, "fluidlab: plots skipped: gnuplot not found (install it: apt-get install gnuplot-nox); "
+                        "the CSV files are written\n");
+        return;
+    }
+    char msg[512];
+    const char *script = FL_SOURCE_DIR "/plots/run_summary.gp";
+    if (fl_plot_render(script, dir, "png", msg, sizeof msg) || fl_plot_render(script, dir, "svg", msg, sizeof msg))
+        fprintf(stderr, "fluidlab: plots skipped: %s\n", msg);
+}
+
 static int cmd_run(int argc, char **argv, const char *default_scene)
 {
+    int plot = 1;
     fl_run_config c;
     fl_run_config_default(&c);
     c.scene = default_scene;
@@ -157,6 +175,8 @@ static int cmd_run(int argc, char **argv, const char *default_scene)
             }
         } else if (strcmp(a, "--quiet") == 0) {
             c.progress = 0;
+        } else if (strcmp(a, "--no-plot") == 0) {
+            plot = 0;
         } else if (a[0] == '-') {
             return die("%s: unknown option (see fluidlab --help)", a);
         } else if (c.scene && c.scene != default_scene) {
@@ -175,6 +195,8 @@ static int cmd_run(int argc, char **argv, const char *default_scene)
         die("%s", err.msg);
         return rc == FL_ERR_IO ? 2 : 1;
     }
+    if (plot)
+        plot_summary(c.out_dir);
     if (res.status == FL_RUN_UNSTABLE) {
         fprintf(stderr, "fluidlab: %s: unstable at %s\n", c.solver, res.reason);
         return 3;

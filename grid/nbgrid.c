@@ -14,23 +14,25 @@
 #include <immintrin.h>
 #endif
 
-/* The points of the 27 cells around one cell, gathered contiguously. */
-typedef struct candidates {
-    float *x, *y, *z, *r2;
-    int *id;
-    long long count, cap;
-} candidates;
-
 /* A thread's growable output of the search and its candidate caches. */
 struct fl_nb_scratch {
     int *nb, *bnb;
     long long nb_len, nb_cap, bnb_len, bnb_cap;
-    candidates fluid, solid;
-    int cached_cell;
     char pad[64];
 };
 
 static int *alloc_ints(long long n) { return fl_alloc((size_t)(n > 0 ? n : 1) * sizeof(int)); }
+
+/* n floats plus a zeroed block of FL_SEARCH_PAD, which the vectorized
+ * search may read past the last point (and then ignores). */
+#define FL_SEARCH_PAD 16
+static float *alloc_padded_floats(long long n)
+{
+    float *a = fl_alloc((size_t)(n + FL_SEARCH_PAD) * sizeof(float));
+    if (a)
+        memset(a + n, 0, FL_SEARCH_PAD * sizeof(float));
+    return a;
+}
 
 /* Grows *a to at least need ints, keeping its first keep values. */
 static int ensure_ints(int **a, long long *cap, long long need, long long keep)
@@ -100,9 +102,9 @@ int fl_nbgrid_init(fl_nbgrid *g, const fl_world *w, fl_error *err)
     const fl_boundary *b = &w->boundary;
     int *bcell = alloc_ints(b->count);
     g->bsorted = alloc_ints(b->count);
-    g->bx = fl_alloc((size_t)(b->count + 1) * sizeof(float));
-    g->by = fl_alloc((size_t)(b->count + 1) * sizeof(float));
-    g->bz = fl_alloc((size_t)(b->count + 1) * sizeof(float));
+    g->bx = alloc_padded_floats(b->count);
+    g->by = alloc_padded_floats(b->count);
+    g->bz = alloc_padded_floats(b->count);
     if (!g->cell_start || !g->bcell_start || !g->scratch || !bcell || !g->bsorted || !g->bx ||
         !g->by || !g->bz) {
         fl_free(bcell);
@@ -140,7 +142,7 @@ static int reserve_particles(fl_nbgrid *g, int n, fl_error *err)
     }
     for (int k = 0; k < 3; k++) {
         fl_free(*floats[k]);
-        *floats[k] = fl_alloc((size_t)cap * sizeof(float));
+        *floats[k] = alloc_padded_floats(cap);
     }
     for (int k = 0; k < 4; k++)
         if (!*ints[k])
@@ -182,113 +184,117 @@ int fl_nbgrid_build(fl_nbgrid *g, const float *x, const float *y, const float *z
     return FL_OK;
 }
 
-static void candidates_free(candidates *c)
+/* Appends to *buf the ids of the points in sorted slots [k0, k1) within
+ * r2max of (xi, yi, zi), skipping self. About one point in seven is kept,
+ * so the selection is the cost: with AVX, eight distances are compared at
+ * once and only the set bits of the comparison mask are visited (the
+ * position arrays are padded so that the last block may read past k1); the
+ * portable loop selects without branches. Both keep the slots' order and
+ * compute r^2 with the same float operations. */
+static inline void select_range(const float *restrict sx, const float *restrict sy, const float *restrict sz,
+                                const int *restrict ids, int k0, int k1, float xi, float yi, float zi,
+                                float r2max, int self, int *restrict out, long long *m_io)
 {
-    fl_free(c->x), fl_free(c->y), fl_free(c->z), fl_free(c->r2), fl_free(c->id);
-    memset(c, 0, sizeof *c);
-}
-
-static int candidates_reserve(candidates *c, long long need)
-{
-    if (need <= c->cap)
-        return 1;
-    long long cap = c->cap > 0 ? c->cap : 256;
-    while (cap < need)
-        cap *= 2;
-    candidates fresh = {fl_alloc((size_t)cap * sizeof(float)), fl_alloc((size_t)cap * sizeof(float)),
-                        fl_alloc((size_t)cap * sizeof(float)), fl_alloc((size_t)cap * sizeof(float)),
-                        alloc_ints(cap), 0, cap};
-    if (!fresh.x || !fresh.y || !fresh.z || !fresh.r2 || !fresh.id) {
-        candidates_free(&fresh);
-        return 0;
+    long long m = *m_io;
+#if defined(__AVX512F__)
+    /* AVX-512: sixteen distances at once; the selected ids are packed in a
+     * register and stored whole (the buffer has room for 16 more; a
+     * compress-store to memory is slow) */
+    const __m512 px = _mm512_set1_ps(xi), py = _mm512_set1_ps(yi), pz = _mm512_set1_ps(zi);
+    const __m512 lim = _mm512_set1_ps(r2max);
+    const __m512i me = _mm512_set1_epi32(self);
+    for (int k = k0; k < k1; k += 16) {
+        __m512 dx = _mm512_sub_ps(px, _mm512_loadu_ps(sx + k));
+        __m512 dy = _mm512_sub_ps(py, _mm512_loadu_ps(sy + k));
+        __m512 dz = _mm512_sub_ps(pz, _mm512_loadu_ps(sz + k));
+        /* (dx^2 + dy^2) + dz^2, unfused, as in the portable loop */
+        __m512 r2 = _mm512_add_ps(_mm512_add_ps(_mm512_mul_ps(dx, dx), _mm512_mul_ps(dy, dy)), _mm512_mul_ps(dz, dz));
+        __mmask16 keep = _mm512_cmp_ps_mask(r2, lim, _CMP_LT_OQ);
+        if (k1 - k < 16)
+            keep &= (__mmask16)((1u << (k1 - k)) - 1u);
+        __m512i j = _mm512_maskz_loadu_epi32(keep, ids + k);
+        keep &= _mm512_cmpneq_epi32_mask(j, me);
+        _mm512_storeu_si512(out + m, _mm512_maskz_compress_epi32(keep, j));
+        m += __builtin_popcount(keep);
     }
-    candidates_free(c);
-    *c = fresh;
-    return 1;
-}
-
-/* Gathers the points of the 3x3x3 cells around cell c (x rows of three
- * cells are contiguous in the sorted arrays: nine copies). */
-static int gather(const fl_nbgrid *g, int c, const int *start, const float *sx, const float *sy,
-                  const float *sz, const int *ids, candidates *out)
-{
-    int cx = c % g->dim[0], cy = (c / g->dim[0]) % g->dim[1], cz = c / (g->dim[0] * g->dim[1]);
-    int xa = cx > 0 ? cx - 1 : 0, xb = cx + 1 < g->dim[0] ? cx + 1 : cx;
-    out->count = 0;
-    for (int zz = cz - 1; zz <= cz + 1; zz++) {
-        if (zz < 0 || zz >= g->dim[2])
-            continue;
-        for (int yy = cy - 1; yy <= cy + 1; yy++) {
-            if (yy < 0 || yy >= g->dim[1])
-                continue;
-            int row = (zz * g->dim[1] + yy) * g->dim[0];
-            int k0 = start[row + xa], n = start[row + xb + 1] - k0;
-            if (n == 0)
-                continue;
-            if (!candidates_reserve(out, out->count + n))
-                return 0;
-            memcpy(out->x + out->count, sx + k0, (size_t)n * sizeof(float));
-            memcpy(out->y + out->count, sy + k0, (size_t)n * sizeof(float));
-            memcpy(out->z + out->count, sz + k0, (size_t)n * sizeof(float));
-            memcpy(out->id + out->count, ids + k0, (size_t)n * sizeof(int));
-            out->count += n;
-        }
-    }
-    return 1;
-}
-
-/* Appends to *buf the ids of the candidates within r2max of (xi, yi, zi),
- * skipping self. About one candidate in seven is kept, so the selection is
- * the cost: with AVX, eight distances are compared at once and only the set
- * bits of the comparison mask are visited; the portable loop computes the
- * distances in a vectorizable pass and then selects without branches. Both
- * keep the candidates' order and compute r^2 with the same float operations. */
-static int select_within(candidates *c, float xi, float yi, float zi, float r2max, int self, int **buf,
-                         long long *len, long long *cap)
-{
-    if (!ensure_ints(buf, cap, *len + c->count, *len))
-        return 0;
-    const long long n = c->count;
-    const float *restrict cx = c->x, *restrict cy = c->y, *restrict cz = c->z;
-    const int *restrict id = c->id;
-    int *out = *buf + *len;
-    long long m = 0, k = 0;
-#if defined(__AVX__)
+#elif defined(__AVX__)
     const __m256 px = _mm256_set1_ps(xi), py = _mm256_set1_ps(yi), pz = _mm256_set1_ps(zi);
     const __m256 lim = _mm256_set1_ps(r2max);
-    for (; k + 8 <= n; k += 8) {
-        __m256 dx = _mm256_sub_ps(px, _mm256_loadu_ps(cx + k));
-        __m256 dy = _mm256_sub_ps(py, _mm256_loadu_ps(cy + k));
-        __m256 dz = _mm256_sub_ps(pz, _mm256_loadu_ps(cz + k));
-        /* (dx^2 + dy^2) + dz^2, unfused, as in the scalar loop */
+    for (int k = k0; k < k1; k += 8) {
+        __m256 dx = _mm256_sub_ps(px, _mm256_loadu_ps(sx + k));
+        __m256 dy = _mm256_sub_ps(py, _mm256_loadu_ps(sy + k));
+        __m256 dz = _mm256_sub_ps(pz, _mm256_loadu_ps(sz + k));
+        /* (dx^2 + dy^2) + dz^2, unfused, as in the portable loop */
         __m256 r2 = _mm256_add_ps(_mm256_add_ps(_mm256_mul_ps(dx, dx), _mm256_mul_ps(dy, dy)), _mm256_mul_ps(dz, dz));
         unsigned mask = (unsigned)_mm256_movemask_ps(_mm256_cmp_ps(r2, lim, _CMP_LT_OQ));
+        if (k1 - k < 8)
+            mask &= (1u << (k1 - k)) - 1u;
         while (mask) {
-            int j = id[k + __builtin_ctz(mask)];
+            int j = ids[k + __builtin_ctz(mask)];
             out[m] = j;
             m += j != self;
             mask &= mask - 1;
         }
     }
-#endif
-    float *restrict r2 = c->r2;
-    for (long long q = k; q < n; q++) {
-        float dx = xi - cx[q], dy = yi - cy[q], dz = zi - cz[q];
-        r2[q] = dx * dx + dy * dy + dz * dz;
-    }
-    for (; k < n; k++) {
-        int j = id[k];
+#else
+    for (int k = k0; k < k1; k++) {
+        float dx = xi - sx[k], dy = yi - sy[k], dz = zi - sz[k];
+        float r2 = dx * dx + dy * dy + dz * dz;
+        int j = ids[k];
         out[m] = j;
-        m += (r2[k] < r2max) & (j != self);
+        m += (r2 < r2max) & (j != self);
     }
-    *len += m;
+#endif
+    *m_io = m;
+}
+
+/* The slot ranges of the 3x3x3 cells around cell c in one binning: nine x
+ * rows of three cells, each contiguous in sorted order (empty rows are left
+ * out), and their total length. */
+typedef struct cell_ranges {
+    int count;
+    int k0[9], k1[9];
+    long long total;
+} cell_ranges;
+
+static void ranges_around(const fl_nbgrid *g, int c, const int *start, cell_ranges *r)
+{
+    int cx = c % g->dim[0], cy = (c / g->dim[0]) % g->dim[1], cz = c / (g->dim[0] * g->dim[1]);
+    int xa = cx > 0 ? cx - 1 : 0, xb = cx + 1 < g->dim[0] ? cx + 1 : cx;
+    int ya = cy > 0 ? cy - 1 : 0, yb = cy + 1 < g->dim[1] ? cy + 1 : cy;
+    int za = cz > 0 ? cz - 1 : 0, zb = cz + 1 < g->dim[2] ? cz + 1 : cz;
+    r->count = 0;
+    r->total = 0;
+    for (int zz = za; zz <= zb; zz++)
+        for (int yy = ya; yy <= yb; yy++) {
+            int row = (zz * g->dim[1] + yy) * g->dim[0];
+            int k0 = start[row + xa], k1 = start[row + xb + 1];
+            if (k1 == k0)
+                continue;
+            r->k0[r->count] = k0, r->k1[r->count] = k1;
+            r->count++;
+            r->total += k1 - k0;
+        }
+}
+
+/* Appends the neighbors of point (xi, yi, zi) among the ranges r of the
+ * binned points (sx, sy, sz, ids) to *buf. */
+static inline int neighbors_in(const cell_ranges *r, const float *sx, const float *sy, const float *sz,
+                               const int *ids, float xi, float yi, float zi, float r2max, int self,
+                               int **buf, long long *len, long long *cap)
+{
+    if (r->total == 0)
+        return 1;
+    if (!ensure_ints(buf, cap, *len + r->total + FL_SEARCH_PAD, *len))
+        return 0;
+    for (int q = 0; q < r->count; q++)
+        select_range(sx, sy, sz, ids, r->k0[q], r->k1[q], xi, yi, zi, r2max, self, *buf, len);
     return 1;
 }
 
 int fl_nbgrid_search(fl_nbgrid *g, const float *x, const float *y, const float *z, fl_error *err)
 {
     const int n = g->n, T = g->nthreads;
-    const float r2max = g->radius * g->radius;
     long long totals[2 * 256], sum_nb = 0, sum_bnb = 0;
     int failed = 0;
     if (T > 256)
@@ -297,23 +303,31 @@ int fl_nbgrid_search(fl_nbgrid *g, const float *x, const float *y, const float *
     {
         int t = omp_get_thread_num(), nt = omp_get_num_threads();
         int i0 = (int)((long long)n * t / nt), i1 = (int)((long long)n * (t + 1) / nt);
+        /* thread 0 writes straight into the final lists (its slice starts at
+         * 0); the others write into their own buffers and copy after */
         struct fl_nb_scratch *s = &g->scratch[t];
+        int **nb = t == 0 ? &g->nb : &s->nb, **bnb = t == 0 ? &g->bnb : &s->bnb;
+        long long *nb_cap = t == 0 ? &g->nb_capacity : &s->nb_cap;
+        long long *bnb_cap = t == 0 ? &g->bnb_capacity : &s->bnb_cap;
         s->nb_len = s->bnb_len = 0;
-        s->cached_cell = -1;
-        int ok = 1;
-        /* particles are mostly in cell order (solvers sort the store), so
-         * consecutive particles share their gathered candidates */
+        int ok = 1, cached = -1;
+        const float r2max = g->radius * g->radius;
+        cell_ranges fluid, solid;
+        /* the store is mostly in cell order (solvers sort it), so consecutive
+         * particles share the ranges of their cell */
         for (int i = i0; i < i1 && ok; i++) {
             g->nb_start[i] = (int)s->nb_len;
             g->bnb_start[i] = (int)s->bnb_len;
             int c = g->cell_of[i];
-            if (c != s->cached_cell) {
-                ok = gather(g, c, g->cell_start, g->sx, g->sy, g->sz, g->sorted, &s->fluid) &&
-                     gather(g, c, g->bcell_start, g->bx, g->by, g->bz, g->bsorted, &s->solid);
-                s->cached_cell = c;
+            if (c != cached) {
+                ranges_around(g, c, g->cell_start, &fluid);
+                ranges_around(g, c, g->bcell_start, &solid);
+                cached = c;
             }
-            ok = ok && select_within(&s->fluid, x[i], y[i], z[i], r2max, i, &s->nb, &s->nb_len, &s->nb_cap) &&
-                 select_within(&s->solid, x[i], y[i], z[i], r2max, -1, &s->bnb, &s->bnb_len, &s->bnb_cap);
+            ok = neighbors_in(&fluid, g->sx, g->sy, g->sz, g->sorted, x[i], y[i], z[i], r2max, i, nb, &s->nb_len,
+                              nb_cap) &&
+                 neighbors_in(&solid, g->bx, g->by, g->bz, g->bsorted, x[i], y[i], z[i], r2max, -1, bnb,
+                              &s->bnb_len, bnb_cap);
         }
         totals[2 * t] = s->nb_len;
         totals[2 * t + 1] = s->bnb_len;
@@ -326,13 +340,13 @@ int fl_nbgrid_search(fl_nbgrid *g, const float *x, const float *y, const float *
         {
             for (int k = 0; k < nt; k++)
                 sum_nb += totals[2 * k], sum_bnb += totals[2 * k + 1];
-            if (!failed && (!ensure_ints(&g->nb, &g->nb_capacity, sum_nb + 1, 0) ||
-                            !ensure_ints(&g->bnb, &g->bnb_capacity, sum_bnb + 1, 0)))
+            if (!failed && (!ensure_ints(&g->nb, &g->nb_capacity, sum_nb + 1, totals[0]) ||
+                            !ensure_ints(&g->bnb, &g->bnb_capacity, sum_bnb + 1, totals[1])))
                 failed = 1;
             if (!failed && (sum_nb > 0x7fffffff || sum_bnb > 0x7fffffff))
                 failed = 1;
         }
-        if (!failed) {
+        if (!failed && t > 0) {
             long long off = 0, boff = 0;
             for (int k = 0; k < t; k++)
                 off += totals[2 * k], boff += totals[2 * k + 1];
@@ -356,10 +370,8 @@ void fl_nbgrid_free(fl_nbgrid *g)
     for (size_t k = 0; k < sizeof arrays / sizeof arrays[0]; k++)
         fl_free(arrays[k]);
     if (g->scratch)
-        for (int t = 0; t < g->nthreads; t++) {
+        for (int t = 0; t < g->nthreads; t++)
             fl_free(g->scratch[t].nb), fl_free(g->scratch[t].bnb);
-            candidates_free(&g->scratch[t].fluid), candidates_free(&g->scratch[t].solid);
-        }
     free(g->scratch);
     memset(g, 0, sizeof *g);
 }

@@ -96,13 +96,15 @@ static int sph_bin(sph_solver *s, fl_particles *f, fl_error *err)
  * compression max(rho_i/rho0 - 1, 0) for the convergence history. */
 static double sph_pressure(const sph_params *prm, fl_particles *f, double rho0)
 {
-    double compression = 0.0;
-    #pragma omp parallel for schedule(static) reduction(+ : compression)
+    #pragma omp parallel for schedule(static)
     for (int i = 0; i < f->count; i++) {
         float p = (float)(prm->stiffness * (f->rho[i] - rho0));
         f->p[i] = (prm->clamp_negative && p < 0.0f) ? 0.0f : p;
-        compression += fmax(f->rho[i] / rho0 - 1.0, 0.0);
     }
+    /* summed in particle order: the same bits for any thread count */
+    double compression = 0.0;
+    for (int i = 0; i < f->count; i++)
+        compression += fmax(f->rho[i] / rho0 - 1.0, 0.0);
     return f->count > 0 ? compression / f->count : 0.0;
 }
 

@@ -129,11 +129,11 @@ static void test_dam_break(void)
     ENSURE_NEAR(s.blocks[0].lo[2], s.domain.lo[2], 0.0);
     ENSURE_NEAR(s.blocks[0].hi[2], s.domain.hi[2], 0.0);
     ENSURE_NEAR(s.gravity[1], -9.81, 0.0);
-    ENSURE_NEAR(fl_scene_dt(&s), 1.0 / 1200.0, 1e-15);
+    ENSURE_NEAR(fl_scene_dt(&s), 1.0 / 4800.0, 1e-15); /* 30 fps x 160 substeps */
 
     fl_scene_solver_params(&s, "sph", &p);
     ENSURE_NEAR(param(&p, "stiffness", -1), 1000.0, 0.0);
-    ENSURE_NEAR(param(&p, "viscosity", -1), 0.2, 0.0);
+    ENSURE_NEAR(param(&p, "viscosity", -1), 3.0, 0.0);
     ENSURE_NEAR(param(&p, "clamp_negative", -1), 1.0, 0.0);
     ENSURE(strstr(p.source, "dam_break.json: solvers.sph") != NULL);
     /* A solver the scene does not mention gets an empty list naming it. */
@@ -306,7 +306,7 @@ static void test_set(void)
         ENSURE(strcmp(s.name, "renamed") == 0);
         fl_scene_solver_params(&s, "sph", &p);
         ENSURE_NEAR(param(&p, "stiffness", -1), 2000.0, 0.0);
-        ENSURE_NEAR(param(&p, "viscosity", -1), 0.2, 0.0);   /* untouched */
+        ENSURE_NEAR(param(&p, "viscosity", -1), 3.0, 0.0);   /* untouched */
         fl_scene_solver_params(&s, "pbf", &p);
         ENSURE(p.count == 2);
         ENSURE_NEAR(param(&p, "iterations", -1), 4.0, 0.0);

@@ -1,0 +1,63 @@
+/* plot.c: runs gnuplot on a script of plots/ (plot.h). */
+#define _POSIX_C_SOURCE 200809L
+#include "plot.h"
+
+#include <fcntl.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+extern char **environ;
+
+int fl_plot_available(void)
+{
+    const char *path = getenv("PATH");
+    if (!path)
+        return 0;
+    char buf[4096];
+    snprintf(buf, sizeof buf, "%s", path);
+    for (char *save = NULL, *p = strtok_r(buf, ":", &save); p; p = strtok_r(NULL, ":", &save)) {
+        char exe[4200];
+        snprintf(exe, sizeof exe, "%s/gnuplot", p);
+        if (access(exe, X_OK) == 0)
+            return 1;
+    }
+    return 0;
+}
+
+int fl_plot_render(const char *script, const char *dir, const char *fmt, char *msg, int len)
+{
+    if (strchr(dir, '\'')) {
+        snprintf(msg, (size_t)len, "%s: a folder name with a quote cannot be passed to gnuplot", dir);
+        return 1;
+    }
+    char dir_arg[1200], fmt_arg[64];
+    snprintf(dir_arg, sizeof dir_arg, "dir='%s'", dir);
+    snprintf(fmt_arg, sizeof fmt_arg, "fmt='%s'", fmt);
+    char *argv[] = {"gnuplot", "-e", dir_arg, "-e", fmt_arg, (char *)script, NULL};
+    /* gnuplot's own messages go to DIR/gnuplot.log, not to the terminal */
+    char log[1200];
+    snprintf(log, sizeof log, "%s/gnuplot.log", dir);
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_addopen(&fa, STDOUT_FILENO, log, O_WRONLY | O_CREAT | O_APPEND, 0644);
+    posix_spawn_file_actions_adddup2(&fa, STDOUT_FILENO, STDERR_FILENO);
+    pid_t pid;
+    int rc = posix_spawnp(&pid, "gnuplot", &fa, NULL, argv, environ);
+    posix_spawn_file_actions_destroy(&fa);
+    if (rc != 0) {
+        snprintf(msg, (size_t)len, "cannot start gnuplot: %s", strerror(rc));
+        return 1;
+    }
+    int status = 0;
+    if (waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+        snprintf(msg, (size_t)len, "gnuplot failed on %s (see %s)", script, log);
+        return 1;
+    }
+    unlink(log);
+    return 0;
+}

@@ -1,0 +1,15 @@
+/* plot.h: the C side of plots/: renders a gnuplot script from plots/ over a
+ * run folder's CSV files. gnuplot is run as a child process with its
+ * arguments passed directly (no shell). */
+#ifndef FL_PLOT_H
+#define FL_PLOT_H
+
+/* 1 when a gnuplot executable is on PATH. */
+int fl_plot_available(void);
+
+/* Runs `gnuplot -e "dir='DIR'" -e "fmt='FMT'" SCRIPT`. Returns 0 on success;
+ * otherwise non-zero with one line in msg (len bytes). DIR must not contain
+ * a single quote. */
+int fl_plot_render(const char *script, const char *dir, const char *fmt, char *msg, int len);
+
+#endif
