@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 #include <time.h>
 
+#include "fl_commit.h"
 #include "harness.h"
 
 typedef struct bench_opts {

@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "fl_commit.h"
 #include "harness.h"
 #include "io.h"
 

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "fl_commit.h"
 #include "harness.h"
 #include "plot.h"
 #ifdef FL_HAVE_CUDA

@@ -352,8 +352,10 @@ int fl_nbgrid_search(fl_nbgrid *g, const float *x, const float *y, const float *
                 off += totals[2 * k], boff += totals[2 * k + 1];
             for (int i = i0; i < i1; i++)
                 g->nb_start[i] += (int)off, g->bnb_start[i] += (int)boff;
-            memcpy(g->nb + off, s->nb, (size_t)s->nb_len * sizeof(int));
-            memcpy(g->bnb + boff, s->bnb, (size_t)s->bnb_len * sizeof(int));
+            if (s->nb_len)
+                memcpy(g->nb + off, s->nb, (size_t)s->nb_len * sizeof(int));
+            if (s->bnb_len)
+                memcpy(g->bnb + boff, s->bnb, (size_t)s->bnb_len * sizeof(int));
         }
     }
     if (failed)
