@@ -240,9 +240,9 @@ int fl_bench_main(int argc, char **argv)
     size_t len = (size_t)snprintf(o.command, sizeof o.command, "fluidlab bench");
     const char *targets[32];
     int ntargets = 0, threads = 0;
+    for (int k = 0; k < argc && len < sizeof o.command; k++)
+        len += (size_t)snprintf(o.command + len, sizeof o.command - len, " %s", argv[k]);
     for (int k = 0; k < argc; k++) {
-        if (len < sizeof o.command)
-            len += (size_t)snprintf(o.command + len, sizeof o.command - len, " %s", argv[k]);
         const char *a = argv[k], *v = k + 1 < argc ? argv[k + 1] : NULL;
         int takes = !strcmp(a, "--particles") || !strcmp(a, "--repeat") || !strcmp(a, "--steps") ||
                     !strcmp(a, "--threads") || !strcmp(a, "--scene") || !strcmp(a, "--log") ||

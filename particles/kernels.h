@@ -5,7 +5,12 @@
  * PBF constraint gradients), viscosity Laplacian (viscosity force).
  * Monaghan 1992 cubic spline, written with support radius h.
  * All take the support radius h (m) and distances in m; W has units 1/m^3,
- * its gradient 1/m^4, its Laplacian 1/m^5. Each is zero at and beyond h. */
+ * its gradient 1/m^4, its Laplacian 1/m^5. Each is zero at and beyond h.
+ *
+ * Written branch-free, with the normalisation computed before the test on
+ * r: in a neighbor loop h is invariant, so the compiler hoists the division
+ * out of the loop (it may not move a division out of a branch) and can
+ * vectorize the rest. */
 #ifndef FL_KERNELS_H
 #define FL_KERNELS_H
 
@@ -16,12 +21,10 @@
 /* poly6 from the squared distance r2 (no square root needed). */
 static inline FL_HD float fl_poly6(float r2, float h)
 {
-    float h2 = h * h;
-    if (r2 >= h2)
-        return 0.0f;
+    float h2 = h * h, h3 = h2 * h;
+    float k = (float)(315.0 / (64.0 * FL_PI)) / (h3 * h3 * h3);
     float d = h2 - r2;
-    float h3 = h2 * h;
-    return (float)(315.0 / (64.0 * FL_PI)) / (h3 * h3 * h3) * d * d * d;
+    return r2 < h2 ? k * d * d * d : 0.0f;
 }
 
 /* Scalar factor g(r) of the spiky gradient: grad W(r_vec) = g(r) * r_vec,
@@ -30,55 +33,46 @@ static inline FL_HD float fl_poly6(float r2, float h)
  * no direction) and for r >= h. */
 static inline FL_HD float fl_spiky_grad_factor(float r, float h)
 {
-    if (r >= h || r <= 0.0f)
-        return 0.0f;
-    float d = h - r;
     float h3 = h * h * h;
-    return -(float)(45.0 / FL_PI) / (h3 * h3) * d * d / r;
+    float k = -(float)(45.0 / FL_PI) / (h3 * h3);
+    float d = h - r;
+    return (r < h && r > 0.0f) ? k * d * d / r : 0.0f;
 }
 
 /* Spiky kernel value, 15/(pi h^6) (h - r)^3, for tests and integrals. */
 static inline FL_HD float fl_spiky(float r, float h)
 {
-    if (r >= h)
-        return 0.0f;
-    float d = h - r;
     float h3 = h * h * h;
-    return (float)(15.0 / FL_PI) / (h3 * h3) * d * d * d;
+    float k = (float)(15.0 / FL_PI) / (h3 * h3);
+    float d = h - r;
+    return r < h ? k * d * d * d : 0.0f;
 }
 
 /* Laplacian of the viscosity kernel, 45/(pi h^6) (h - r). */
 static inline FL_HD float fl_visc_laplacian(float r, float h)
 {
-    if (r >= h)
-        return 0.0f;
     float h3 = h * h * h;
-    return (float)(45.0 / FL_PI) / (h3 * h3) * (h - r);
+    float k = (float)(45.0 / FL_PI) / (h3 * h3);
+    return r < h ? k * (h - r) : 0.0f;
 }
 
 /* Cubic spline with support h (q = r/h):
  * W = 8/(pi h^3) * { 6(q^3 - q^2) + 1 for q <= 1/2; 2(1 - q)^3 for q <= 1 }. */
 static inline FL_HD float fl_cubic(float r, float h)
 {
-    float q = r / h;
-    if (q >= 1.0f)
-        return 0.0f;
     float s = (float)(8.0 / FL_PI) / (h * h * h);
-    if (q <= 0.5f)
-        return s * (6.0f * (q * q * q - q * q) + 1.0f);
-    float d = 1.0f - q;
-    return s * 2.0f * d * d * d;
+    float q = r / h, d = 1.0f - q;
+    float inner = 6.0f * (q * q * q - q * q) + 1.0f, outer = 2.0f * d * d * d;
+    return q < 1.0f ? s * (q <= 0.5f ? inner : outer) : 0.0f;
 }
 
 /* Scalar factor of the cubic spline gradient: grad W = g(r) * r_vec. */
 static inline FL_HD float fl_cubic_grad_factor(float r, float h)
 {
-    float q = r / h;
-    if (q >= 1.0f || r <= 0.0f)
-        return 0.0f;
     float s = (float)(48.0 / FL_PI) / (h * h * h * h);
+    float q = r / h;
     float dwdq = (q <= 0.5f) ? s * q * (3.0f * q - 2.0f) : -s * (1.0f - q) * (1.0f - q);
-    return dwdq / r;
+    return (q < 1.0f && r > 0.0f) ? dwdq / r : 0.0f;
 }
 
 #endif

@@ -30,6 +30,8 @@ typedef struct sph_solver {
     sph_params prm;
     fl_nbgrid grid;
     float *ax, *ay, *az;  /* acceleration, m/s^2 */
+    float *p_rho2;        /* p_i / rho_i^2, Pa m^6/kg^2 */
+    float *vol;           /* m / rho_i, m^3 */
     float *scratch;       /* for reordering the store */
     long long steps;
 } sph_solver;
@@ -43,6 +45,7 @@ static void sph_destroy(void *self)
         return;
     fl_nbgrid_free(&s->grid);
     fl_free(s->ax), fl_free(s->ay), fl_free(s->az), fl_free(s->scratch);
+    fl_free(s->p_rho2), fl_free(s->vol);
     free(s);
 }
 
@@ -67,8 +70,8 @@ static void *sph_create(fl_world *w, const fl_params *p, fl_error *err)
     s->prm = prm;
     size_t bytes = (size_t)(w->fluid.count > 0 ? w->fluid.count : 1) * sizeof(float);
     s->ax = fl_alloc(bytes), s->ay = fl_alloc(bytes), s->az = fl_alloc(bytes);
-    s->scratch = fl_alloc(bytes);
-    if (!s->ax || !s->ay || !s->az || !s->scratch) {
+    s->scratch = fl_alloc(bytes), s->p_rho2 = fl_alloc(bytes), s->vol = fl_alloc(bytes);
+    if (!s->ax || !s->ay || !s->az || !s->scratch || !s->p_rho2 || !s->vol) {
         sph_destroy(s);
         fl_fail(err, FL_ERR_MEMORY, "out of memory for the SPH solver's %d particles", w->fluid.count);
         return NULL;
@@ -92,14 +95,19 @@ static int sph_bin(sph_solver *s, fl_particles *f, fl_error *err)
     return rc;
 }
 
-/* p_i = k (rho_i - rho0), optionally max(p_i, 0); returns the mean
- * compression max(rho_i/rho0 - 1, 0) for the convergence history. */
-static double sph_pressure(const sph_params *prm, fl_particles *f, double rho0)
+/* p_i = k (rho_i - rho0), optionally max(p_i, 0), and the per-particle
+ * factors of the force pass (p_i / rho_i^2, m / rho_i: one division each
+ * per particle instead of per pair); returns the mean compression
+ * max(rho_i/rho0 - 1, 0) for the convergence history. */
+static double sph_pressure(sph_solver *s, fl_particles *f, double mass, double rho0)
 {
+    const sph_params *prm = &s->prm;
     #pragma omp parallel for schedule(static)
     for (int i = 0; i < f->count; i++) {
         float p = (float)(prm->stiffness * (f->rho[i] - rho0));
         f->p[i] = (prm->clamp_negative && p < 0.0f) ? 0.0f : p;
+        s->p_rho2[i] = f->p[i] / (f->rho[i] * f->rho[i]);
+        s->vol[i] = (float)mass / f->rho[i];
     }
     /* summed in particle order: the same bits for any thread count */
     double compression = 0.0;
@@ -109,38 +117,38 @@ static double sph_pressure(const sph_params *prm, fl_particles *f, double rho0)
 }
 
 /* Acceleration of particle i from pressure, viscosity and gravity. */
-static inline void sph_accel(int i, const fl_world *w, const fl_nbgrid *g, const sph_params *prm,
-                             float out[3])
+static inline void sph_accel(int i, const fl_world *w, const fl_nbgrid *g, const sph_solver *s, float out[3])
 {
     const fl_particles *f = &w->fluid;
     const fl_boundary *b = &w->boundary;
     const float h = (float)w->h, m = (float)w->mass, rho0 = (float)w->rho0;
-    const float mu = (float)prm->viscosity;
+    const float *p_rho2 = s->p_rho2, *vol = s->vol;
     const float xi = f->x[i], yi = f->y[i], zi = f->z[i];
-    const float pi_rho2 = f->p[i] / (f->rho[i] * f->rho[i]);
     float ap[3] = {0, 0, 0}, av[3] = {0, 0, 0};
     for (int k = g->nb_start[i]; k < g->nb_start[i + 1]; k++) {
         int j = g->nb[k];
         float dx = xi - f->x[j], dy = yi - f->y[j], dz = zi - f->z[j];
         float r = sqrtf(dx * dx + dy * dy + dz * dz);
-        float sp = -m * (pi_rho2 + f->p[j] / (f->rho[j] * f->rho[j])) * fl_spiky_grad_factor(r, h);
+        float sp = -m * (p_rho2[i] + p_rho2[j]) * fl_spiky_grad_factor(r, h);
         ap[0] += sp * dx, ap[1] += sp * dy, ap[2] += sp * dz;
-        float sv = m / f->rho[j] * fl_visc_laplacian(r, h);
+        float sv = vol[j] * fl_visc_laplacian(r, h);
         av[0] += sv * (f->vx[j] - f->vx[i]);
         av[1] += sv * (f->vy[j] - f->vy[i]);
         av[2] += sv * (f->vz[j] - f->vz[i]);
     }
+    float sb_sum[3] = {0, 0, 0};
     for (int k = g->bnb_start[i]; k < g->bnb_start[i + 1]; k++) {
         int j = g->bnb[k];
         float dx = xi - b->x[j], dy = yi - b->y[j], dz = zi - b->z[j];
         float r = sqrtf(dx * dx + dy * dy + dz * dz);
-        /* the boundary mirrors p_i and rho_i */
-        float sb = -rho0 * b->volume[j] * 2.0f * pi_rho2 * fl_spiky_grad_factor(r, h);
-        ap[0] += sb * dx, ap[1] += sb * dy, ap[2] += sb * dz;
+        float sb = b->volume[j] * fl_spiky_grad_factor(r, h);
+        sb_sum[0] += sb * dx, sb_sum[1] += sb * dy, sb_sum[2] += sb * dz;
     }
-    float visc = mu / f->rho[i];
+    /* the boundary mirrors p_i and rho_i: mass Psi_b = rho0 V_b, 2 p_i / rho_i^2 */
+    float mirror = -rho0 * 2.0f * p_rho2[i];
+    float visc = (float)s->prm.viscosity / f->rho[i];
     for (int a = 0; a < 3; a++)
-        out[a] = ap[a] + visc * av[a] + (float)w->gravity[a];
+        out[a] = ap[a] + mirror * sb_sum[a] + visc * av[a] + (float)w->gravity[a];
 }
 
 /* Keeps particle centres inside the domain and outside obstacles: the last
@@ -203,13 +211,13 @@ static int sph_step(void *self, fl_world *w, double dt, fl_step_stats *st)
         return rc;
     double t2 = fl_now_ms();
     fl_density_poly6(w, g, f->x, f->y, f->z, f->rho);
-    st->residual[0] = sph_pressure(&s->prm, f, w->rho0);
+    st->residual[0] = sph_pressure(s, f, w->mass, w->rho0);
     st->iterations = 1;
     double t3 = fl_now_ms();
     #pragma omp parallel for schedule(static)
     for (int i = 0; i < f->count; i++) {
         float a[3];
-        sph_accel(i, w, g, &s->prm, a);
+        sph_accel(i, w, g, s, a);
         s->ax[i] = a[0], s->ay[i] = a[1], s->az[i] = a[2];
     }
     double t4 = fl_now_ms();
