@@ -49,13 +49,22 @@ static void sph_destroy(void *self)
     free(s);
 }
 
+/* Without a viscosity, a stiff explicit EOS keeps its acoustic noise and the
+ * fluid boils (docs/methods/sph.md, section 6). The default damps it like
+ * Monaghan's artificial viscosity with alpha = 0.1: mu = alpha rho0 c h_M / 10,
+ * with c = sqrt(k) and his smoothing length h_M = h / 2. */
+static double sph_default_viscosity(const fl_world *w, double stiffness)
+{
+    return 0.1 * w->rho0 * sqrt(stiffness) * (0.5 * w->h) / 10.0;
+}
+
 static void *sph_create(fl_world *w, const fl_params *p, fl_error *err)
 {
     sph_params prm;
     double clamp, sort;
     if (fl_params_check_known(p, sph_keys, err) ||
         fl_params_get(p, "stiffness", 1000.0, 1e-6, 1e12, &prm.stiffness, err) ||
-        fl_params_get(p, "viscosity", 0.2, 0.0, 1e6, &prm.viscosity, err) ||
+        fl_params_get(p, "viscosity", sph_default_viscosity(w, prm.stiffness), 0.0, 1e6, &prm.viscosity, err) ||
         fl_params_get(p, "clamp_negative", 1.0, 0.0, 1.0, &clamp, err) ||
         fl_params_get(p, "sort_interval", 16.0, 0.0, 1e9, &sort, err))
         return NULL;
