@@ -10,7 +10,7 @@
 
 #include "kernels.h"
 
-#if defined(__AVX__)
+#if defined(__AVX512F__)
 #include <immintrin.h>
 #endif
 
@@ -184,13 +184,14 @@ int fl_nbgrid_build(fl_nbgrid *g, const float *x, const float *y, const float *z
     return FL_OK;
 }
 
-/* Appends to *buf the ids of the points in sorted slots [k0, k1) within
- * r2max of (xi, yi, zi), skipping self. About one point in seven is kept,
- * so the selection is the cost: with AVX, eight distances are compared at
- * once and only the set bits of the comparison mask are visited (the
- * position arrays are padded so that the last block may read past k1); the
- * portable loop selects without branches. Both keep the slots' order and
- * compute r^2 with the same float operations. */
+/* Appends to out (from *m_io on) the ids of the points in sorted slots
+ * [k0, k1) within r2max of (xi, yi, zi), skipping self. About one point in
+ * seven is kept, so the selection is the cost. With AVX-512, sixteen
+ * distances are compared at once (the position arrays are padded so that
+ * the last block may read past k1) and the kept ids are packed in a
+ * register; the portable loop selects without branches. Both keep the
+ * slots' order and compute r^2 with the same float operations, so they give
+ * the same lists (the Debug build tests the portable one). */
 static inline void select_range(const float *restrict sx, const float *restrict sy, const float *restrict sz,
                                 const int *restrict ids, int k0, int k1, float xi, float yi, float zi,
                                 float r2max, int self, int *restrict out, long long *m_io)
@@ -216,25 +217,6 @@ static inline void select_range(const float *restrict sx, const float *restrict 
         keep &= _mm512_cmpneq_epi32_mask(j, me);
         _mm512_storeu_si512(out + m, _mm512_maskz_compress_epi32(keep, j));
         m += __builtin_popcount(keep);
-    }
-#elif defined(__AVX__)
-    const __m256 px = _mm256_set1_ps(xi), py = _mm256_set1_ps(yi), pz = _mm256_set1_ps(zi);
-    const __m256 lim = _mm256_set1_ps(r2max);
-    for (int k = k0; k < k1; k += 8) {
-        __m256 dx = _mm256_sub_ps(px, _mm256_loadu_ps(sx + k));
-        __m256 dy = _mm256_sub_ps(py, _mm256_loadu_ps(sy + k));
-        __m256 dz = _mm256_sub_ps(pz, _mm256_loadu_ps(sz + k));
-        /* (dx^2 + dy^2) + dz^2, unfused, as in the portable loop */
-        __m256 r2 = _mm256_add_ps(_mm256_add_ps(_mm256_mul_ps(dx, dx), _mm256_mul_ps(dy, dy)), _mm256_mul_ps(dz, dz));
-        unsigned mask = (unsigned)_mm256_movemask_ps(_mm256_cmp_ps(r2, lim, _CMP_LT_OQ));
-        if (k1 - k < 8)
-            mask &= (1u << (k1 - k)) - 1u;
-        while (mask) {
-            int j = ids[k + __builtin_ctz(mask)];
-            out[m] = j;
-            m += j != self;
-            mask &= mask - 1;
-        }
     }
 #else
     for (int k = k0; k < k1; k++) {
