@@ -134,9 +134,9 @@ static int reserve_particles(fl_nbgrid *g, int n, fl_error *err)
     if (n <= g->capacity)
         return FL_OK;
     int cap = n + n / 8 + 64;
-    int **ints[] = {&g->sorted, &g->cell_of, &g->nb_start, &g->bnb_start};
+    int **ints[] = {&g->sorted, &g->cell_of, &g->slot_of, &g->nb_start, &g->bnb_start};
     float **floats[] = {&g->sx, &g->sy, &g->sz};
-    for (int k = 0; k < 4; k++) {
+    for (int k = 0; k < 5; k++) {
         fl_free(*ints[k]);
         *ints[k] = alloc_ints(cap + 1);
     }
@@ -144,7 +144,7 @@ static int reserve_particles(fl_nbgrid *g, int n, fl_error *err)
         fl_free(*floats[k]);
         *floats[k] = alloc_padded_floats(cap);
     }
-    for (int k = 0; k < 4; k++)
+    for (int k = 0; k < 5; k++)
         if (!*ints[k])
             return fl_fail(err, FL_ERR_MEMORY, "out of memory for the neighbor lists of %d particles", n);
     for (int k = 0; k < 3; k++)
@@ -180,12 +180,13 @@ int fl_nbgrid_build(fl_nbgrid *g, const float *x, const float *y, const float *z
     for (int k = 0; k < n; k++) {
         int i = g->sorted[k];
         g->sx[k] = x[i], g->sy[k] = y[i], g->sz[k] = z[i];
+        g->slot_of[i] = k;
     }
     return FL_OK;
 }
 
 /* Appends to out (from *m_io on) the ids of the points in sorted slots
- * [k0, k1) within r2max of (xi, yi, zi), skipping self. About one point in
+ * [k0, k1) within r2max of (xi, yi, zi), skipping slot self (-1: none). About one point in
  * seven is kept, so the selection is the cost. With AVX-512, sixteen
  * distances are compared at once (the position arrays are padded so that
  * the last block may read past k1) and the kept ids are packed in a
@@ -203,28 +204,28 @@ static inline void select_range(const float *restrict sx, const float *restrict 
      * compress-store to memory is slow) */
     const __m512 px = _mm512_set1_ps(xi), py = _mm512_set1_ps(yi), pz = _mm512_set1_ps(zi);
     const __m512 lim = _mm512_set1_ps(r2max);
-    const __m512i me = _mm512_set1_epi32(self);
     for (int k = k0; k < k1; k += 16) {
         __m512 dx = _mm512_sub_ps(px, _mm512_loadu_ps(sx + k));
         __m512 dy = _mm512_sub_ps(py, _mm512_loadu_ps(sy + k));
         __m512 dz = _mm512_sub_ps(pz, _mm512_loadu_ps(sz + k));
         /* (dx^2 + dy^2) + dz^2, unfused, as in the portable loop */
         __m512 r2 = _mm512_add_ps(_mm512_add_ps(_mm512_mul_ps(dx, dx), _mm512_mul_ps(dy, dy)), _mm512_mul_ps(dz, dz));
-        __mmask16 keep = _mm512_cmp_ps_mask(r2, lim, _CMP_LT_OQ);
+        unsigned keep = _mm512_cmp_ps_mask(r2, lim, _CMP_LT_OQ);
         if (k1 - k < 16)
-            keep &= (__mmask16)((1u << (k1 - k)) - 1u);
-        __m512i j = _mm512_maskz_loadu_epi32(keep, ids + k);
-        keep &= _mm512_cmpneq_epi32_mask(j, me);
-        _mm512_storeu_si512(out + m, _mm512_maskz_compress_epi32(keep, j));
+            keep &= (1u << (k1 - k)) - 1u;
+        unsigned off = (unsigned)(self - k);
+        if (off < 16u)
+            keep &= ~(1u << off);
+        __m512i j = _mm512_maskz_loadu_epi32((__mmask16)keep, ids + k);
+        _mm512_storeu_si512(out + m, _mm512_maskz_compress_epi32((__mmask16)keep, j));
         m += __builtin_popcount(keep);
     }
 #else
     for (int k = k0; k < k1; k++) {
         float dx = xi - sx[k], dy = yi - sy[k], dz = zi - sz[k];
         float r2 = dx * dx + dy * dy + dz * dz;
-        int j = ids[k];
-        out[m] = j;
-        m += (r2 < r2max) & (j != self);
+        out[m] = ids[k];
+        m += (r2 < r2max) & (k != self);
     }
 #endif
     *m_io = m;
@@ -274,6 +275,14 @@ static inline int neighbors_in(const cell_ranges *r, const float *sx, const floa
     return 1;
 }
 
+/* Copies share t of nt of src[0, len) to the same place in dst. */
+static void copy_share(int *dst, const int *src, long long len, int t, int nt)
+{
+    long long a = len * t / nt, b = len * (t + 1) / nt;
+    if (b > a)
+        memcpy(dst + a, src + a, (size_t)(b - a) * sizeof(int));
+}
+
 int fl_nbgrid_search(fl_nbgrid *g, const float *x, const float *y, const float *z, fl_error *err)
 {
     const int n = g->n, T = g->nthreads;
@@ -306,7 +315,7 @@ int fl_nbgrid_search(fl_nbgrid *g, const float *x, const float *y, const float *
                 ranges_around(g, c, g->bcell_start, &solid);
                 cached = c;
             }
-            ok = neighbors_in(&fluid, g->sx, g->sy, g->sz, g->sorted, x[i], y[i], z[i], r2max, i, nb, &s->nb_len,
+            ok = neighbors_in(&fluid, g->sx, g->sy, g->sz, g->sorted, x[i], y[i], z[i], r2max, g->slot_of[i], nb, &s->nb_len,
                               nb_cap) &&
                  neighbors_in(&solid, g->bx, g->by, g->bz, g->bsorted, x[i], y[i], z[i], r2max, -1, bnb,
                               &s->bnb_len, bnb_cap);
@@ -328,16 +337,17 @@ int fl_nbgrid_search(fl_nbgrid *g, const float *x, const float *y, const float *
             if (!failed && (sum_nb > 0x7fffffff || sum_bnb > 0x7fffffff))
                 failed = 1;
         }
-        if (!failed && t > 0) {
+        if (!failed) {
+            /* every thread copies its share of each other thread's lists */
             long long off = 0, boff = 0;
-            for (int k = 0; k < t; k++)
-                off += totals[2 * k], boff += totals[2 * k + 1];
-            for (int i = i0; i < i1; i++)
-                g->nb_start[i] += (int)off, g->bnb_start[i] += (int)boff;
-            if (s->nb_len)
-                memcpy(g->nb + off, s->nb, (size_t)s->nb_len * sizeof(int));
-            if (s->bnb_len)
-                memcpy(g->bnb + boff, s->bnb, (size_t)s->bnb_len * sizeof(int));
+            for (int k = 1; k < nt; k++) {
+                off += totals[2 * k - 2], boff += totals[2 * k - 1];
+                copy_share(g->nb + off, g->scratch[k].nb, g->scratch[k].nb_len, t, nt);
+                copy_share(g->bnb + boff, g->scratch[k].bnb, g->scratch[k].bnb_len, t, nt);
+                if (k == t)
+                    for (int i = i0; i < i1; i++)
+                        g->nb_start[i] += (int)off, g->bnb_start[i] += (int)boff;
+            }
         }
     }
     if (failed)
@@ -349,7 +359,7 @@ int fl_nbgrid_search(fl_nbgrid *g, const float *x, const float *y, const float *
 
 void fl_nbgrid_free(fl_nbgrid *g)
 {
-    void *arrays[] = {g->cell_start, g->sorted, g->cell_of, g->sx, g->sy, g->sz, g->bcell_start,
+    void *arrays[] = {g->cell_start, g->sorted, g->cell_of, g->slot_of, g->sx, g->sy, g->sz, g->bcell_start,
                       g->bsorted, g->bx, g->by, g->bz, g->nb_start, g->nb, g->bnb_start, g->bnb};
     for (size_t k = 0; k < sizeof arrays / sizeof arrays[0]; k++)
         fl_free(arrays[k]);

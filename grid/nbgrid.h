@@ -32,6 +32,7 @@ typedef struct fl_nbgrid {
     int *cell_start;     /* ncells + 1: particles of cell c are sorted[cell_start[c] .. cell_start[c+1]) */
     int *sorted;         /* particle index by sorted slot */
     int *cell_of;        /* cell of each particle */
+    int *slot_of;        /* sorted slot of each particle (sorted[slot_of[i]] == i) */
     float *sx, *sy, *sz; /* positions in sorted order */
 
     /* boundary binning, built once by fl_nbgrid_init */
