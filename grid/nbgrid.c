@@ -268,7 +268,8 @@ static inline int neighbors_in(const cell_ranges *r, const float *sx, const floa
 {
     if (r->total == 0)
         return 1;
-    if (!ensure_ints(buf, cap, *len + r->total + FL_SEARCH_PAD, *len))
+    long long need = *len + r->total + FL_SEARCH_PAD;
+    if (need > *cap && !ensure_ints(buf, cap, need, *len))
         return 0;
     for (int q = 0; q < r->count; q++)
         select_range(sx, sy, sz, ids, r->k0[q], r->k1[q], xi, yi, zi, r2max, self, *buf, len);
