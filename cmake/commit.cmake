@@ -3,7 +3,8 @@
 # that run.json and the benchmark log name the commit that was built.
 execute_process(COMMAND git rev-parse --short HEAD WORKING_DIRECTORY ${SRC}
   OUTPUT_VARIABLE commit OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET)
-execute_process(COMMAND git status --porcelain --untracked-files=no WORKING_DIRECTORY ${SRC}
+# docs/ (the benchmark log among them) does not make a build dirty
+execute_process(COMMAND git status --porcelain --untracked-files=no -- . :!docs WORKING_DIRECTORY ${SRC}
   OUTPUT_VARIABLE dirty OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET)
 if(NOT commit)
   set(commit "unknown")
