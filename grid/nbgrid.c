@@ -231,6 +231,46 @@ static inline void select_range(const float *restrict sx, const float *restrict 
     *m_io = m;
 }
 
+/* select_range for two points a and b of the same cell at once, into two
+ * outputs: with AVX-512 each block of positions is loaded once for both,
+ * and the two selections are independent, so the processor overlaps them. */
+static inline void select_range2(const float *restrict sx, const float *restrict sy, const float *restrict sz,
+                                 const int *restrict ids, int k0, int k1, const float pa[3], const float pb[3],
+                                 float r2max, int self_a, int self_b, int *restrict out_a, long long *ma_io,
+                                 int *restrict out_b, long long *mb_io)
+{
+#if defined(__AVX512F__)
+    long long ma = *ma_io, mb = *mb_io;
+    const __m512 ax = _mm512_set1_ps(pa[0]), ay = _mm512_set1_ps(pa[1]), az = _mm512_set1_ps(pa[2]);
+    const __m512 bx = _mm512_set1_ps(pb[0]), by = _mm512_set1_ps(pb[1]), bz = _mm512_set1_ps(pb[2]);
+    const __m512 lim = _mm512_set1_ps(r2max);
+    for (int k = k0; k < k1; k += 16) {
+        __m512 px = _mm512_loadu_ps(sx + k), py = _mm512_loadu_ps(sy + k), pz = _mm512_loadu_ps(sz + k);
+        __m512 dx = _mm512_sub_ps(ax, px), dy = _mm512_sub_ps(ay, py), dz = _mm512_sub_ps(az, pz);
+        __m512 ra = _mm512_add_ps(_mm512_add_ps(_mm512_mul_ps(dx, dx), _mm512_mul_ps(dy, dy)), _mm512_mul_ps(dz, dz));
+        dx = _mm512_sub_ps(bx, px), dy = _mm512_sub_ps(by, py), dz = _mm512_sub_ps(bz, pz);
+        __m512 rb = _mm512_add_ps(_mm512_add_ps(_mm512_mul_ps(dx, dx), _mm512_mul_ps(dy, dy)), _mm512_mul_ps(dz, dz));
+        unsigned tail = k1 - k < 16 ? (1u << (k1 - k)) - 1u : 0xffffu;
+        unsigned keep_a = _mm512_cmp_ps_mask(ra, lim, _CMP_LT_OQ) & tail;
+        unsigned keep_b = _mm512_cmp_ps_mask(rb, lim, _CMP_LT_OQ) & tail;
+        unsigned off_a = (unsigned)(self_a - k), off_b = (unsigned)(self_b - k);
+        if (off_a < 16u)
+            keep_a &= ~(1u << off_a);
+        if (off_b < 16u)
+            keep_b &= ~(1u << off_b);
+        __m512i j = _mm512_maskz_loadu_epi32((__mmask16)(keep_a | keep_b), ids + k);
+        _mm512_storeu_si512(out_a + ma, _mm512_maskz_compress_epi32((__mmask16)keep_a, j));
+        _mm512_storeu_si512(out_b + mb, _mm512_maskz_compress_epi32((__mmask16)keep_b, j));
+        ma += __builtin_popcount(keep_a);
+        mb += __builtin_popcount(keep_b);
+    }
+    *ma_io = ma, *mb_io = mb;
+#else
+    select_range(sx, sy, sz, ids, k0, k1, pa[0], pa[1], pa[2], r2max, self_a, out_a, ma_io);
+    select_range(sx, sy, sz, ids, k0, k1, pb[0], pb[1], pb[2], r2max, self_b, out_b, mb_io);
+#endif
+}
+
 /* The slot ranges of the 3x3x3 cells around cell c in one binning: nine x
  * rows of three cells, each contiguous in sorted order (empty rows are left
  * out), and their total length. */
@@ -284,6 +324,29 @@ static void copy_share(int *dst, const int *src, long long len, int t, int nt)
         memcpy(dst + a, src + a, (size_t)(b - a) * sizeof(int));
 }
 
+/* neighbors_in for two points of the same cell: a's list, then b's right
+ * after it. b's list is first written past the longest a's can be, then
+ * moved down. */
+static inline int neighbors_in2(const cell_ranges *r, const float *sx, const float *sy, const float *sz,
+                                const int *ids, const float pa[3], const float pb[3], float r2max, int self_a,
+                                int self_b, int **buf, long long *len, long long *cap, long long *len_a)
+{
+    *len_a = 0;
+    if (r->total == 0)
+        return 1;
+    long long need = *len + 2 * (r->total + FL_SEARCH_PAD);
+    if (need > *cap && !ensure_ints(buf, cap, need, *len))
+        return 0;
+    int *out_a = *buf + *len, *out_b = out_a + r->total + FL_SEARCH_PAD;
+    long long ma = 0, mb = 0;
+    for (int q = 0; q < r->count; q++)
+        select_range2(sx, sy, sz, ids, r->k0[q], r->k1[q], pa, pb, r2max, self_a, self_b, out_a, &ma, out_b, &mb);
+    memmove(out_a + ma, out_b, (size_t)mb * sizeof(int));
+    *len_a = ma;
+    *len += ma + mb;
+    return 1;
+}
+
 int fl_nbgrid_search(fl_nbgrid *g, const float *x, const float *y, const float *z, fl_error *err)
 {
     const int n = g->n, T = g->nthreads;
@@ -307,19 +370,33 @@ int fl_nbgrid_search(fl_nbgrid *g, const float *x, const float *y, const float *
         cell_ranges fluid, solid;
         /* the store is mostly in cell order (solvers sort it), so consecutive
          * particles share the ranges of their cell */
-        for (int i = i0; i < i1 && ok; i++) {
-            g->nb_start[i] = (int)s->nb_len;
-            g->bnb_start[i] = (int)s->bnb_len;
+        for (int i = i0; i < i1 && ok;) {
             int c = g->cell_of[i];
             if (c != cached) {
                 ranges_around(g, c, g->cell_start, &fluid);
                 ranges_around(g, c, g->bcell_start, &solid);
                 cached = c;
             }
-            ok = neighbors_in(&fluid, g->sx, g->sy, g->sz, g->sorted, x[i], y[i], z[i], r2max, g->slot_of[i], nb, &s->nb_len,
-                              nb_cap) &&
+            g->nb_start[i] = (int)s->nb_len;
+            g->bnb_start[i] = (int)s->bnb_len;
+            if (i + 1 < i1 && g->cell_of[i + 1] == c) {
+                /* two particles of one cell: one pass over their shared candidates */
+                float pa[3] = {x[i], y[i], z[i]}, pb[3] = {x[i + 1], y[i + 1], z[i + 1]};
+                long long na, nba;
+                ok = neighbors_in2(&fluid, g->sx, g->sy, g->sz, g->sorted, pa, pb, r2max, g->slot_of[i],
+                                   g->slot_of[i + 1], nb, &s->nb_len, nb_cap, &na) &&
+                     neighbors_in2(&solid, g->bx, g->by, g->bz, g->bsorted, pa, pb, r2max, -1, -1, bnb,
+                                   &s->bnb_len, bnb_cap, &nba);
+                g->nb_start[i + 1] = g->nb_start[i] + (int)na;
+                g->bnb_start[i + 1] = g->bnb_start[i] + (int)nba;
+                i += 2;
+                continue;
+            }
+            ok = neighbors_in(&fluid, g->sx, g->sy, g->sz, g->sorted, x[i], y[i], z[i], r2max, g->slot_of[i], nb,
+                              &s->nb_len, nb_cap) &&
                  neighbors_in(&solid, g->bx, g->by, g->bz, g->bsorted, x[i], y[i], z[i], r2max, -1, bnb,
                               &s->bnb_len, bnb_cap);
+            i++;
         }
         totals[2 * t] = s->nb_len;
         totals[2 * t + 1] = s->bnb_len;

@@ -66,7 +66,17 @@ int main(void)
     int *a = malloc(sizeof(int) * (size_t)(p.count + w.boundary.count));
     int *b = malloc(sizeof(int) * (size_t)(p.count + w.boundary.count));
     int *first = NULL, first_len = 0;
-    for (int threads = 1; threads <= 2; threads++) {
+    /* passes 1-2: the points as drawn (neighbors rarely share a cell), on 1
+     * and 2 threads; pass 3: the store sorted by cell, as the solvers keep
+     * it (consecutive particles share a cell, and the search takes them in
+     * pairs) */
+    for (int pass = 1; pass <= 3; pass++) {
+        int threads = pass == 1 ? 1 : 2;
+        if (pass == 3) {
+            float *scratch = malloc(sizeof(float) * (size_t)p.count);
+            fl_particles_permute(&p, fl_nbgrid_order(&grid), scratch);
+            free(scratch);
+        }
         omp_set_num_threads(threads);
         fl_nbgrid_free(&grid);
         ENSURE(fl_nbgrid_init(&grid, &w, &err) == FL_OK);
@@ -88,7 +98,12 @@ int main(void)
         ENSURE(pairs > 10 * p.count);
         /* the lists themselves (not only the sets) are the same for any thread count */
         int len = grid.nb_start[p.count];
-        if (!first) {
+        if (pass == 3) {
+            int pairs_shared = 0;
+            for (int i = 0; i + 1 < p.count; i++)
+                pairs_shared += grid.cell_of[i] == grid.cell_of[i + 1];
+            ENSURE(pairs_shared > p.count / 2);
+        } else if (!first) {
             first = malloc(sizeof(int) * (size_t)len);
             memcpy(first, grid.nb, sizeof(int) * (size_t)len);
             first_len = len;
