@@ -17,7 +17,7 @@
 #include <stdlib.h>
 
 #include "kernels.h"
-#include "solver.h"
+#include "particle_common.h"
 
 typedef struct sph_params {
     double stiffness;     /* k, m^2/s^2 (Pa per kg/m^3) */
@@ -92,18 +92,6 @@ static void *sph_create(fl_world *w, const fl_params *p, fl_error *err)
     return s;
 }
 
-/* Bins the particles; every sort_interval steps first reorders the store by
- * cell so that neighbors sit close in memory. */
-static int sph_bin(sph_solver *s, fl_particles *f, fl_error *err)
-{
-    int rc = fl_nbgrid_build(&s->grid, f->x, f->y, f->z, f->count, err);
-    if (rc == FL_OK && s->prm.sort_interval > 0 && s->steps % s->prm.sort_interval == 0) {
-        fl_particles_permute(f, fl_nbgrid_order(&s->grid), s->scratch);
-        rc = fl_nbgrid_build(&s->grid, f->x, f->y, f->z, f->count, err);
-    }
-    return rc;
-}
-
 /* p_i = k (rho_i - rho0), optionally max(p_i, 0), and the per-particle
  * factors of the force pass (p_i / rho_i^2, m / rho_i: one division each
  * per particle instead of per pair); returns the mean compression
@@ -160,58 +148,15 @@ static inline void sph_accel(int i, const fl_world *w, const fl_nbgrid *g, const
         out[a] = ap[a] + mirror * sb_sum[a] + visc * av[a] + (float)w->gravity[a];
 }
 
-/* Keeps particle centres inside the domain and outside obstacles: the last
- * safety net behind the boundary particles. A clamped particle loses the
- * velocity component that points into the wall. */
-static void sph_clamp(fl_world *w)
-{
-    fl_particles *f = &w->fluid;
-    #pragma omp parallel for schedule(static)
-    for (int i = 0; i < f->count; i++) {
-        float *pos[3] = {&f->x[i], &f->y[i], &f->z[i]};
-        float *vel[3] = {&f->vx[i], &f->vy[i], &f->vz[i]};
-        for (int a = 0; a < 3; a++) {
-            if (*pos[a] < (float)w->domain.lo[a]) {
-                *pos[a] = (float)w->domain.lo[a];
-                *vel[a] = fmaxf(*vel[a], 0.0f);
-            } else if (*pos[a] > (float)w->domain.hi[a]) {
-                *pos[a] = (float)w->domain.hi[a];
-                *vel[a] = fminf(*vel[a], 0.0f);
-            }
-        }
-        for (int o = 0; o < w->obstacle_count; o++) {
-            const fl_box *ob = &w->obstacles[o];
-            float depth = INFINITY;
-            int axis = -1, side = 0;
-            for (int a = 0; a < 3; a++) {
-                float lo = *pos[a] - (float)ob->lo[a], hi = (float)ob->hi[a] - *pos[a];
-                if (lo <= 0.0f || hi <= 0.0f) {
-                    axis = -1;
-                    break;
-                }
-                if (lo < depth)
-                    depth = lo, axis = a, side = -1;
-                if (hi < depth)
-                    depth = hi, axis = a, side = 1;
-            }
-            if (axis < 0)
-                continue;
-            *pos[axis] = (float)(side < 0 ? ob->lo[axis] : ob->hi[axis]);
-            *vel[axis] = side < 0 ? fminf(*vel[axis], 0.0f) : fmaxf(*vel[axis], 0.0f);
-        }
-    }
-}
-
 static int sph_step(void *self, fl_world *w, double dt, fl_step_stats *st)
 {
     sph_solver *s = self;
     fl_particles *f = &w->fluid;
     fl_nbgrid *g = &s->grid;
     fl_error err;
-    const float fdt = (float)dt;
 
     double t0 = fl_now_ms();
-    int rc = sph_bin(s, f, &err);
+    int rc = fl_bin_particles(g, f, s->steps, s->prm.sort_interval, s->scratch, &err);
     if (rc)
         return rc;
     double t1 = fl_now_ms();
@@ -230,13 +175,9 @@ static int sph_step(void *self, fl_world *w, double dt, fl_step_stats *st)
         s->ax[i] = a[0], s->ay[i] = a[1], s->az[i] = a[2];
     }
     double t4 = fl_now_ms();
-    #pragma omp parallel for schedule(static)
-    for (int i = 0; i < f->count; i++) {
-        f->vx[i] += fdt * s->ax[i], f->vy[i] += fdt * s->ay[i], f->vz[i] += fdt * s->az[i];
-        f->x[i] += fdt * f->vx[i], f->y[i] += fdt * f->vy[i], f->z[i] += fdt * f->vz[i];
-    }
+    fl_symplectic_euler(f, s->ax, s->ay, s->az, (float)dt);
     double t5 = fl_now_ms();
-    sph_clamp(w);
+    fl_clamp_to_domain(w);
     double t6 = fl_now_ms();
 
     st->stage_ms[FL_STAGE_GRID_BUILD] += t1 - t0;

@@ -1,0 +1,213 @@
+/* wcsph.c: weakly compressible SPH, Becker & Teschner 2007.
+ *
+ *   density   rho_i = m sum_j W_poly6(x_ij) + rho0 sum_b V_b W_poly6(x_ib)   (shared estimator)
+ *   Tait EOS  p_i = B ((rho_i / rho0)^7 - 1), B = rho0 c^2 / 7, negative p clamped on request
+ *   momentum  a_i = -sum_j m (p_i/rho_i^2 + p_j/rho_j^2 + Pi_ij) grad W_ij
+ *                   - sum_b Psi_b (2 p_i/rho_i^2 + Pi_ib) grad W_ib + g + a_coh
+ *   Monaghan artificial viscosity, for approaching pairs (v_ij . x_ij < 0):
+ *             Pi_ij = -nu (v_ij . x_ij) / (|x_ij|^2 + 0.01 h_s^2), nu = 2 alpha h_s c / (rho_i + rho_j)
+ *   boundary friction (Akinci et al. 2012, eq. 11), the same form against the wall:
+ *             Pi_ib = -nu_b min(v_i . x_ib, 0) / (|x_ib|^2 + 0.01 h_s^2), nu_b = sigma h_s c / (2 rho_i)
+ *   cohesion (Becker & Teschner 2007, eq. 13): a_coh = -kappa sum_j x_ij W_poly6(x_ij)
+ *   symplectic Euler, then the domain clamp.
+ * h_s = h/2 is the smoothing length of Monaghan's formulas (our h is the
+ * support radius). The speed of sound c defaults to 10 sqrt(2 g H), H the
+ * fluid's initial height, so that the density varies by about 1 %.
+ * docs/methods/wcsph.md maps each line to the function below. */
+#include <math.h>
+#include <stdlib.h>
+
+#include "kernels.h"
+#include "particle_common.h"
+
+typedef struct wcsph_params {
+    double c;              /* speed of sound, m/s */
+    double alpha;          /* Monaghan artificial viscosity */
+    double friction;       /* boundary friction sigma (Akinci 2012) */
+    double cohesion;       /* kappa, m^3/s^2 */
+    int clamp_negative;    /* 1: p = max(p, 0) */
+    int sort_interval;     /* steps between re-sorts of the store by cell */
+} wcsph_params;
+
+typedef struct wcsph_solver {
+    wcsph_params prm;
+    fl_nbgrid grid;
+    float *ax, *ay, *az;   /* acceleration, m/s^2 */
+    float *p_rho2;         /* p_i / rho_i^2 */
+    float *scratch;
+    long long steps;
+} wcsph_solver;
+
+static const char *const wcsph_keys[] = {"speed_of_sound", "alpha", "boundary_friction", "cohesion",
+                                         "clamp_negative", "sort_interval", NULL};
+
+static void wcsph_destroy(void *self)
+{
+    wcsph_solver *s = self;
+    if (!s)
+        return;
+    fl_nbgrid_free(&s->grid);
+    fl_free(s->ax), fl_free(s->ay), fl_free(s->az), fl_free(s->p_rho2), fl_free(s->scratch);
+    free(s);
+}
+
+/* 10 sqrt(2 g H): ten times the speed of a fall from the fluid's height H,
+ * so that the Tait EOS keeps the compression near 1 % (Becker & Teschner). */
+static double wcsph_default_c(const fl_world *w)
+{
+    const fl_particles *f = &w->fluid;
+    double g = sqrt(w->gravity[0] * w->gravity[0] + w->gravity[1] * w->gravity[1] + w->gravity[2] * w->gravity[2]);
+    double lo = INFINITY, hi = -INFINITY;
+    for (int i = 0; i < f->count; i++)
+        lo = fmin(lo, f->y[i]), hi = fmax(hi, f->y[i]);
+    double height = f->count > 0 ? hi - lo + w->spacing : w->domain.hi[1] - w->domain.lo[1];
+    return fmax(10.0 * sqrt(2.0 * g * height), 1e-3);
+}
+
+static void *wcsph_create(fl_world *w, const fl_params *p, fl_error *err)
+{
+    wcsph_params prm;
+    double clamp, sort;
+    if (fl_params_check_known(p, wcsph_keys, err) ||
+        fl_params_get(p, "speed_of_sound", wcsph_default_c(w), 1e-3, 1e6, &prm.c, err) ||
+        fl_params_get(p, "alpha", 0.1, 0.0, 10.0, &prm.alpha, err) ||
+        fl_params_get(p, "boundary_friction", 0.0, 0.0, 10.0, &prm.friction, err) ||
+        fl_params_get(p, "cohesion", 0.0, 0.0, 1e9, &prm.cohesion, err) ||
+        fl_params_get(p, "clamp_negative", 1.0, 0.0, 1.0, &clamp, err) ||
+        fl_params_get(p, "sort_interval", 16.0, 0.0, 1e9, &sort, err))
+        return NULL;
+    prm.clamp_negative = clamp != 0.0;
+    prm.sort_interval = (int)sort;
+
+    wcsph_solver *s = calloc(1, sizeof *s);
+    if (!s) {
+        fl_fail(err, FL_ERR_MEMORY, "out of memory for the WCSPH solver");
+        return NULL;
+    }
+    s->prm = prm;
+    size_t bytes = (size_t)(w->fluid.count > 0 ? w->fluid.count : 1) * sizeof(float);
+    s->ax = fl_alloc(bytes), s->ay = fl_alloc(bytes), s->az = fl_alloc(bytes);
+    s->p_rho2 = fl_alloc(bytes), s->scratch = fl_alloc(bytes);
+    if (!s->ax || !s->ay || !s->az || !s->p_rho2 || !s->scratch) {
+        wcsph_destroy(s);
+        fl_fail(err, FL_ERR_MEMORY, "out of memory for the WCSPH solver's %d particles", w->fluid.count);
+        return NULL;
+    }
+    if (fl_nbgrid_init(&s->grid, w, err)) {
+        wcsph_destroy(s);
+        return NULL;
+    }
+    return s;
+}
+
+/* Tait: p_i = B ((rho_i/rho0)^7 - 1), and p_i / rho_i^2 for the force pass;
+ * returns the mean compression for the convergence history. */
+static double wcsph_pressure(wcsph_solver *s, fl_particles *f, double rho0)
+{
+    const double B = rho0 * s->prm.c * s->prm.c / 7.0;
+    const int clamp = s->prm.clamp_negative;
+    #pragma omp parallel for schedule(static)
+    for (int i = 0; i < f->count; i++) {
+        double ratio = f->rho[i] / rho0, r2 = ratio * ratio, r7 = r2 * r2 * r2 * ratio;
+        float p = (float)(B * (r7 - 1.0));
+        f->p[i] = (clamp && p < 0.0f) ? 0.0f : p;
+        s->p_rho2[i] = f->p[i] / (f->rho[i] * f->rho[i]);
+    }
+    double compression = 0.0; /* in particle order: the same bits for any thread count */
+    for (int i = 0; i < f->count; i++)
+        compression += fmax(f->rho[i] / rho0 - 1.0, 0.0);
+    return f->count > 0 ? compression / f->count : 0.0;
+}
+
+/* Acceleration of particle i: pressure with artificial viscosity, boundary
+ * pressure with friction, cohesion, gravity. */
+static inline void wcsph_accel(int i, const fl_world *w, const fl_nbgrid *g, const wcsph_solver *s, float out[3])
+{
+    const fl_particles *f = &w->fluid;
+    const fl_boundary *b = &w->boundary;
+    const wcsph_params *prm = &s->prm;
+    const float h = (float)w->h, hs = 0.5f * h, m = (float)w->mass, rho0 = (float)w->rho0;
+    const float eps = 0.01f * hs * hs, c = (float)prm->c;
+    const float av = 2.0f * (float)prm->alpha * hs * c; /* nu (rho_i + rho_j) */
+    const float kappa = (float)prm->cohesion;
+    const float *p_rho2 = s->p_rho2;
+    const float xi = f->x[i], yi = f->y[i], zi = f->z[i];
+    const float vxi = f->vx[i], vyi = f->vy[i], vzi = f->vz[i], rhoi = f->rho[i];
+    float a[3] = {0, 0, 0}, coh[3] = {0, 0, 0};
+    for (int k = g->nb_start[i]; k < g->nb_start[i + 1]; k++) {
+        int j = g->nb[k];
+        float dx = xi - f->x[j], dy = yi - f->y[j], dz = zi - f->z[j];
+        float r2 = dx * dx + dy * dy + dz * dz, r = sqrtf(r2);
+        float vdotx = (vxi - f->vx[j]) * dx + (vyi - f->vy[j]) * dy + (vzi - f->vz[j]) * dz;
+        float visc = vdotx < 0.0f ? -av / (rhoi + f->rho[j]) * vdotx / (r2 + eps) : 0.0f;
+        float sp = -m * (p_rho2[i] + p_rho2[j] + visc) * fl_spiky_grad_factor(r, h);
+        a[0] += sp * dx, a[1] += sp * dy, a[2] += sp * dz;
+        float wc = fl_poly6(r2, h);
+        coh[0] += dx * wc, coh[1] += dy * wc, coh[2] += dz * wc;
+    }
+    const float nu_b = (float)prm->friction * hs * c / (2.0f * rhoi);
+    for (int k = g->bnb_start[i]; k < g->bnb_start[i + 1]; k++) {
+        int j = g->bnb[k];
+        float dx = xi - b->x[j], dy = yi - b->y[j], dz = zi - b->z[j];
+        float r2 = dx * dx + dy * dy + dz * dz, r = sqrtf(r2);
+        float vdotx = vxi * dx + vyi * dy + vzi * dz;
+        float fric = vdotx < 0.0f ? -nu_b * vdotx / (r2 + eps) : 0.0f;
+        /* the wall mirrors p_i and rho_i, with mass Psi_b = rho0 V_b */
+        float sb = -rho0 * b->volume[j] * (2.0f * p_rho2[i] + fric) * fl_spiky_grad_factor(r, h);
+        a[0] += sb * dx, a[1] += sb * dy, a[2] += sb * dz;
+    }
+    for (int q = 0; q < 3; q++)
+        out[q] = a[q] - kappa * coh[q] + (float)w->gravity[q];
+}
+
+static int wcsph_step(void *self, fl_world *w, double dt, fl_step_stats *st)
+{
+    wcsph_solver *s = self;
+    fl_particles *f = &w->fluid;
+    fl_nbgrid *g = &s->grid;
+    fl_error err;
+
+    double t0 = fl_now_ms();
+    int rc = fl_bin_particles(g, f, s->steps, s->prm.sort_interval, s->scratch, &err);
+    if (rc)
+        return rc;
+    double t1 = fl_now_ms();
+    rc = fl_nbgrid_search(g, f->x, f->y, f->z, &err);
+    if (rc)
+        return rc;
+    double t2 = fl_now_ms();
+    fl_density_poly6(w, g, f->x, f->y, f->z, f->rho);
+    st->residual[0] = wcsph_pressure(s, f, w->rho0);
+    st->iterations = 1;
+    double t3 = fl_now_ms();
+    #pragma omp parallel for schedule(static)
+    for (int i = 0; i < f->count; i++) {
+        float a[3];
+        wcsph_accel(i, w, g, s, a);
+        s->ax[i] = a[0], s->ay[i] = a[1], s->az[i] = a[2];
+    }
+    double t4 = fl_now_ms();
+    fl_symplectic_euler(f, s->ax, s->ay, s->az, (float)dt);
+    double t5 = fl_now_ms();
+    fl_clamp_to_domain(w);
+    double t6 = fl_now_ms();
+
+    st->stage_ms[FL_STAGE_GRID_BUILD] += t1 - t0;
+    st->stage_ms[FL_STAGE_NEIGHBOR_SEARCH] += t2 - t1;
+    st->stage_ms[FL_STAGE_DENSITY] += t3 - t2;
+    st->stage_ms[FL_STAGE_PRESSURE_SOLVE] += t4 - t3;
+    st->stage_ms[FL_STAGE_INTEGRATE] += t5 - t4;
+    st->stage_ms[FL_STAGE_BOUNDARY] += t6 - t5;
+    st->max_speed = fl_max_speed(f, &st->nan_count);
+    st->cfl = st->max_speed * dt / w->h;
+    s->steps++;
+    return FL_OK;
+}
+
+const fl_solver_ops fl_wcsph_ops = {
+    .name = "wcsph",
+    .summary = "weakly compressible SPH (Becker & Teschner 2007): Tait EOS, artificial viscosity",
+    .create = wcsph_create,
+    .step = wcsph_step,
+    .destroy = wcsph_destroy,
+};

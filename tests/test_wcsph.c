@@ -1,0 +1,181 @@
+/* test_wcsph.c: weakly compressible SPH (Becker & Teschner 2007).
+ *  1. Hydrostatic tank (scenes/hydrostatic.json, 1 m deep, d = 0.05 m,
+ *     dt = 0.5 ms): after 2 s the pressure, regressed against depth and
+ *     averaged over the last 0.5 s (a stiff EOS keeps ringing), rises at
+ *     rho0 g / kappa within 10 %, the rate at which the discrete gradient
+ *     balances gravity (tests/hydrostatics.h; kappa = 0.947 puts it 5.6 %
+ *     above rho0 g); the Tait EOS keeps the mean compression under
+ *     1 %; no particle is outside the domain.
+ *  2. Dam break (scenes/dam_break.json: a = 0.2 m, d = 0.01 m, a / d = 20,
+ *     dt = 1/4800 s): the surge front, non-dimensionalised as Martin & Moyce
+ *     (1952), Z = x / a against T = t sqrt(2 g / a), stays within 15 % of
+ *     their measurements over 1.0 <= T <= 3.0.
+ *  3. Momentum: pressure and artificial viscosity act in antisymmetric
+ *     pairs, so a free blob keeps zero total momentum. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ensure.h"
+#include "hydrostatics.h"
+
+/* Loads a scene, builds its world and creates the WCSPH solver on it. */
+static void *start(const char *scene, const char *const *sets, int nsets, fl_scene *s, fl_world *w)
+{
+    fl_error err;
+    fl_params prm;
+    if (fl_scene_load(scene, sets, nsets, s, &err) || fl_build_world(s, w, &err)) {
+        fprintf(stderr, "%s\n", err.msg);
+        return NULL;
+    }
+    fl_scene_solver_params(s, "wcsph", &prm);
+    void *solver = fl_solver_find("wcsph")->create(w, &prm, &err);
+    if (!solver)
+        fprintf(stderr, "%s\n", err.msg);
+    return solver;
+}
+
+static void hydrostatic(void)
+{
+    fl_scene s;
+    fl_world w;
+    const fl_solver_ops *ops = fl_solver_find("wcsph");
+    void *solver = start(FL_SOURCE_DIR "/scenes/hydrostatic.json", NULL, 0, &s, &w);
+    ENSURE(solver != NULL);
+    if (!solver)
+        return;
+    fl_step_stats *st = calloc(1, sizeof *st);
+    const double dt = 5e-4;
+    double slope_sum = 0.0;
+    int samples = 0, rc = FL_OK;
+    for (long long k = 1; k <= 4000 && rc == FL_OK; k++) {
+        fl_step_stats_reset(st);
+        rc = ops->step(solver, &w, dt, st);
+        if (k > 3000) /* every step of the last 0.5 s: the Tait pressure rings acoustically */
+            slope_sum += pressure_slope(&w), samples++;
+    }
+    ENSURE(rc == FL_OK);
+    fl_nbgrid g;
+    fl_error err;
+    float *rho = malloc(sizeof(float) * (size_t)w.fluid.count);
+    ENSURE(fl_nbgrid_init(&g, &w, &err) == FL_OK);
+    ENSURE(fl_measure_density(&w, &g, rho, st, &err) == FL_OK);
+    int outside = 0;
+    for (int i = 0; i < w.fluid.count; i++) {
+        float x[3] = {w.fluid.x[i], w.fluid.y[i], w.fluid.z[i]};
+        for (int a = 0; a < 3; a++)
+            outside += !(x[a] >= w.domain.lo[a] && x[a] <= w.domain.hi[a]);
+    }
+    double slope = slope_sum / samples, rho0g = w.rho0 * 9.81;
+    double expect = rho0g / lattice_gradient_factor(w.spacing, w.h, w.mass, w.rho0);
+    printf("hydrostatic WCSPH after 2 s: compression avg %.4f %%, max %.4f %%, dp/depth %.1f Pa/m "
+           "(rho0 g / kappa = %.1f: %+.1f %%; rho0 g: %+.1f %%), outside %d\n",
+           100 * st->density_err_avg, 100 * st->density_err_max, slope, expect, 100 * (slope / expect - 1),
+           100 * (slope / rho0g - 1), outside);
+    ENSURE(samples == 1000);
+    ENSURE(fabs(slope / expect - 1.0) < 0.10);
+    ENSURE(st->density_err_avg < 0.01);
+    ENSURE(outside == 0);
+    free(rho), free(st);
+    fl_nbgrid_free(&g);
+    ops->destroy(solver);
+    fl_world_free(&w);
+    fl_scene_free(&s);
+}
+
+static void dam_break_front(void)
+{
+    /* Martin & Moyce's front, copied from ../shared/reference/ with its source */
+    double T_mm[32], Z_mm[32];
+    int n_mm = 0;
+    FILE *csv = fopen(FL_SOURCE_DIR "/tests/data/martin_moyce_1952_n2.csv", "r");
+    ENSURE(csv != NULL);
+    if (!csv)
+        return;
+    char line[256];
+    while (fgets(line, sizeof line, csv) && n_mm < 32)
+        if (strncmp(line, "front_Z_vs_T,", 13) == 0 && sscanf(line + 13, "%lf,%lf", &T_mm[n_mm], &Z_mm[n_mm]) == 2)
+            n_mm++;
+    fclose(csv);
+    ENSURE(n_mm == 15);
+
+    fl_scene s;
+    fl_world w;
+    const fl_solver_ops *ops = fl_solver_find("wcsph");
+    void *solver = start(FL_SOURCE_DIR "/scenes/dam_break.json", NULL, 0, &s, &w);
+    ENSURE(solver != NULL);
+    if (!solver)
+        return;
+    const double a = s.blocks[0].hi[0] - s.blocks[0].lo[0], g = 9.81, dt = fl_scene_dt(&s);
+    const double t_of_T = 1.0 / sqrt(2.0 * g / a);
+    fl_step_stats *st = calloc(1, sizeof *st);
+    double worst = 0.0;
+    int compared = 0, rc = FL_OK;
+    double t = 0.0;
+    for (int p = 0; p < n_mm && rc == FL_OK; p++) {
+        if (T_mm[p] < 1.0 || T_mm[p] > 3.0)
+            continue;
+        while (t + 0.5 * dt < T_mm[p] * t_of_T && rc == FL_OK) {
+            fl_step_stats_reset(st);
+            rc = ops->step(solver, &w, dt, st);
+            t += dt;
+        }
+        double front = -INFINITY;
+        for (int i = 0; i < w.fluid.count; i++)
+            front = fmax(front, w.fluid.x[i]);
+        double Z = (front - w.domain.lo[0]) / a, err = Z / Z_mm[p] - 1.0;
+        printf("T = %.2f: Z = %.3f, Martin & Moyce %.2f (%+.1f %%)\n", T_mm[p], Z, Z_mm[p], 100 * err);
+        worst = fmax(worst, fabs(err));
+        compared++;
+    }
+    ENSURE(rc == FL_OK);
+    ENSURE(compared == 11);
+    ENSURE(worst < 0.15);
+    free(st);
+    ops->destroy(solver);
+    fl_world_free(&w);
+    fl_scene_free(&s);
+}
+
+static void momentum(void)
+{
+    fl_world w;
+    fl_error err;
+    fl_box dom = {{0, 0, 0}, {1, 1, 1}}, blob = {{0.4, 0.4, 0.4}, {0.6, 0.6, 0.6}};
+    double zero[3] = {0, 0, 0};
+    fl_world_init(&w, &dom, zero, 1000.0, 0.02);
+    ENSURE(fl_world_fill_box(&w, &blob, 0.3, 42, &err) == FL_OK); /* jittered: uneven pressure */
+    ENSURE(fl_world_sample_boundary(&w, &err) == FL_OK);
+    ENSURE(fl_boundary_compute_volumes(&w, &err) == FL_OK);
+    fl_params prm;
+    fl_params_init(&prm, "test");
+    fl_params_set(&prm, "speed_of_sound", 20.0, &err);
+    fl_params_set(&prm, "alpha", 0.5, &err);
+    fl_params_set(&prm, "clamp_negative", 0, &err);
+    const fl_solver_ops *ops = fl_solver_find("wcsph");
+    void *solver = ops->create(&w, &prm, &err);
+    fl_step_stats *st = calloc(1, sizeof *st);
+    for (int k = 0; k < 50; k++)
+        ops->step(solver, &w, 2e-4, st);
+    double p[3] = {0, 0, 0}, vmax = 0;
+    const fl_particles *f = &w.fluid;
+    for (int i = 0; i < f->count; i++) {
+        p[0] += f->vx[i], p[1] += f->vy[i], p[2] += f->vz[i];
+        vmax = fmax(vmax, fabs(f->vx[i]) + fabs(f->vy[i]) + fabs(f->vz[i]));
+    }
+    double pn = sqrt(p[0] * p[0] + p[1] * p[1] + p[2] * p[2]);
+    printf("momentum after 50 steps: |sum v| = %.3g, N vmax = %.3g\n", pn, f->count * vmax);
+    ENSURE(vmax > 0.01);
+    ENSURE(pn < 1e-4 * f->count * vmax);
+    free(st);
+    ops->destroy(solver);
+    fl_world_free(&w);
+}
+
+int main(void)
+{
+    hydrostatic();
+    dam_break_front();
+    momentum();
+    return fl_test_report("test_wcsph");
+}
