@@ -17,6 +17,18 @@
 #include "harness.h"
 #include "io.h"
 
+/* How the run advances: a fixed step, or ("dt": "cfl") each step as large
+ * as the solver's last dt_limit allows, cut so that frames fall on their
+ * times. */
+typedef struct run_clock {
+    int adaptive;
+    double dt;          /* the fixed step, or the largest adaptive one (a frame), s */
+    int spf;            /* fixed: steps per frame */
+    long long steps;    /* fixed: steps planned */
+    double t_end;       /* s */
+    double frame_dt;    /* s */
+} run_clock;
+
 void fl_run_config_default(fl_run_config *c)
 {
     memset(c, 0, sizeof *c);
@@ -149,7 +161,7 @@ static void write_convergence(FILE *f, long long step, double time, const fl_ste
 {
     int n = st->iterations < FL_MAX_HISTORY ? st->iterations : FL_MAX_HISTORY;
     for (int k = 0; k < n; k++)
-        fprintf(f, "%lld,%.9g,%d,%.9g\n", step, time, k + 1, st->residual[k]);
+        fprintf(f, "%lld,%.9g,%d,%.9g,%.9g\n", step, time, k + 1, st->residual[k], st->residual_max[k]);
 }
 
 static int write_frame(const fl_run_config *c, const fl_world *w, int frame, fl_error *err)
@@ -169,8 +181,8 @@ static int write_frame(const fl_run_config *c, const fl_world *w, int frame, fl_
 }
 
 static int write_run_json(const fl_run_config *c, const fl_scene *s, const fl_params *prm,
-                          const fl_world *w, double dt, int steps_per_frame, long long steps_planned,
-                          const fl_run_result *res, int finished, fl_error *err)
+                          const fl_world *w, const run_clock *clk, const fl_run_result *res, int finished,
+                          fl_error *err)
 {
     char machine[256], path[1200];
     fl_machine_description(machine, sizeof machine);
@@ -185,9 +197,14 @@ static int write_run_json(const fl_run_config *c, const fl_scene *s, const fl_pa
     cJSON *params = cJSON_AddObjectToObject(root, "parameters");
     for (int k = 0; k < prm->count; k++)
         cJSON_AddNumberToObject(params, prm->items[k].key, prm->items[k].value);
-    cJSON_AddNumberToObject(root, "dt", dt);
-    cJSON_AddNumberToObject(root, "steps_per_frame", steps_per_frame);
-    cJSON_AddNumberToObject(root, "steps_planned", (double)steps_planned);
+    if (clk->adaptive) {
+        cJSON_AddStringToObject(root, "dt", "cfl");
+        cJSON_AddNumberToObject(root, "dt_max", clk->dt);
+    } else {
+        cJSON_AddNumberToObject(root, "dt", clk->dt);
+        cJSON_AddNumberToObject(root, "steps_per_frame", clk->spf);
+        cJSON_AddNumberToObject(root, "steps_planned", (double)clk->steps);
+    }
     cJSON_AddNumberToObject(root, "fluid_particles", w->fluid.count);
     cJSON_AddNumberToObject(root, "boundary_particles", w->boundary.count);
     cJSON_AddNumberToObject(root, "particle_mass", w->mass);
@@ -210,13 +227,12 @@ static int write_run_json(const fl_run_config *c, const fl_scene *s, const fl_pa
     return ok ? FL_OK : fl_fail(err, FL_ERR_IO, "%s: cannot write: %s", path, strerror(errno));
 }
 
-static void progress(const char *solver, double t, double t_end, long long step, long long steps,
-                     double wall_ms)
+static void progress(const char *solver, double t, double t_end, long long step, double wall_ms)
 {
-    double rate = wall_ms > 0 ? step / (wall_ms * 1e-3) : 0.0;
-    double eta = rate > 0 ? (steps - step) / rate : 0.0;
-    fprintf(stderr, "\r[%s] t = %.3f / %.3f s, step %lld / %lld, %.0f steps/s, ETA %.0f s   ", solver, t,
-            t_end, step, steps, rate, eta);
+    double done = t_end > 0 ? t / t_end : 1.0;
+    double eta = done > 0 ? wall_ms * 1e-3 * (1.0 - done) / done : 0.0;
+    fprintf(stderr, "\r[%s] t = %.3f / %.3f s, step %lld, %.0f steps/s, ETA %.0f s   ", solver, t, t_end, step,
+            wall_ms > 0 ? step / (wall_ms * 1e-3) : 0.0, eta);
     fflush(stderr);
 }
 
@@ -251,8 +267,7 @@ static void run_state_free(run_state *r)
 
 /* Everything that can be wrong with the input is found here, before any
  * file is written. */
-static int run_prepare(const fl_run_config *c, run_state *r, double *dt, int *spf, long long *steps,
-                       fl_error *err)
+static int run_prepare(const fl_run_config *c, run_state *r, run_clock *clk, fl_error *err)
 {
     char path[1024];
     fl_resolve_scene(c->scene, path, sizeof path);
@@ -270,11 +285,16 @@ static int run_prepare(const fl_run_config *c, run_state *r, double *dt, int *sp
     if (rc)
         return rc;
     const fl_scene *s = &r->scene;
-    *dt = c->dt > 0.0 ? c->dt : fl_scene_dt(s);
+    clk->frame_dt = 1.0 / s->fps;
+    clk->dt = c->dt > 0.0 ? c->dt : fl_scene_dt(s);
     if (c->substeps > 0 && c->dt == 0.0)
-        *dt = 1.0 / (s->fps * c->substeps);
-    *spf = (int)fmax(1.0, floor(1.0 / (s->fps * *dt) + 0.5));
-    *steps = c->frames > 0 ? (long long)c->frames * *spf : (long long)ceil(s->duration / *dt - 1e-9);
+        clk->dt = 1.0 / (s->fps * c->substeps);
+    clk->adaptive = c->dt_cfl || (s->dt_cfl && c->dt == 0.0);
+    if (clk->adaptive)
+        clk->dt = clk->frame_dt; /* the largest step: one frame */
+    clk->spf = (int)fmax(1.0, floor(clk->frame_dt / clk->dt + 0.5));
+    clk->t_end = c->frames > 0 ? c->frames * clk->frame_dt : s->duration;
+    clk->steps = c->frames > 0 ? (long long)c->frames * clk->spf : (long long)ceil(s->duration / clk->dt - 1e-9);
     for (int k = 0; k < s->solver_count; k++)
         if (!fl_solver_find(s->solvers[k].name))
             return fl_fail(err, FL_ERR_INPUT, "%s: solvers.%s: unknown solver", s->path, s->solvers[k].name);
@@ -313,7 +333,7 @@ static int open_outputs(const fl_run_config *c, run_state *r, fl_error *err)
     if (!r->conv_csv)
         return fl_fail(err, FL_ERR_IO, "%s: cannot write: %s", path, strerror(errno));
     write_stats_header(r->stats_csv);
-    fprintf(r->conv_csv, "step,time,iteration,residual\n");
+    fprintf(r->conv_csv, "step,time,iteration,residual,residual_max\n");
     return FL_OK;
 }
 
@@ -324,14 +344,13 @@ int fl_run(const fl_run_config *c, fl_run_result *res, fl_error *err)
         omp_set_num_threads(c->threads);
     run_state r;
     memset(&r, 0, sizeof r);
-    double dt = 0.0;
-    int spf = 1;
-    long long steps = 0;
-    int rc = run_prepare(c, &r, &dt, &spf, &steps, err);
+    run_clock clk;
+    memset(&clk, 0, sizeof clk);
+    int rc = run_prepare(c, &r, &clk, err);
     if (rc == FL_OK)
         rc = open_outputs(c, &r, err);
     if (rc == FL_OK)
-        rc = write_run_json(c, &r.scene, &r.params, &r.world, dt, spf, steps, res, 0, err);
+        rc = write_run_json(c, &r.scene, &r.params, &r.world, &clk, res, 0, err);
     if (rc == FL_OK)
         rc = write_frame(c, &r.world, 0, err);
     if (rc) {
@@ -344,7 +363,13 @@ int fl_run(const fl_run_config *c, fl_run_result *res, fl_error *err)
     fl_step_stats *st = r.stats;
     double start = fl_now_ms(), err_sum = 0.0;
     fl_error step_err;
-    for (long long k = 1; k <= steps; k++) {
+    /* the first adaptive step: the CFL step of a sound speed from the domain's
+     * height, at least the solver's own (WCSPH's default uses the fluid's) */
+    double dt = clk.adaptive ? fmin(clk.dt, fl_explicit_dt_limit(r.world.h, stab.speed_limit, 0.0, 0.0)) : clk.dt;
+    int frame = 0;
+    for (long long k = 1; clk.adaptive ? r.world.time < clk.t_end * (1.0 - 1e-12) : k <= clk.steps; k++) {
+        if (clk.adaptive) /* land on the next frame time exactly */
+            dt = fmin(dt, fmin((frame + 1) * clk.frame_dt, clk.t_end) - r.world.time);
         fl_step_stats_reset(st);
         double t0 = fl_now_ms();
         int src = r.ops->step(r.solver, &r.world, dt, st);
@@ -371,10 +396,21 @@ int fl_run(const fl_run_config *c, fl_run_result *res, fl_error *err)
             snprintf(res->reason, sizeof res->reason, "step %lld (t = %.4f s): %s", k, r.world.time, why);
             break;
         }
-        if (k % spf == 0 && (rc = write_frame(c, &r.world, (int)(k / spf), err)))
+        int frame_done = clk.adaptive ? r.world.time >= (frame + 1) * clk.frame_dt * (1.0 - 1e-9)
+                                      : k % clk.spf == 0;
+        if (frame_done && (rc = write_frame(c, &r.world, ++frame, err)))
             break;
-        if (c->progress && (k % 20 == 0 || k == steps))
-            progress(c->solver, r.world.time, steps * dt, k, steps, fl_now_ms() - start);
+        if (clk.adaptive) {
+            if (!(st->dt_limit > 0.0)) {
+                res->status = FL_RUN_UNSTABLE;
+                snprintf(res->reason, sizeof res->reason,
+                         "\"dt\": \"cfl\" needs a step limit, and the %s solver gives none", c->solver);
+                break;
+            }
+            dt = fmin(st->dt_limit, clk.dt);
+        }
+        if (c->progress && k % 20 == 0)
+            progress(c->solver, r.world.time, clk.t_end, k, fl_now_ms() - start);
     }
     if (c->progress)
         fputc('\n', stderr);
@@ -383,7 +419,7 @@ int fl_run(const fl_run_config *c, fl_run_result *res, fl_error *err)
     if (ferror(r.stats_csv) || ferror(r.conv_csv))
         rc = fl_fail(err, FL_ERR_IO, "%s: writing stats.csv or convergence.csv failed", c->out_dir);
     if (rc == FL_OK)
-        rc = write_run_json(c, &r.scene, &r.params, &r.world, dt, spf, steps, res, 1, err);
+        rc = write_run_json(c, &r.scene, &r.params, &r.world, &clk, res, 1, err);
     run_state_free(&r);
     return rc;
 }

@@ -13,6 +13,7 @@ typedef struct fl_run_config {
     const char *scene;            /* path, or a name from scenes/ */
     const char *solver;
     double dt;                    /* s; 0 = from the scene */
+    int dt_cfl;                   /* --dt cfl: adapt each step to the solver's stability limit */
     int substeps;                 /* steps per frame; 0 = from the scene */
     int frames;                   /* frames to simulate; 0 = the scene's duration */
     const char *sets[FL_MAX_SETS];

@@ -32,7 +32,8 @@ static const char *usage =
     "\n"
     "run options:\n"
     "  --solver NAME          solver to use (see `fluidlab list`), default sph\n"
-    "  --dt S                 fixed step in seconds (overrides the scene)\n"
+    "  --dt S | cfl           fixed step in seconds, or cfl: each step at the solver's\n"
+    "                         stability limit (overrides the scene's time.dt)\n"
     "  --substeps N           steps per frame (dt = 1 / (fps N))\n"
     "  --frames N             simulate N frames instead of the scene's duration\n"
     "  --set KEY=VALUE        override a scene key by its path, e.g. --set fluid.spacing=0.02\n"
@@ -154,8 +155,10 @@ static int cmd_run(int argc, char **argv, const char *default_scene)
         if (strcmp(a, "--solver") == 0) {
             c.solver = v;
         } else if (strcmp(a, "--dt") == 0) {
-            if (!parse_number(v, &c.dt) || c.dt <= 0.0)
-                return die("--dt: expected a positive number of seconds, got '%s'", v);
+            if (strcmp(v, "cfl") == 0)
+                c.dt_cfl = 1;
+            else if (!parse_number(v, &c.dt) || c.dt <= 0.0)
+                return die("--dt: expected a positive number of seconds or cfl, got '%s'", v);
         } else if (strcmp(a, "--substeps") == 0) {
             if (!parse_count(v, &c.substeps))
                 return die("--substeps: expected a whole number >= 1, got '%s'", v);

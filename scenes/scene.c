@@ -626,13 +626,27 @@ static int read_fluid(const check *c, const cJSON *fluid, fl_scene *s)
     return FL_OK;
 }
 
+/* time.dt: a step in seconds, or "cfl" for the solver's stability limit. */
+static int get_dt(const check *c, const cJSON *time, fl_scene *s)
+{
+    static const number_rule dt = {0, HUGE_VAL, 1, 0, 0, "a number > 0 (s) or \"cfl\""};
+    const cJSON *v = member(time, "dt");
+    if (cJSON_IsString(v)) {
+        if (strcmp(v->valuestring, "cfl") != 0)
+            return fail_value(c, "time.dt", "a number > 0 (s) or \"cfl\"", v);
+        s->dt_cfl = 1;
+        s->dt = 0.0;
+        return FL_OK;
+    }
+    return get_number(c, time, "time", "dt", 0, 0, &dt, &s->dt);
+}
+
 static int read_time(const check *c, const cJSON *time, fl_scene *s)
 {
     static const char *const keys[] = {"duration", "fps", "substeps", "dt", NULL};
     static const number_rule duration = {0, HUGE_VAL, 1, 0, 0, "a number > 0 (s)"};
     static const number_rule fps = {0, HUGE_VAL, 1, 0, 0, "a number > 0 (frames per second)"};
     static const number_rule substeps = {1, INT_MAX, 0, 0, 1, "an integer >= 1"};
-    static const number_rule dt = {0, HUGE_VAL, 1, 0, 0, "a number > 0 (s)"};
     double x;
     int rc;
     if (!cJSON_IsObject(time))
@@ -641,7 +655,7 @@ static int read_time(const check *c, const cJSON *time, fl_scene *s)
         (rc = get_number(c, time, "time", "duration", 1, 0, &duration, &s->duration)) != FL_OK ||
         (rc = get_number(c, time, "time", "fps", 0, 30, &fps, &s->fps)) != FL_OK ||
         (rc = get_number(c, time, "time", "substeps", 0, 1, &substeps, &x)) != FL_OK ||
-        (rc = get_number(c, time, "time", "dt", 0, 0, &dt, &s->dt)) != FL_OK)
+        (rc = get_dt(c, time, s)) != FL_OK)
         return rc;
     s->substeps = (int)x;
     return FL_OK;

@@ -9,7 +9,7 @@
  *     "fluid":   { "spacing": 0.02, "rest_density": 1000, "jitter": 0, "seed": 1,
  *                  "blocks": [ { "min": [...], "max": [...] } ] },
  *     "obstacles": [ { "min": [...], "max": [...] } ],
- *     "time":    { "duration": 1.0, "fps": 30, "substeps": 20, "dt": 0.0005 },
+ *     "time":    { "duration": 1.0, "fps": 30, "substeps": 20, "dt": 0.0005 or "cfl" },
  *     "solvers": { "sph": { "stiffness": 1000, ... }, "pbf": { ... } }
  *   }
  * Unknown keys are errors (they are usually typos). Every message names the
@@ -48,6 +48,7 @@ typedef struct fl_scene {
     double fps;              /* time.fps, frames per second (default 30) */
     int substeps;            /* time.substeps, steps per frame (default 1) */
     double dt;               /* time.dt, s; 0 when absent (then 1/(fps*substeps)) */
+    int dt_cfl;              /* time.dt is "cfl": each step as large as the solver's stability limit allows */
     int solver_count;
     fl_scene_solver solvers[FL_MAX_SCENE_SOLVERS];
     long long fluid_count;   /* particles the world will hold */
@@ -66,7 +67,8 @@ int fl_scene_load(const char *path, const char *const *sets, int set_count, fl_s
 int fl_scene_parse(const char *text, const char *path, const char *const *sets, int set_count,
                    fl_scene *s, fl_error *err);
 
-/* The step size: time.dt when given, else 1 / (fps * substeps). */
+/* The step size: time.dt when given, else 1 / (fps * substeps) (with
+ * "dt": "cfl", the largest step the harness will take). */
 double fl_scene_dt(const fl_scene *s);
 
 /* The parameters of solver name from the scene, or an empty list (with a

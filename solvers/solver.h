@@ -45,10 +45,14 @@ typedef struct fl_step_stats {
     /* filled by the solver */
     int iterations;                  /* entries of residual[] */
     double residual[FL_MAX_HISTORY]; /* convergence history of this step */
+    double residual_max[FL_MAX_HISTORY]; /* the max error after iteration k, for solvers that
+                                          * track one (PCISPH, PBF); 0 otherwise */
     double stage_ms[FL_STAGE_COUNT]; /* wall time per stage, ms */
     double max_speed;                /* m/s */
     double cfl;                      /* max_speed * dt / h */
     int nan_count;                   /* particles with a NaN/Inf coordinate or velocity */
+    double dt_limit;                 /* largest stable next step, s, from the solver's CFL and
+                                      * force criteria; 0 when it has none ("dt": "cfl" uses it) */
 } fl_step_stats;
 
 typedef struct fl_solver_ops {
@@ -65,7 +69,7 @@ extern const fl_solver_ops *const fl_solvers[];
 /* The solver called name, or NULL. */
 const fl_solver_ops *fl_solver_find(const char *name);
 
-/* Clears everything but nothing else (stats are reused step to step). */
+/* Clears the stats before a step (they are reused step to step). */
 void fl_step_stats_reset(fl_step_stats *st);
 
 /* Wall clock in milliseconds, for the stage timers. */
@@ -81,6 +85,11 @@ double fl_max_speed(const fl_particles *p, int *nan_count);
  * harness uses it for the compression metric. */
 void fl_density_poly6(const fl_world *w, const fl_nbgrid *g, const float *x, const float *y,
                       const float *z, float *rho);
+
+/* The explicit-SPH step limit: 0.4 h / (c + v_max), the CFL condition on
+ * sound and flow speed, and 0.25 sqrt(h / a_max), the force criterion
+ * (Monaghan 1992; Becker & Teschner 2007). h is the support radius. */
+double fl_explicit_dt_limit(double h, double c, double v_max, double a_max);
 
 #ifdef __cplusplus
 }

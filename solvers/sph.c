@@ -168,11 +168,13 @@ static int sph_step(void *self, fl_world *w, double dt, fl_step_stats *st)
     st->residual[0] = sph_pressure(s, f, w->mass, w->rho0);
     st->iterations = 1;
     double t3 = fl_now_ms();
-    #pragma omp parallel for schedule(static)
+    double a2max = 0.0;
+    #pragma omp parallel for schedule(static) reduction(max : a2max)
     for (int i = 0; i < f->count; i++) {
         float a[3];
         sph_accel(i, w, g, s, a);
         s->ax[i] = a[0], s->ay[i] = a[1], s->az[i] = a[2];
+        a2max = fmax(a2max, (double)a[0] * a[0] + (double)a[1] * a[1] + (double)a[2] * a[2]);
     }
     double t4 = fl_now_ms();
     fl_symplectic_euler(f, s->ax, s->ay, s->az, (float)dt);
@@ -188,6 +190,7 @@ static int sph_step(void *self, fl_world *w, double dt, fl_step_stats *st)
     st->stage_ms[FL_STAGE_BOUNDARY] += t6 - t5;
     st->max_speed = fl_max_speed(f, &st->nan_count);
     st->cfl = st->max_speed * dt / w->h;
+    st->dt_limit = fl_explicit_dt_limit(w->h, sqrt(s->prm.stiffness), st->max_speed, sqrt(a2max));
     s->steps++;
     return FL_OK;
 }

@@ -14,10 +14,19 @@ const char *const fl_stage_names[FL_STAGE_COUNT] = {FL_STAGE_LIST(FL_STAGE_NAME)
 void fl_step_stats_reset(fl_step_stats *st)
 {
     st->density_err_avg = st->density_err_max = 0.0;
+    for (int k = 0; k < st->iterations && k < FL_MAX_HISTORY; k++)
+        st->residual_max[k] = 0.0;
     st->iterations = 0;
     memset(st->stage_ms, 0, sizeof st->stage_ms);
     st->max_speed = st->cfl = 0.0;
     st->nan_count = 0;
+    st->dt_limit = 0.0;
+}
+
+double fl_explicit_dt_limit(double h, double c, double v_max, double a_max)
+{
+    double cfl = 0.4 * h / (c + v_max);
+    return a_max > 0.0 ? fmin(cfl, 0.25 * sqrt(h / a_max)) : cfl;
 }
 
 double fl_now_ms(void) { return omp_get_wtime() * 1e3; }

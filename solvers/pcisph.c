@@ -1,0 +1,304 @@
+/* pcisph.c: predictive-corrective incompressible SPH, Solenthaler &
+ * Pajarola 2009, as the PCISPH notes in ../shared/seeds/pcisph_notes.txt
+ * lay out the loop.
+ *
+ *   non-pressure forces at x(t): gravity and viscosity (Müller 2003, eq. 14)
+ *   p_i = 0, a^p_i = 0; then until converged:
+ *     predict   v*_i = v_i + dt (a^np_i + a^p_i),  x*_i = x_i + dt v*_i, clamped to the domain
+ *     density   rho*_i = m sum_j W(x*_ij) + rho0 sum_b V_b W(x*_ib)   (the lists of x(t))
+ *     correct   p_i += delta (rho*_i - rho0)   (negative corrections scaled by negative_scale)
+ *     force     a^p_i = -sum_j m (p_i/rho*_i^2 + p_j/rho*_j^2) grad W(x_ij)
+ *                       - sum_b Psi_b 2 p_i/rho*_i^2 grad W(x_ib)
+ *     stop when max_i (rho*_i - rho0)/rho0 < eta after at least 3 iterations,
+ *     or after max_iterations
+ *   integrate v += dt (a^np + a^p), x += dt v, domain clamp.
+ *
+ * delta (the notes' eq. for the pressure scaling) comes from a prototype
+ * particle with a full neighborhood on the fluid's own lattice:
+ *   delta = 1 / (beta (sum_j grad W_j . sum_j grad W_j + sum_j |grad W_j|^2)),
+ *   beta = 2 (dt m / rho0)^2,
+ * where sum_j grad W_j vanishes by symmetry; the sum of squares is computed
+ * once in create, delta for each dt in the step.
+ * docs/methods/pcisph.md maps each line to the function below. */
+#include <math.h>
+#include <stdlib.h>
+
+#include "kernels.h"
+#include "particle_common.h"
+
+typedef struct pcisph_params {
+    double eta;            /* stop when the max density error ratio is below, fraction */
+    int min_iterations;    /* never stop before (3 in the paper) */
+    int max_iterations;
+    double negative_scale; /* factor on negative pressure corrections (0: none) */
+    double viscosity;      /* mu, Pa s */
+    int sort_interval;
+} pcisph_params;
+
+typedef struct pcisph_solver {
+    pcisph_params prm;
+    fl_nbgrid grid;
+    double grad_sq_sum;     /* sum_j |grad W_j|^2 over the prototype neighborhood, 1/m^8 */
+    float *anx, *any, *anz; /* non-pressure acceleration */
+    float *apx, *apy, *apz; /* pressure acceleration */
+    float *qx, *qy, *qz;    /* predicted positions x* */
+    float *rho_pred;        /* rho*_i */
+    float *p_rho2;          /* p_i / rho*_i^2 */
+    float *scratch;
+    long long steps;
+} pcisph_solver;
+
+static const char *const pcisph_keys[] = {"eta", "min_iterations", "max_iterations", "negative_scale",
+                                          "viscosity", "sort_interval", NULL};
+
+static void pcisph_destroy(void *self)
+{
+    pcisph_solver *s = self;
+    if (!s)
+        return;
+    fl_nbgrid_free(&s->grid);
+    float *arrays[] = {s->anx, s->any, s->anz, s->apx, s->apy, s->apz, s->qx,
+                       s->qy,  s->qz,  s->rho_pred, s->p_rho2, s->scratch};
+    for (size_t k = 0; k < sizeof arrays / sizeof arrays[0]; k++)
+        fl_free(arrays[k]);
+    free(s);
+}
+
+/* sum_j |grad W(x_j)|^2 over the neighbors of a particle with a full
+ * neighborhood on a cubic lattice of spacing d (self excluded: its
+ * gradient is zero). */
+static double prototype_grad_sq(double d, double h)
+{
+    int reach = (int)ceil(h / d);
+    double sum = 0.0;
+    for (int i = -reach; i <= reach; i++)
+        for (int j = -reach; j <= reach; j++)
+            for (int k = -reach; k <= reach; k++) {
+                double r = sqrt((double)(i * i + j * j + k * k)) * d;
+                double g = fl_spiky_grad_factor((float)r, (float)h); /* grad W = g r_vec */
+                sum += g * g * r * r;
+            }
+    return sum;
+}
+
+/* PCISPH turns every density error it corrects into velocity (a correction
+ * of e in one step moves particles by about e d, at e d / dt), and nothing
+ * but viscosity takes that energy out again: where the boundary leaves a
+ * particle a little over-dense (edges and corners of a tank, ~2 %), a tank at
+ * rest keeps boiling without it (docs/methods/pcisph.md). The default damps
+ * at the particle scale: nu = 0.3 h sqrt(g h), mu = rho0 nu. */
+static double pcisph_default_viscosity(const fl_world *w)
+{
+    double g = sqrt(w->gravity[0] * w->gravity[0] + w->gravity[1] * w->gravity[1] + w->gravity[2] * w->gravity[2]);
+    return 0.3 * w->rho0 * w->h * sqrt(fmax(g, 1.0) * w->h);
+}
+
+static void *pcisph_create(fl_world *w, const fl_params *p, fl_error *err)
+{
+    pcisph_params prm;
+    double minit, maxit, sort;
+    if (fl_params_check_known(p, pcisph_keys, err) ||
+        fl_params_get(p, "eta", 0.01, 1e-6, 1.0, &prm.eta, err) ||
+        fl_params_get(p, "min_iterations", 3.0, 1.0, 1000.0, &minit, err) ||
+        fl_params_get(p, "max_iterations", 50.0, 1.0, FL_MAX_HISTORY, &maxit, err) ||
+        fl_params_get(p, "negative_scale", 0.0, 0.0, 1.0, &prm.negative_scale, err) ||
+        fl_params_get(p, "viscosity", pcisph_default_viscosity(w), 0.0, 1e6, &prm.viscosity, err) ||
+        fl_params_get(p, "sort_interval", 16.0, 0.0, 1e9, &sort, err))
+        return NULL;
+    prm.min_iterations = (int)minit;
+    prm.max_iterations = (int)maxit;
+    prm.sort_interval = (int)sort;
+    if (prm.min_iterations > prm.max_iterations) {
+        fl_fail(err, FL_ERR_INPUT, "%s.min_iterations: expected at most max_iterations (%d), got %d", p->source,
+                prm.max_iterations, prm.min_iterations);
+        return NULL;
+    }
+    pcisph_solver *s = calloc(1, sizeof *s);
+    if (!s) {
+        fl_fail(err, FL_ERR_MEMORY, "out of memory for the PCISPH solver");
+        return NULL;
+    }
+    s->prm = prm;
+    s->grad_sq_sum = prototype_grad_sq(w->spacing, w->h);
+    size_t bytes = (size_t)(w->fluid.count > 0 ? w->fluid.count : 1) * sizeof(float);
+    float **arrays[] = {&s->anx, &s->any, &s->anz, &s->apx, &s->apy, &s->apz, &s->qx,
+                        &s->qy,  &s->qz,  &s->rho_pred, &s->p_rho2, &s->scratch};
+    int ok = 1;
+    for (size_t k = 0; k < sizeof arrays / sizeof arrays[0]; k++)
+        ok &= (*arrays[k] = fl_alloc(bytes)) != NULL;
+    if (!ok) {
+        pcisph_destroy(s);
+        fl_fail(err, FL_ERR_MEMORY, "out of memory for the PCISPH solver's %d particles", w->fluid.count);
+        return NULL;
+    }
+    if (fl_nbgrid_init(&s->grid, w, err)) {
+        pcisph_destroy(s);
+        return NULL;
+    }
+    return s;
+}
+
+/* Gravity and viscosity at x(t), with the densities of x(t) in f->rho. */
+static inline void pcisph_nonpressure(int i, const fl_world *w, const fl_nbgrid *g, double mu, float out[3])
+{
+    const fl_particles *f = &w->fluid;
+    const float h = (float)w->h, m = (float)w->mass;
+    float av[3] = {0, 0, 0};
+    for (int k = g->nb_start[i]; k < g->nb_start[i + 1]; k++) {
+        int j = g->nb[k];
+        float dx = f->x[i] - f->x[j], dy = f->y[i] - f->y[j], dz = f->z[i] - f->z[j];
+        float sv = m / f->rho[j] * fl_visc_laplacian(sqrtf(dx * dx + dy * dy + dz * dz), h);
+        av[0] += sv * (f->vx[j] - f->vx[i]);
+        av[1] += sv * (f->vy[j] - f->vy[i]);
+        av[2] += sv * (f->vz[j] - f->vz[i]);
+    }
+    float visc = (float)mu / f->rho[i];
+    for (int q = 0; q < 3; q++)
+        out[q] = visc * av[q] + (float)w->gravity[q];
+}
+
+/* Pressure acceleration at x(t) from the pressures and predicted densities. */
+static inline void pcisph_pressure_accel(int i, const fl_world *w, const fl_nbgrid *g, const float *p_rho2,
+                                         float out[3])
+{
+    const fl_particles *f = &w->fluid;
+    const fl_boundary *b = &w->boundary;
+    const float h = (float)w->h, m = (float)w->mass, rho0 = (float)w->rho0;
+    float a[3] = {0, 0, 0}, sb_sum[3] = {0, 0, 0};
+    for (int k = g->nb_start[i]; k < g->nb_start[i + 1]; k++) {
+        int j = g->nb[k];
+        float dx = f->x[i] - f->x[j], dy = f->y[i] - f->y[j], dz = f->z[i] - f->z[j];
+        float sp = -m * (p_rho2[i] + p_rho2[j]) * fl_spiky_grad_factor(sqrtf(dx * dx + dy * dy + dz * dz), h);
+        a[0] += sp * dx, a[1] += sp * dy, a[2] += sp * dz;
+    }
+    for (int k = g->bnb_start[i]; k < g->bnb_start[i + 1]; k++) {
+        int j = g->bnb[k];
+        float dx = f->x[i] - b->x[j], dy = f->y[i] - b->y[j], dz = f->z[i] - b->z[j];
+        float sb = b->volume[j] * fl_spiky_grad_factor(sqrtf(dx * dx + dy * dy + dz * dz), h);
+        sb_sum[0] += sb * dx, sb_sum[1] += sb * dy, sb_sum[2] += sb * dz;
+    }
+    float mirror = -rho0 * 2.0f * p_rho2[i]; /* the wall mirrors p_i and rho*_i */
+    for (int q = 0; q < 3; q++)
+        out[q] = a[q] + mirror * sb_sum[q];
+}
+
+/* Predicted positions from the accelerations so far, clamped to the domain
+ * (the collision response of the notes). */
+static void pcisph_predict(pcisph_solver *s, const fl_world *w, float dt)
+{
+    const fl_particles *f = &w->fluid;
+    #pragma omp parallel for schedule(static)
+    for (int i = 0; i < f->count; i++) {
+        float v[3] = {f->vx[i] + dt * (s->anx[i] + s->apx[i]), f->vy[i] + dt * (s->any[i] + s->apy[i]),
+                      f->vz[i] + dt * (s->anz[i] + s->apz[i])};
+        float q[3] = {f->x[i] + dt * v[0], f->y[i] + dt * v[1], f->z[i] + dt * v[2]};
+        for (int a = 0; a < 3; a++)
+            q[a] = fminf(fmaxf(q[a], (float)w->domain.lo[a]), (float)w->domain.hi[a]);
+        s->qx[i] = q[0], s->qy[i] = q[1], s->qz[i] = q[2];
+    }
+}
+
+/* One correction: predicted densities, pressures, p/rho*^2. Fills the avg
+ * compression and the max density error ratio of the prediction. */
+static void pcisph_correct(pcisph_solver *s, fl_world *w, double delta, double *err_avg, double *err_max)
+{
+    fl_particles *f = &w->fluid;
+    const double rho0 = w->rho0, neg = s->prm.negative_scale;
+    fl_density_poly6(w, &s->grid, s->qx, s->qy, s->qz, s->rho_pred);
+    #pragma omp parallel for schedule(static)
+    for (int i = 0; i < f->count; i++) {
+        double e = s->rho_pred[i] - rho0;
+        double dp = delta * (e < 0.0 ? neg * e : e);
+        f->p[i] = (float)(f->p[i] + dp);
+        s->p_rho2[i] = f->p[i] / (s->rho_pred[i] * s->rho_pred[i]);
+    }
+    double sum = 0.0, emax = -INFINITY; /* in particle order: the same bits for any thread count */
+    for (int i = 0; i < f->count; i++) {
+        double e = s->rho_pred[i] / rho0 - 1.0;
+        sum += e > 0.0 ? e : 0.0;
+        emax = e > emax ? e : emax;
+    }
+    *err_avg = f->count ? sum / f->count : 0.0;
+    *err_max = f->count ? emax : 0.0;
+}
+
+static int pcisph_step(void *self, fl_world *w, double dt, fl_step_stats *st)
+{
+    pcisph_solver *s = self;
+    fl_particles *f = &w->fluid;
+    fl_nbgrid *g = &s->grid;
+    const pcisph_params *prm = &s->prm;
+    fl_error err;
+
+    double t0 = fl_now_ms();
+    int rc = fl_bin_particles(g, f, s->steps, prm->sort_interval, s->scratch, &err);
+    if (rc)
+        return rc;
+    double t1 = fl_now_ms();
+    rc = fl_nbgrid_search(g, f->x, f->y, f->z, &err);
+    if (rc)
+        return rc;
+    double t2 = fl_now_ms();
+    fl_density_poly6(w, g, f->x, f->y, f->z, f->rho);
+    double t3 = fl_now_ms();
+    #pragma omp parallel for schedule(static)
+    for (int i = 0; i < f->count; i++) {
+        float a[3];
+        pcisph_nonpressure(i, w, g, prm->viscosity, a);
+        s->anx[i] = a[0], s->any[i] = a[1], s->anz[i] = a[2];
+        s->apx[i] = s->apy[i] = s->apz[i] = 0.0f;
+        f->p[i] = 0.0f;
+    }
+    double t4 = fl_now_ms();
+
+    /* the predictor-corrector loop */
+    const double beta = 2.0 * (dt * w->mass / w->rho0) * (dt * w->mass / w->rho0);
+    const double delta = 1.0 / (beta * s->grad_sq_sum);
+    int k = 0;
+    for (;;) {
+        double e_avg, e_max;
+        pcisph_predict(s, w, (float)dt);
+        pcisph_correct(s, w, delta, &e_avg, &e_max);
+        #pragma omp parallel for schedule(static)
+        for (int i = 0; i < f->count; i++) {
+            float a[3];
+            pcisph_pressure_accel(i, w, g, s->p_rho2, a);
+            s->apx[i] = a[0], s->apy[i] = a[1], s->apz[i] = a[2];
+        }
+        st->residual[k] = e_avg;
+        st->residual_max[k] = e_max;
+        k++;
+        if ((k >= prm->min_iterations && e_max < prm->eta) || k >= prm->max_iterations)
+            break;
+    }
+    st->iterations = k;
+    double t5 = fl_now_ms();
+    #pragma omp parallel for schedule(static)
+    for (int i = 0; i < f->count; i++) {
+        s->anx[i] += s->apx[i], s->any[i] += s->apy[i], s->anz[i] += s->apz[i];
+    }
+    fl_symplectic_euler(f, s->anx, s->any, s->anz, (float)dt);
+    double t6 = fl_now_ms();
+    fl_clamp_to_domain(w);
+    double t7 = fl_now_ms();
+
+    st->stage_ms[FL_STAGE_GRID_BUILD] += t1 - t0;
+    st->stage_ms[FL_STAGE_NEIGHBOR_SEARCH] += t2 - t1;
+    st->stage_ms[FL_STAGE_DENSITY] += t3 - t2;
+    st->stage_ms[FL_STAGE_VELOCITY_UPDATE] += t4 - t3;
+    st->stage_ms[FL_STAGE_PRESSURE_SOLVE] += t5 - t4;
+    st->stage_ms[FL_STAGE_INTEGRATE] += t6 - t5;
+    st->stage_ms[FL_STAGE_BOUNDARY] += t7 - t6;
+    st->max_speed = fl_max_speed(f, &st->nan_count);
+    st->cfl = st->max_speed * dt / w->h;
+    s->steps++;
+    return FL_OK;
+}
+
+const fl_solver_ops fl_pcisph_ops = {
+    .name = "pcisph",
+    .summary = "predictive-corrective incompressible SPH (Solenthaler & Pajarola 2009)",
+    .create = pcisph_create,
+    .step = pcisph_step,
+    .destroy = pcisph_destroy,
+};

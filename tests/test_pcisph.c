@@ -1,0 +1,152 @@
+/* test_pcisph.c: predictive-corrective incompressible SPH (Solenthaler &
+ * Pajarola 2009).
+ *  1. Hydrostatic tank (scenes/hydrostatic.json, 1 m deep, d = 0.05 m,
+ *     dt = 1/900 s, eta = 1 %): after 2 s the pressure, regressed against
+ *     depth and averaged over the last 0.5 s, rises at rho0 g / kappa within
+ *     10 % (tests/hydrostatics.h); the mean compression stays under 1 %; no
+ *     particle is outside the domain; every step converges before the
+ *     iteration limit.
+ *  2. Dam break (scenes/dam_break.json: a = 0.2 m, d = 0.01 m, a / d = 20,
+ *     dt = 1/4800 s): the front stays within 15 % of Martin & Moyce over
+ *     1.0 <= T <= 3.0, and at t = 0.5 s the step's density error after its
+ *     last iteration is below the error after its first. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ensure.h"
+#include "hydrostatics.h"
+
+static void *start(const char *scene, fl_scene *s, fl_world *w, fl_params *prm)
+{
+    fl_error err;
+    if (fl_scene_load(scene, NULL, 0, s, &err) || fl_build_world(s, w, &err)) {
+        fprintf(stderr, "%s\n", err.msg);
+        return NULL;
+    }
+    fl_scene_solver_params(s, "pcisph", prm);
+    void *solver = fl_solver_find("pcisph")->create(w, prm, &err);
+    if (!solver)
+        fprintf(stderr, "%s\n", err.msg);
+    return solver;
+}
+
+static void hydrostatic(void)
+{
+    fl_scene s;
+    fl_world w;
+    fl_params prm;
+    const fl_solver_ops *ops = fl_solver_find("pcisph");
+    void *solver = start(FL_SOURCE_DIR "/scenes/hydrostatic.json", &s, &w, &prm);
+    ENSURE(solver != NULL);
+    if (!solver)
+        return;
+    fl_step_stats *st = calloc(1, sizeof *st);
+    const double dt = fl_scene_dt(&s);
+    const long long steps = (long long)floor(2.0 / dt + 0.5), tail = (long long)floor(0.5 / dt + 0.5);
+    double slope_sum = 0.0;
+    int samples = 0, rc = FL_OK, most_iterations = 0;
+    for (long long k = 1; k <= steps && rc == FL_OK; k++) {
+        fl_step_stats_reset(st);
+        rc = ops->step(solver, &w, dt, st);
+        most_iterations = st->iterations > most_iterations ? st->iterations : most_iterations;
+        if (k > steps - tail)
+            slope_sum += pressure_slope(&w), samples++;
+    }
+    ENSURE(rc == FL_OK);
+    fl_nbgrid g;
+    fl_error err;
+    float *rho = malloc(sizeof(float) * (size_t)w.fluid.count);
+    ENSURE(fl_nbgrid_init(&g, &w, &err) == FL_OK);
+    ENSURE(fl_measure_density(&w, &g, rho, st, &err) == FL_OK);
+    int outside = 0;
+    for (int i = 0; i < w.fluid.count; i++) {
+        float x[3] = {w.fluid.x[i], w.fluid.y[i], w.fluid.z[i]};
+        for (int a = 0; a < 3; a++)
+            outside += !(x[a] >= w.domain.lo[a] && x[a] <= w.domain.hi[a]);
+    }
+    double slope = slope_sum / samples, rho0g = w.rho0 * 9.81;
+    double expect = rho0g / lattice_gradient_factor(w.spacing, w.h, w.mass, w.rho0);
+    printf("hydrostatic PCISPH after 2 s: compression avg %.4f %%, max %.4f %%, dp/depth %.1f Pa/m "
+           "(rho0 g / kappa = %.1f: %+.1f %%; rho0 g: %+.1f %%), most iterations %d of 50, outside %d\n",
+           100 * st->density_err_avg, 100 * st->density_err_max, slope, expect, 100 * (slope / expect - 1),
+           100 * (slope / rho0g - 1), most_iterations, outside);
+    ENSURE(fabs(slope / expect - 1.0) < 0.10);
+    ENSURE(st->density_err_avg < 0.01);
+    ENSURE(outside == 0);
+    ENSURE(most_iterations < 50);
+    free(rho), free(st);
+    fl_nbgrid_free(&g);
+    ops->destroy(solver);
+    fl_world_free(&w);
+    fl_scene_free(&s);
+}
+
+static void dam_break(void)
+{
+    double T_mm[32], Z_mm[32];
+    int n_mm = 0;
+    FILE *csv = fopen(FL_SOURCE_DIR "/tests/data/martin_moyce_1952_n2.csv", "r");
+    ENSURE(csv != NULL);
+    if (!csv)
+        return;
+    char line[256];
+    while (fgets(line, sizeof line, csv) && n_mm < 32)
+        if (strncmp(line, "front_Z_vs_T,", 13) == 0 && sscanf(line + 13, "%lf,%lf", &T_mm[n_mm], &Z_mm[n_mm]) == 2)
+            n_mm++;
+    fclose(csv);
+
+    fl_scene s;
+    fl_world w;
+    fl_params prm;
+    const fl_solver_ops *ops = fl_solver_find("pcisph");
+    void *solver = start(FL_SOURCE_DIR "/scenes/dam_break.json", &s, &w, &prm);
+    ENSURE(solver != NULL);
+    if (!solver)
+        return;
+    const double a = s.blocks[0].hi[0] - s.blocks[0].lo[0], dt = fl_scene_dt(&s);
+    const double t_of_T = 1.0 / sqrt(2.0 * 9.81 / a);
+    fl_step_stats *st = calloc(1, sizeof *st);
+    double worst = 0.0, t = 0.0;
+    int compared = 0, rc = FL_OK, p = 0;
+    const long long steps = (long long)floor(0.5 / dt + 0.5);
+    for (long long k = 1; k <= steps && rc == FL_OK; k++) {
+        fl_step_stats_reset(st);
+        rc = ops->step(solver, &w, dt, st);
+        t += dt;
+        while (p < n_mm && (T_mm[p] < 1.0 || t_of_T * T_mm[p] < t - 0.5 * dt))
+            p++; /* points before T = 1 and points already passed */
+        if (p < n_mm && T_mm[p] <= 3.0 && fabs(t - t_of_T * T_mm[p]) <= 0.5 * dt) {
+            double front = -INFINITY;
+            for (int i = 0; i < w.fluid.count; i++)
+                front = fmax(front, w.fluid.x[i]);
+            double Z = (front - w.domain.lo[0]) / a, err = Z / Z_mm[p] - 1.0;
+            printf("T = %.2f: Z = %.3f, Martin & Moyce %.2f (%+.1f %%)\n", T_mm[p], Z, Z_mm[p], 100 * err);
+            worst = fmax(worst, fabs(err));
+            compared++;
+            p++;
+        }
+    }
+    ENSURE(rc == FL_OK);
+    ENSURE(compared == 11);
+    ENSURE(worst < 0.15);
+    /* the last step, at t = 0.5 s: the corrections reduce the error */
+    int n = st->iterations;
+    printf("t = %.3f s: %d iterations, avg error %.4f %% -> %.4f %%, max %.4f %% -> %.4f %%\n", t, n,
+           100 * st->residual[0], 100 * st->residual[n - 1], 100 * st->residual_max[0],
+           100 * st->residual_max[n - 1]);
+    ENSURE(n >= 3);
+    ENSURE(st->residual[n - 1] < st->residual[0]);
+    ENSURE(st->residual_max[n - 1] < st->residual_max[0]);
+    free(st);
+    ops->destroy(solver);
+    fl_world_free(&w);
+    fl_scene_free(&s);
+}
+
+int main(void)
+{
+    hydrostatic();
+    dam_break();
+    return fl_test_report("test_pcisph");
+}
