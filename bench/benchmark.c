@@ -42,7 +42,8 @@ static void summarize(double *v, int n, double out[3])
 }
 
 /* Loads the benchmark scene at the spacing that gives about o->particles
- * fluid particles; *dt is the scene's step scaled with the spacing. */
+ * fluid particles; *dt is the scene's step scaled with the spacing. With
+ * o->particles = 0 the scene is taken as it is, with its own dt. */
 static int load_scaled_scene(const bench_opts *o, fl_scene *s, double *dt, fl_error *err)
 {
     char path[1024];
@@ -51,6 +52,10 @@ static int load_scaled_scene(const bench_opts *o, fl_scene *s, double *dt, fl_er
     if (rc)
         return rc;
     double d0 = s->spacing, dt0 = fl_scene_dt(s);
+    if (o->particles <= 0) { /* the scene as it is */
+        *dt = dt0;
+        return FL_OK;
+    }
     double d = d0 * cbrt((double)s->fluid_count / (double)o->particles);
     fl_scene_free(s);
     char set[64];
@@ -235,7 +240,7 @@ static int bench_solver(const bench_opts *o, const char *name)
 
 int fl_bench_main(int argc, char **argv)
 {
-    bench_opts o = {.scene = "dam_break", .particles = 100000, .repeat = 7, .steps = 10, .warmup = 3,
+    bench_opts o = {.scene = "dam_break", .particles = -1, .repeat = 7, .steps = 10, .warmup = 3,
                     .log_dir = FL_SOURCE_DIR "/docs/perf"};
     size_t len = (size_t)snprintf(o.command, sizeof o.command, "fluidlab bench");
     const char *targets[32];
@@ -252,7 +257,7 @@ int fl_bench_main(int argc, char **argv)
             return 1;
         }
         double num = takes ? atof(v) : 0.0;
-        if (!strcmp(a, "--particles") && num >= 100 && num <= 1e8)
+        if (!strcmp(a, "--particles") && ((num >= 100 && num <= 1e8) || num == 0))
             o.particles = (long long)num;
         else if (!strcmp(a, "--repeat") && num >= 1 && num <= 1000)
             o.repeat = (int)num;
@@ -280,6 +285,8 @@ int fl_bench_main(int argc, char **argv)
     }
     if (threads)
         omp_set_num_threads(threads);
+    if (o.particles < 0) /* default: 100 000 for the dam break, any other scene as it is */
+        o.particles = strcmp(o.scene, "dam_break") == 0 ? 100000 : 0;
     if (ntargets == 0)
         targets[ntargets++] = "grid";
     int rc = 0;

@@ -204,6 +204,7 @@ static void test_bad_values(void)
     expect_set_failure("fluid.spacing=\"small\"", (const char *const[]){"fluid.spacing", "small", NULL});
     expect_set_failure("time.dt=0", (const char *const[]){"bad.json: time.dt", "> 0", NULL});
     expect_set_failure("time.dt=-1", (const char *const[]){"time.dt", "got -1", NULL});
+    expect_set_failure("time.dt=fast", (const char *const[]){"time.dt", "\"cfl\"", NULL});
     expect_set_failure("time.duration=0", (const char *const[]){"time.duration", NULL});
     expect_set_failure("time.duration=-2", (const char *const[]){"time.duration", NULL});
     expect_set_failure("time.substeps=0.5", (const char *const[]){"time.substeps", "integer", NULL});
@@ -326,6 +327,15 @@ static void test_set(void)
         const char *sets[1] = {"time.dt=0.0005"};
         ENSURE(load(path, sets, 1, &s) == FL_OK);
         ENSURE_NEAR(fl_scene_dt(&s), 0.0005, 0.0);
+        ENSURE(s.dt_cfl == 0);
+        fl_scene_free(&s);
+    }
+    /* time.dt = "cfl": adaptive steps, at most a frame's substep from fl_scene_dt */
+    {
+        const char *sets[1] = {"time.dt=cfl"};
+        ENSURE(load(path, sets, 1, &s) == FL_OK);
+        ENSURE(s.dt_cfl == 1);
+        ENSURE_NEAR(fl_scene_dt(&s), 1.0 / (s.fps * s.substeps), 1e-15);
         fl_scene_free(&s);
     }
     fl_scene_free(&base);
