@@ -89,7 +89,7 @@ static int parse_count(const char *s, int *out)
 
 static void list_scenes(void)
 {
-    static const char *names[] = {"dam_break", "hydrostatic", "drop"};
+    static const char *names[] = {"dam_break", "hydrostatic", "drop", "dam_break_59k"};
     printf("scenes (in %s/scenes):\n", FL_SOURCE_DIR);
     for (size_t k = 0; k < sizeof names / sizeof names[0]; k++) {
         char path[1024];
