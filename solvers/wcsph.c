@@ -142,8 +142,10 @@ static inline void wcsph_accel(int i, const fl_world *w, const fl_nbgrid *g, con
         float visc = vdotx < 0.0f ? -av / (rhoi + f->rho[j]) * vdotx / (r2 + eps) : 0.0f;
         float sp = -m * (p_rho2[i] + p_rho2[j] + visc) * fl_spiky_grad_factor(r, h);
         a[0] += sp * dx, a[1] += sp * dy, a[2] += sp * dz;
-        float wc = fl_poly6(r2, h);
-        coh[0] += dx * wc, coh[1] += dy * wc, coh[2] += dz * wc;
+        if (kappa > 0.0f) {
+            float wc = fl_poly6(r2, h);
+            coh[0] += dx * wc, coh[1] += dy * wc, coh[2] += dz * wc;
+        }
     }
     const float nu_b = (float)prm->friction * hs * c / (2.0f * rhoi);
     for (int k = g->bnb_start[i]; k < g->bnb_start[i + 1]; k++) {
