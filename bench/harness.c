@@ -58,7 +58,9 @@ void fl_stability_init(fl_stability *s, const fl_world *w)
     double g = sqrt(w->gravity[0] * w->gravity[0] + w->gravity[1] * w->gravity[1] +
                     w->gravity[2] * w->gravity[2]);
     double height = w->domain.hi[1] - w->domain.lo[1];
-    s->speed_limit = 10.0 * sqrt(2.0 * fmax(g, 1e-12) * height);
+    /* without gravity the limit uses Earth's, so that a weightless scene
+     * still has a meaningful speed limit */
+    s->speed_limit = 10.0 * sqrt(2.0 * (g > 0.0 ? g : 9.81) * height);
     s->over_compressed = 0;
 }
 

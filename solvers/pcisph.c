@@ -273,9 +273,12 @@ static int pcisph_step(void *self, fl_world *w, double dt, fl_step_stats *st)
     }
     st->iterations = k;
     double t5 = fl_now_ms();
-    #pragma omp parallel for schedule(static)
+    double a2max = 0.0;
+    #pragma omp parallel for schedule(static) reduction(max : a2max)
     for (int i = 0; i < f->count; i++) {
         s->anx[i] += s->apx[i], s->any[i] += s->apy[i], s->anz[i] += s->apz[i];
+        a2max = fmax(a2max, (double)s->anx[i] * s->anx[i] + (double)s->any[i] * s->any[i] +
+                                (double)s->anz[i] * s->anz[i]);
     }
     fl_symplectic_euler(f, s->anx, s->any, s->anz, (float)dt);
     double t6 = fl_now_ms();
@@ -291,6 +294,9 @@ static int pcisph_step(void *self, fl_world *w, double dt, fl_step_stats *st)
     st->stage_ms[FL_STAGE_BOUNDARY] += t7 - t6;
     st->max_speed = fl_max_speed(f, &st->nan_count);
     st->cfl = st->max_speed * dt / w->h;
+    /* no sound speed to resolve: the CFL condition on the flow speed and the
+     * force criterion only */
+    st->dt_limit = fl_explicit_dt_limit(w->h, 0.0, st->max_speed, sqrt(a2max));
     s->steps++;
     return FL_OK;
 }

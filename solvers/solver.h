@@ -88,7 +88,8 @@ void fl_density_poly6(const fl_world *w, const fl_nbgrid *g, const float *x, con
 
 /* The explicit-SPH step limit: 0.4 h / (c + v_max), the CFL condition on
  * sound and flow speed, and 0.25 sqrt(h / a_max), the force criterion
- * (Monaghan 1992; Becker & Teschner 2007). h is the support radius. */
+ * (Monaghan 1992; Becker & Teschner 2007). h is the support radius.
+ * Infinite when nothing moves and no force acts. */
 double fl_explicit_dt_limit(double h, double c, double v_max, double a_max);
 
 #ifdef __cplusplus

@@ -25,7 +25,7 @@ void fl_step_stats_reset(fl_step_stats *st)
 
 double fl_explicit_dt_limit(double h, double c, double v_max, double a_max)
 {
-    double cfl = 0.4 * h / (c + v_max);
+    double cfl = c + v_max > 0.0 ? 0.4 * h / (c + v_max) : INFINITY;
     return a_max > 0.0 ? fmin(cfl, 0.25 * sqrt(h / a_max)) : cfl;
 }
 
