@@ -4,8 +4,8 @@
 
 #include "particle_common.h"
 
-int fl_bin_particles(fl_nbgrid *g, fl_particles *f, long long step, int sort_interval, float *scratch,
-                     fl_error *err)
+static int bin_particles(fl_nbgrid *g, fl_particles *f, long long step, int sort_interval, float *scratch,
+                         fl_error *err)
 {
     int rc = fl_nbgrid_build(g, f->x, f->y, f->z, f->count, err);
     if (rc == FL_OK && sort_interval > 0 && step % sort_interval == 0) {
@@ -15,7 +15,7 @@ int fl_bin_particles(fl_nbgrid *g, fl_particles *f, long long step, int sort_int
     return rc;
 }
 
-void fl_symplectic_euler(fl_particles *f, const float *ax, const float *ay, const float *az, float dt)
+static void symplectic_euler(fl_particles *f, const float *ax, const float *ay, const float *az, float dt)
 {
     #pragma omp parallel for schedule(static)
     for (int i = 0; i < f->count; i++) {
@@ -24,7 +24,7 @@ void fl_symplectic_euler(fl_particles *f, const float *ax, const float *ay, cons
     }
 }
 
-void fl_clamp_to_domain(fl_world *w)
+static void clamp_to_domain(fl_world *w)
 {
     fl_particles *f = &w->fluid;
     #pragma omp parallel for schedule(static)
@@ -63,3 +63,38 @@ void fl_clamp_to_domain(fl_world *w)
     }
 }
 
+
+int fl_step_begin(fl_world *w, fl_nbgrid *g, long long step, int sort_interval, float *scratch,
+                  fl_step_stats *st)
+{
+    fl_particles *f = &w->fluid;
+    fl_error err;
+    double t0 = fl_now_ms();
+    int rc = bin_particles(g, f, step, sort_interval, scratch, &err);
+    double t1 = fl_now_ms();
+    if (rc == FL_OK)
+        rc = fl_nbgrid_search(g, f->x, f->y, f->z, &err);
+    double t2 = fl_now_ms();
+    if (rc == FL_OK)
+        fl_density_poly6(w, g, f->x, f->y, f->z, f->rho);
+    double t3 = fl_now_ms();
+    st->stage_ms[FL_STAGE_GRID_BUILD] += t1 - t0;
+    st->stage_ms[FL_STAGE_NEIGHBOR_SEARCH] += t2 - t1;
+    st->stage_ms[FL_STAGE_DENSITY] += t3 - t2;
+    return rc;
+}
+
+void fl_step_finish(fl_world *w, const float *ax, const float *ay, const float *az, double dt, double c,
+                    double a_max, fl_step_stats *st)
+{
+    double t0 = fl_now_ms();
+    symplectic_euler(&w->fluid, ax, ay, az, (float)dt);
+    double t1 = fl_now_ms();
+    clamp_to_domain(w);
+    double t2 = fl_now_ms();
+    st->stage_ms[FL_STAGE_INTEGRATE] += t1 - t0;
+    st->stage_ms[FL_STAGE_BOUNDARY] += t2 - t1;
+    st->max_speed = fl_max_speed(&w->fluid, &st->nan_count);
+    st->cfl = st->max_speed * dt / w->h;
+    st->dt_limit = fl_explicit_dt_limit(w->h, c, st->max_speed, a_max);
+}

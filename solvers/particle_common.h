@@ -5,19 +5,21 @@
 
 #include "solver.h"
 
-/* Bins the fluid particles in g; on every sort_interval-th step (counted
- * by the caller in step) first reorders the store by cell, so that
- * neighbors sit close in memory, and bins again. scratch holds count floats.
- * Returns FL_ERR_OUTSIDE when a particle left the grid. */
-int fl_bin_particles(fl_nbgrid *g, fl_particles *f, long long step, int sort_interval, float *scratch,
-                     fl_error *err);
+/* The first stages of a step, timed into st: bin the fluid in g (on every
+ * sort_interval-th step, counted by the caller in step, first reorder the
+ * store by cell so that neighbors sit close in memory; scratch holds count
+ * floats), find the neighbors, and evaluate the density at x(t) into
+ * f->rho. Returns FL_ERR_OUTSIDE when a particle left the grid. */
+int fl_step_begin(fl_world *w, fl_nbgrid *g, long long step, int sort_interval, float *scratch,
+                  fl_step_stats *st);
 
-/* Symplectic Euler: v += dt a, then x += dt v (with the new v). */
-void fl_symplectic_euler(fl_particles *f, const float *ax, const float *ay, const float *az, float dt);
-
-/* Keeps particle centres inside the domain and outside the obstacle boxes:
- * the last safety net behind the boundary particles. A clamped particle
- * loses the velocity component that points into the wall. */
-void fl_clamp_to_domain(fl_world *w);
+/* The end of a step, timed into st: symplectic Euler (v += dt a, then
+ * x += dt v with the new v) and the domain clamp (particle centres kept
+ * inside the domain and outside the obstacle boxes, the last safety net
+ * behind the boundary particles; a clamped particle loses the velocity
+ * component into the wall); then max_speed, nan_count, cfl and dt_limit for
+ * a sound speed c (0: none) and the largest acceleration a_max. */
+void fl_step_finish(fl_world *w, const float *ax, const float *ay, const float *az, double dt, double c,
+                    double a_max, fl_step_stats *st);
 
 #endif

@@ -228,19 +228,10 @@ static int pcisph_step(void *self, fl_world *w, double dt, fl_step_stats *st)
     fl_particles *f = &w->fluid;
     fl_nbgrid *g = &s->grid;
     const pcisph_params *prm = &s->prm;
-    fl_error err;
-
+    int rc = fl_step_begin(w, g, s->steps, prm->sort_interval, s->scratch, st);
+    if (rc)
+        return rc;
     double t0 = fl_now_ms();
-    int rc = fl_bin_particles(g, f, s->steps, prm->sort_interval, s->scratch, &err);
-    if (rc)
-        return rc;
-    double t1 = fl_now_ms();
-    rc = fl_nbgrid_search(g, f->x, f->y, f->z, &err);
-    if (rc)
-        return rc;
-    double t2 = fl_now_ms();
-    fl_density_poly6(w, g, f->x, f->y, f->z, f->rho);
-    double t3 = fl_now_ms();
     #pragma omp parallel for schedule(static)
     for (int i = 0; i < f->count; i++) {
         float a[3];
@@ -249,7 +240,7 @@ static int pcisph_step(void *self, fl_world *w, double dt, fl_step_stats *st)
         s->apx[i] = s->apy[i] = s->apz[i] = 0.0f;
         f->p[i] = 0.0f;
     }
-    double t4 = fl_now_ms();
+    double t1 = fl_now_ms();
 
     /* the predictor-corrector loop */
     const double beta = 2.0 * (dt * w->mass / w->rho0) * (dt * w->mass / w->rho0);
@@ -272,7 +263,6 @@ static int pcisph_step(void *self, fl_world *w, double dt, fl_step_stats *st)
             break;
     }
     st->iterations = k;
-    double t5 = fl_now_ms();
     double a2max = 0.0;
     #pragma omp parallel for schedule(static) reduction(max : a2max)
     for (int i = 0; i < f->count; i++) {
@@ -280,23 +270,11 @@ static int pcisph_step(void *self, fl_world *w, double dt, fl_step_stats *st)
         a2max = fmax(a2max, (double)s->anx[i] * s->anx[i] + (double)s->any[i] * s->any[i] +
                                 (double)s->anz[i] * s->anz[i]);
     }
-    fl_symplectic_euler(f, s->anx, s->any, s->anz, (float)dt);
-    double t6 = fl_now_ms();
-    fl_clamp_to_domain(w);
-    double t7 = fl_now_ms();
-
-    st->stage_ms[FL_STAGE_GRID_BUILD] += t1 - t0;
-    st->stage_ms[FL_STAGE_NEIGHBOR_SEARCH] += t2 - t1;
-    st->stage_ms[FL_STAGE_DENSITY] += t3 - t2;
-    st->stage_ms[FL_STAGE_VELOCITY_UPDATE] += t4 - t3;
-    st->stage_ms[FL_STAGE_PRESSURE_SOLVE] += t5 - t4;
-    st->stage_ms[FL_STAGE_INTEGRATE] += t6 - t5;
-    st->stage_ms[FL_STAGE_BOUNDARY] += t7 - t6;
-    st->max_speed = fl_max_speed(f, &st->nan_count);
-    st->cfl = st->max_speed * dt / w->h;
-    /* no sound speed to resolve: the CFL condition on the flow speed and the
-     * force criterion only */
-    st->dt_limit = fl_explicit_dt_limit(w->h, 0.0, st->max_speed, sqrt(a2max));
+    double t2 = fl_now_ms();
+    st->stage_ms[FL_STAGE_VELOCITY_UPDATE] += t1 - t0;
+    st->stage_ms[FL_STAGE_PRESSURE_SOLVE] += t2 - t1;
+    /* no sound speed to resolve: the flow-speed CFL and the force criterion only */
+    fl_step_finish(w, s->anx, s->any, s->anz, dt, 0.0, sqrt(a2max), st);
     s->steps++;
     return FL_OK;
 }

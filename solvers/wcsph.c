@@ -166,45 +166,25 @@ static int wcsph_step(void *self, fl_world *w, double dt, fl_step_stats *st)
 {
     wcsph_solver *s = self;
     fl_particles *f = &w->fluid;
-    fl_nbgrid *g = &s->grid;
-    fl_error err;
-
+    int rc = fl_step_begin(w, &s->grid, s->steps, s->prm.sort_interval, s->scratch, st);
+    if (rc)
+        return rc;
     double t0 = fl_now_ms();
-    int rc = fl_bin_particles(g, f, s->steps, s->prm.sort_interval, s->scratch, &err);
-    if (rc)
-        return rc;
-    double t1 = fl_now_ms();
-    rc = fl_nbgrid_search(g, f->x, f->y, f->z, &err);
-    if (rc)
-        return rc;
-    double t2 = fl_now_ms();
-    fl_density_poly6(w, g, f->x, f->y, f->z, f->rho);
     st->residual[0] = wcsph_pressure(s, f, w->rho0);
     st->iterations = 1;
-    double t3 = fl_now_ms();
+    double t1 = fl_now_ms();
     double a2max = 0.0;
     #pragma omp parallel for schedule(static) reduction(max : a2max)
     for (int i = 0; i < f->count; i++) {
         float a[3];
-        wcsph_accel(i, w, g, s, a);
+        wcsph_accel(i, w, &s->grid, s, a);
         s->ax[i] = a[0], s->ay[i] = a[1], s->az[i] = a[2];
         a2max = fmax(a2max, (double)a[0] * a[0] + (double)a[1] * a[1] + (double)a[2] * a[2]);
     }
-    double t4 = fl_now_ms();
-    fl_symplectic_euler(f, s->ax, s->ay, s->az, (float)dt);
-    double t5 = fl_now_ms();
-    fl_clamp_to_domain(w);
-    double t6 = fl_now_ms();
-
-    st->stage_ms[FL_STAGE_GRID_BUILD] += t1 - t0;
-    st->stage_ms[FL_STAGE_NEIGHBOR_SEARCH] += t2 - t1;
-    st->stage_ms[FL_STAGE_DENSITY] += t3 - t2;
-    st->stage_ms[FL_STAGE_PRESSURE_SOLVE] += t4 - t3;
-    st->stage_ms[FL_STAGE_INTEGRATE] += t5 - t4;
-    st->stage_ms[FL_STAGE_BOUNDARY] += t6 - t5;
-    st->max_speed = fl_max_speed(f, &st->nan_count);
-    st->cfl = st->max_speed * dt / w->h;
-    st->dt_limit = fl_explicit_dt_limit(w->h, s->prm.c, st->max_speed, sqrt(a2max));
+    double t2 = fl_now_ms();
+    st->stage_ms[FL_STAGE_DENSITY] += t1 - t0; /* the equation of state */
+    st->stage_ms[FL_STAGE_PRESSURE_SOLVE] += t2 - t1;
+    fl_step_finish(w, s->ax, s->ay, s->az, dt, s->prm.c, sqrt(a2max), st);
     s->steps++;
     return FL_OK;
 }
