@@ -3,7 +3,7 @@
  *  1. Hydrostatic tank (scenes/hydrostatic.json, 1 m deep, d = 0.05 m,
  *     dt = 1/900 s, eta = 1 %): after 2 s the pressure, regressed against
  *     depth and averaged over the last 0.5 s, rises at rho0 g / kappa within
- *     10 % (tests/hydrostatics.h); the mean compression stays under 1 %; no
+ *     10 % (tests/validation.h); the mean compression stays under 1 %; no
  *     particle is outside the domain; every step converges before the
  *     iteration limit.
  *  2. Dam break (scenes/dam_break.json: a = 0.2 m, d = 0.01 m, a / d = 20,
@@ -15,29 +15,14 @@
 #include <string.h>
 
 #include "ensure.h"
-#include "hydrostatics.h"
-
-static void *start(const char *scene, fl_scene *s, fl_world *w, fl_params *prm)
-{
-    fl_error err;
-    if (fl_scene_load(scene, NULL, 0, s, &err) || fl_build_world(s, w, &err)) {
-        fprintf(stderr, "%s\n", err.msg);
-        return NULL;
-    }
-    fl_scene_solver_params(s, "pcisph", prm);
-    void *solver = fl_solver_find("pcisph")->create(w, prm, &err);
-    if (!solver)
-        fprintf(stderr, "%s\n", err.msg);
-    return solver;
-}
+#include "validation.h"
 
 static void hydrostatic(void)
 {
     fl_scene s;
     fl_world w;
-    fl_params prm;
     const fl_solver_ops *ops = fl_solver_find("pcisph");
-    void *solver = start(FL_SOURCE_DIR "/scenes/hydrostatic.json", &s, &w, &prm);
+    void *solver = start_solver("pcisph", FL_SOURCE_DIR "/scenes/hydrostatic.json", NULL, 0, &s, &w);
     ENSURE(solver != NULL);
     if (!solver)
         return;
@@ -85,22 +70,13 @@ static void hydrostatic(void)
 static void dam_break(void)
 {
     double T_mm[32], Z_mm[32];
-    int n_mm = 0;
-    FILE *csv = fopen(FL_SOURCE_DIR "/tests/data/martin_moyce_1952_n2.csv", "r");
-    ENSURE(csv != NULL);
-    if (!csv)
-        return;
-    char line[256];
-    while (fgets(line, sizeof line, csv) && n_mm < 32)
-        if (strncmp(line, "front_Z_vs_T,", 13) == 0 && sscanf(line + 13, "%lf,%lf", &T_mm[n_mm], &Z_mm[n_mm]) == 2)
-            n_mm++;
-    fclose(csv);
+    int n_mm = martin_moyce_front(T_mm, Z_mm, 32);
+    ENSURE(n_mm == 15);
 
     fl_scene s;
     fl_world w;
-    fl_params prm;
     const fl_solver_ops *ops = fl_solver_find("pcisph");
-    void *solver = start(FL_SOURCE_DIR "/scenes/dam_break.json", &s, &w, &prm);
+    void *solver = start_solver("pcisph", FL_SOURCE_DIR "/scenes/dam_break.json", NULL, 0, &s, &w);
     ENSURE(solver != NULL);
     if (!solver)
         return;

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 
 #include "ensure.h"
-#include "hydrostatics.h"
+#include "validation.h"
 
 static void hydrostatic(void)
 {

@@ -3,7 +3,7 @@
  *     dt = 0.5 ms): after 2 s the pressure, regressed against depth and
  *     averaged over the last 0.5 s (a stiff EOS keeps ringing), rises at
  *     rho0 g / kappa within 10 %, the rate at which the discrete gradient
- *     balances gravity (tests/hydrostatics.h; kappa = 0.947 puts it 5.6 %
+ *     balances gravity (tests/validation.h; kappa = 0.947 puts it 5.6 %
  *     above rho0 g); the Tait EOS keeps the mean compression under
  *     1 %; no particle is outside the domain.
  *  2. Dam break (scenes/dam_break.json: a = 0.2 m, d = 0.01 m, a / d = 20,
@@ -17,30 +17,14 @@
 #include <string.h>
 
 #include "ensure.h"
-#include "hydrostatics.h"
-
-/* Loads a scene, builds its world and creates the WCSPH solver on it. */
-static void *start(const char *scene, const char *const *sets, int nsets, fl_scene *s, fl_world *w)
-{
-    fl_error err;
-    fl_params prm;
-    if (fl_scene_load(scene, sets, nsets, s, &err) || fl_build_world(s, w, &err)) {
-        fprintf(stderr, "%s\n", err.msg);
-        return NULL;
-    }
-    fl_scene_solver_params(s, "wcsph", &prm);
-    void *solver = fl_solver_find("wcsph")->create(w, &prm, &err);
-    if (!solver)
-        fprintf(stderr, "%s\n", err.msg);
-    return solver;
-}
+#include "validation.h"
 
 static void hydrostatic(void)
 {
     fl_scene s;
     fl_world w;
     const fl_solver_ops *ops = fl_solver_find("wcsph");
-    void *solver = start(FL_SOURCE_DIR "/scenes/hydrostatic.json", NULL, 0, &s, &w);
+    void *solver = start_solver("wcsph", FL_SOURCE_DIR "/scenes/hydrostatic.json", NULL, 0, &s, &w);
     ENSURE(solver != NULL);
     if (!solver)
         return;
@@ -85,24 +69,14 @@ static void hydrostatic(void)
 
 static void dam_break_front(void)
 {
-    /* Martin & Moyce's front, copied from ../shared/reference/ with its source */
     double T_mm[32], Z_mm[32];
-    int n_mm = 0;
-    FILE *csv = fopen(FL_SOURCE_DIR "/tests/data/martin_moyce_1952_n2.csv", "r");
-    ENSURE(csv != NULL);
-    if (!csv)
-        return;
-    char line[256];
-    while (fgets(line, sizeof line, csv) && n_mm < 32)
-        if (strncmp(line, "front_Z_vs_T,", 13) == 0 && sscanf(line + 13, "%lf,%lf", &T_mm[n_mm], &Z_mm[n_mm]) == 2)
-            n_mm++;
-    fclose(csv);
+    int n_mm = martin_moyce_front(T_mm, Z_mm, 32);
     ENSURE(n_mm == 15);
 
     fl_scene s;
     fl_world w;
     const fl_solver_ops *ops = fl_solver_find("wcsph");
-    void *solver = start(FL_SOURCE_DIR "/scenes/dam_break.json", NULL, 0, &s, &w);
+    void *solver = start_solver("wcsph", FL_SOURCE_DIR "/scenes/dam_break.json", NULL, 0, &s, &w);
     ENSURE(solver != NULL);
     if (!solver)
         return;
