@@ -14,69 +14,18 @@
 
 static void hydrostatic(void)
 {
-    fl_scene s;
-    fl_world w;
-    fl_error err;
-    fl_params prm;
-    ENSURE(fl_scene_load(FL_SOURCE_DIR "/scenes/hydrostatic.json", NULL, 0, &s, &err) == FL_OK);
-    ENSURE(fl_build_world(&s, &w, &err) == FL_OK);
-    fl_scene_solver_params(&s, "sph", &prm);
-    const fl_solver_ops *ops = fl_solver_find("sph");
-    void *sph = ops->create(&w, &prm, &err);
-    ENSURE(sph != NULL);
-    fl_step_stats *st = calloc(1, sizeof *st);
-    double dt = fl_scene_dt(&s), k_eos = 0.0;
-    fl_params_get(&prm, "stiffness", 0.0, 0.0, 1e12, &k_eos, &err);
-    long long steps = (long long)ceil(2.0 / dt - 1e-9);
-    /* the slope is averaged over every step of the last 0.5 s, so that the
-     * remaining acoustic ringing averages out */
-    double slope_sum = 0.0;
-    int samples = 0, rc = FL_OK;
-    for (long long k = 1; k <= steps && rc == FL_OK; k++) {
-        fl_step_stats_reset(st);
-        rc = ops->step(sph, &w, dt, st);
-        if (k * dt > 1.5 + 1e-9)
-            slope_sum += pressure_slope(&w), samples++;
-    }
-    ENSURE(rc == FL_OK);
-    fl_nbgrid g;
-    float *rho = malloc(sizeof(float) * (size_t)w.fluid.count);
-    ENSURE(fl_nbgrid_init(&g, &w, &err) == FL_OK);
-    ENSURE(fl_measure_density(&w, &g, rho, st, &err) == FL_OK);
-
-    const fl_particles *f = &w.fluid;
-    int outside = 0;
-    double speed = 0.0;
-    for (int i = 0; i < f->count; i++) {
-        float x[3] = {f->x[i], f->y[i], f->z[i]};
-        for (int a = 0; a < 3; a++)
-            outside += !(x[a] >= w.domain.lo[a] && x[a] <= w.domain.hi[a]);
-        speed += sqrt((double)f->vx[i] * f->vx[i] + (double)f->vy[i] * f->vy[i] + (double)f->vz[i] * f->vz[i]);
-    }
-    speed /= f->count;
-    double slope = slope_sum / samples;
-    double kappa = lattice_gradient_factor(w.spacing, w.h, w.mass, w.rho0);
-    double expect = w.rho0 * 9.81 / kappa;
+    tank_result r = run_tank("sph", 0.0);
+    ENSURE(r.ok);
+    ENSURE(r.samples == 450); /* dt = 1/900 s */
+    ENSURE(r.kappa > 0.9 && r.kappa < 1.0);
     /* p = k (rho - rho0) and dp/dy = -rho0 g: the compression grows linearly
      * from 0 at the surface to g H / k at the floor; its mean is g H / (2k) */
-    double depth = s.blocks[0].hi[1] - s.blocks[0].lo[1];
-    double eos_mean = 9.81 * depth / (2.0 * k_eos);
-    printf("hydrostatic SPH after 2 s: compression avg %.4f %% (EOS: %.4f %%), max %.4f %%, mean speed %.4f m/s, "
-           "dp/depth %.1f Pa/m (rho0 g / kappa = %.1f, kappa = %.4f, %d samples), outside %d\n",
-           100 * st->density_err_avg, 100 * eos_mean, 100 * st->density_err_max, speed, slope, expect, kappa,
-           samples, outside);
-    ENSURE(samples == (int)floor(0.5 / dt + 0.5));
-    ENSURE(kappa > 0.9 && kappa < 1.0);
-    ENSURE(st->density_err_avg < 2.0 * eos_mean);
-    ENSURE(st->density_err_avg > 0.25 * eos_mean);
-    ENSURE(outside == 0);
-    ENSURE(speed < 0.05);
-    ENSURE(fabs(slope / expect - 1.0) < 0.10);
-    free(rho), free(st);
-    fl_nbgrid_free(&g);
-    ops->destroy(sph);
-    fl_world_free(&w);
-    fl_scene_free(&s);
+    ENSURE(r.eos_mean > 0.0);
+    ENSURE(r.err_avg < 2.0 * r.eos_mean);
+    ENSURE(r.err_avg > 0.25 * r.eos_mean);
+    ENSURE(r.outside == 0);
+    ENSURE(r.mean_speed < 0.05);
+    ENSURE(fabs(r.slope / r.balance - 1.0) < 0.10);
 }
 
 static void momentum(void)

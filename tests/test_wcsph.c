@@ -21,50 +21,12 @@
 
 static void hydrostatic(void)
 {
-    fl_scene s;
-    fl_world w;
-    const fl_solver_ops *ops = fl_solver_find("wcsph");
-    void *solver = start_solver("wcsph", FL_SOURCE_DIR "/scenes/hydrostatic.json", NULL, 0, &s, &w);
-    ENSURE(solver != NULL);
-    if (!solver)
-        return;
-    fl_step_stats *st = calloc(1, sizeof *st);
-    const double dt = 5e-4;
-    double slope_sum = 0.0;
-    int samples = 0, rc = FL_OK;
-    for (long long k = 1; k <= 4000 && rc == FL_OK; k++) {
-        fl_step_stats_reset(st);
-        rc = ops->step(solver, &w, dt, st);
-        if (k > 3000) /* every step of the last 0.5 s: the Tait pressure rings acoustically */
-            slope_sum += pressure_slope(&w), samples++;
-    }
-    ENSURE(rc == FL_OK);
-    fl_nbgrid g;
-    fl_error err;
-    float *rho = malloc(sizeof(float) * (size_t)w.fluid.count);
-    ENSURE(fl_nbgrid_init(&g, &w, &err) == FL_OK);
-    ENSURE(fl_measure_density(&w, &g, rho, st, &err) == FL_OK);
-    int outside = 0;
-    for (int i = 0; i < w.fluid.count; i++) {
-        float x[3] = {w.fluid.x[i], w.fluid.y[i], w.fluid.z[i]};
-        for (int a = 0; a < 3; a++)
-            outside += !(x[a] >= w.domain.lo[a] && x[a] <= w.domain.hi[a]);
-    }
-    double slope = slope_sum / samples, rho0g = w.rho0 * 9.81;
-    double expect = rho0g / lattice_gradient_factor(w.spacing, w.h, w.mass, w.rho0);
-    printf("hydrostatic WCSPH after 2 s: compression avg %.4f %%, max %.4f %%, dp/depth %.1f Pa/m "
-           "(rho0 g / kappa = %.1f: %+.1f %%; rho0 g: %+.1f %%), outside %d\n",
-           100 * st->density_err_avg, 100 * st->density_err_max, slope, expect, 100 * (slope / expect - 1),
-           100 * (slope / rho0g - 1), outside);
-    ENSURE(samples == 1000);
-    ENSURE(fabs(slope / expect - 1.0) < 0.10);
-    ENSURE(st->density_err_avg < 0.01);
-    ENSURE(outside == 0);
-    free(rho), free(st);
-    fl_nbgrid_free(&g);
-    ops->destroy(solver);
-    fl_world_free(&w);
-    fl_scene_free(&s);
+    tank_result r = run_tank("wcsph", 5e-4);
+    ENSURE(r.ok);
+    ENSURE(r.samples == 1000);
+    ENSURE(fabs(r.slope / r.balance - 1.0) < 0.10);
+    ENSURE(r.err_avg < 0.01);
+    ENSURE(r.outside == 0);
 }
 
 static void dam_break_front(void)

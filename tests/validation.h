@@ -7,6 +7,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "harness.h"
@@ -64,6 +65,85 @@ static inline void *start_solver(const char *name, const char *scene, const char
     if (!solver)
         fprintf(stderr, "%s\n", err.msg);
     return solver;
+}
+
+/* What a tank at rest shows after 2 s (scenes/hydrostatic.json). */
+typedef struct tank_result {
+    int ok;                 /* every step succeeded */
+    double slope;           /* dp/depth averaged over every step of the last 0.5 s, Pa/m */
+    int samples;            /* steps averaged */
+    double rho0g;           /* rho0 g, Pa/m */
+    double balance;         /* rho0 g / kappa: the slope at which the discrete gradient balances gravity */
+    double kappa;
+    double eos_mean;        /* linear EOS p = k (rho - rho0): mean compression g H / (2k) (k from "stiffness") */
+    double err_avg, err_max; /* compression after 2 s, shared estimator */
+    double mean_speed;      /* m/s */
+    int outside;            /* particles outside the domain */
+    int most_iterations;    /* largest iteration count of a step */
+} tank_result;
+
+/* Runs solver name on the hydrostatic tank for 2 s at dt (0: the scene's). */
+static inline tank_result run_tank(const char *name, double dt)
+{
+    tank_result r;
+    memset(&r, 0, sizeof r);
+    fl_scene s;
+    fl_world w;
+    fl_params prm;
+    fl_error err;
+    void *solver = start_solver(name, FL_SOURCE_DIR "/scenes/hydrostatic.json", NULL, 0, &s, &w);
+    if (!solver)
+        return r;
+    const fl_solver_ops *ops = fl_solver_find(name);
+    fl_step_stats *st = calloc(1, sizeof *st);
+    if (dt <= 0.0)
+        dt = fl_scene_dt(&s);
+    const long long steps = (long long)floor(2.0 / dt + 0.5), tail = (long long)floor(0.5 / dt + 0.5);
+    int rc = FL_OK;
+    double slope_sum = 0.0;
+    /* the slope is averaged over every step of the last 0.5 s, so that the
+     * acoustic ringing of a stiff equation of state averages out */
+    for (long long k = 1; k <= steps && rc == FL_OK; k++) {
+        fl_step_stats_reset(st);
+        rc = ops->step(solver, &w, dt, st);
+        r.most_iterations = st->iterations > r.most_iterations ? st->iterations : r.most_iterations;
+        if (k > steps - tail)
+            slope_sum += pressure_slope(&w), r.samples++;
+    }
+    fl_nbgrid g;
+    memset(&g, 0, sizeof g);
+    float *rho = malloc(sizeof(float) * (size_t)w.fluid.count);
+    r.ok = rc == FL_OK && fl_nbgrid_init(&g, &w, &err) == FL_OK &&
+           fl_measure_density(&w, &g, rho, st, &err) == FL_OK;
+    r.err_avg = st->density_err_avg, r.err_max = st->density_err_max;
+    const fl_particles *f = &w.fluid;
+    for (int i = 0; i < f->count; i++) {
+        float x[3] = {f->x[i], f->y[i], f->z[i]};
+        for (int a = 0; a < 3; a++)
+            r.outside += !(x[a] >= w.domain.lo[a] && x[a] <= w.domain.hi[a]);
+        r.mean_speed += sqrt((double)f->vx[i] * f->vx[i] + (double)f->vy[i] * f->vy[i] + (double)f->vz[i] * f->vz[i]);
+    }
+    r.mean_speed /= f->count;
+    r.slope = slope_sum / r.samples;
+    r.rho0g = w.rho0 * 9.81;
+    r.kappa = lattice_gradient_factor(w.spacing, w.h, w.mass, w.rho0);
+    r.balance = r.rho0g / r.kappa;
+    double k_eos = 0.0;
+    fl_scene_solver_params(&s, name, &prm);
+    if (fl_params_get(&prm, "stiffness", 0.0, 0.0, 1e12, &k_eos, &err) == FL_OK && k_eos > 0.0)
+        r.eos_mean = 9.81 * (s.blocks[0].hi[1] - s.blocks[0].lo[1]) / (2.0 * k_eos);
+    printf("hydrostatic %s after 2 s (dt %.3g s): compression avg %.4f %%, max %.4f %%, mean speed %.4f m/s, "
+           "dp/depth %.1f Pa/m (rho0 g / kappa = %.1f: %+.1f %%, kappa = %.4f; rho0 g: %+.1f %%; %d samples), "
+           "most iterations %d, outside %d\n",
+           name, dt, 100 * r.err_avg, 100 * r.err_max, r.mean_speed, r.slope, r.balance,
+           100 * (r.slope / r.balance - 1), r.kappa, 100 * (r.slope / r.rho0g - 1), r.samples, r.most_iterations,
+           r.outside);
+    fl_nbgrid_free(&g);
+    free(rho), free(st);
+    ops->destroy(solver);
+    fl_world_free(&w);
+    fl_scene_free(&s);
+    return r;
 }
 
 /* Martin & Moyce's (1952) surge front, Z = x / a against T = t sqrt(2 g / a),
