@@ -382,7 +382,7 @@ int fl_nbgrid_search(fl_nbgrid *g, const float *x, const float *y, const float *
             if (i + 1 < i1 && g->cell_of[i + 1] == c) {
                 /* two particles of one cell: one pass over their shared candidates */
                 float pa[3] = {x[i], y[i], z[i]}, pb[3] = {x[i + 1], y[i + 1], z[i + 1]};
-                long long na, nba;
+                long long na = 0, nba = 0;
                 ok = neighbors_in2(&fluid, g->sx, g->sy, g->sz, g->sorted, pa, pb, r2max, g->slot_of[i],
                                    g->slot_of[i + 1], nb, &s->nb_len, nb_cap, &na) &&
                      neighbors_in2(&solid, g->bx, g->by, g->bz, g->bsorted, pa, pb, r2max, -1, -1, bnb,
