@@ -6,7 +6,7 @@
  *   p_i = 0, a^p_i = 0; then until converged:
  *     predict   v*_i = v_i + dt (a^np_i + a^p_i),  x*_i = x_i + dt v*_i, clamped to the domain
  *     density   rho*_i = m sum_j W(x*_ij) + rho0 sum_b V_b W(x*_ib)   (the lists of x(t))
- *     correct   p_i += delta (rho*_i - rho0)   (negative corrections scaled by negative_scale)
+ *     correct   p_i += delta (rho*_i - rho0), a negative result scaled by negative_scale
  *     force     a^p_i = -sum_j m (p_i/rho*_i^2 + p_j/rho*_j^2) grad W(x_ij)
  *                       - sum_b Psi_b 2 p_i/rho*_i^2 grad W(x_ib)
  *     stop when max_i (rho*_i - rho0)/rho0 < eta after at least 3 iterations,
@@ -30,7 +30,7 @@ typedef struct pcisph_params {
     double eta;            /* stop when the max density error ratio is below, fraction */
     int min_iterations;    /* never stop before (3 in the paper) */
     int max_iterations;
-    double negative_scale; /* factor on negative pressure corrections (0: none) */
+    double negative_scale; /* factor on a negative corrected pressure (0: p >= 0) */
     double viscosity;      /* mu, Pa s */
     int sort_interval;
 } pcisph_params;
@@ -208,8 +208,8 @@ static void pcisph_correct(pcisph_solver *s, fl_world *w, double delta, double *
     #pragma omp parallel for schedule(static)
     for (int i = 0; i < f->count; i++) {
         double e = s->rho_pred[i] - rho0;
-        double dp = delta * (e < 0.0 ? neg * e : e);
-        f->p[i] = (float)(f->p[i] + dp);
+        double pn = f->p[i] + delta * e;
+        f->p[i] = (float)(pn < 0.0 ? neg * pn : pn);
         s->p_rho2[i] = f->p[i] / (s->rho_pred[i] * s->rho_pred[i]);
     }
     double sum = 0.0, emax = -INFINITY; /* in particle order: the same bits for any thread count */

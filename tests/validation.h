@@ -146,6 +146,63 @@ static inline tank_result run_tank(const char *name, double dt)
     return r;
 }
 
+/* The step limit solver name reports after one short step (1e-5 s) of
+ * scene (with nsets overrides) from rest: for WCSPH, its CFL step
+ * 0.4 h / c. */
+static inline double first_step_limit(const char *name, const char *scene, const char *const *sets, int nsets)
+{
+    fl_scene s;
+    fl_world w;
+    void *solver = start_solver(name, scene, sets, nsets, &s, &w);
+    if (!solver)
+        return 0.0;
+    fl_step_stats *st = calloc(1, sizeof *st);
+    const fl_solver_ops *ops = fl_solver_find(name);
+    fl_step_stats_reset(st);
+    double limit = ops->step(solver, &w, 1e-5, st) == FL_OK ? st->dt_limit : 0.0;
+    free(st);
+    ops->destroy(solver);
+    fl_world_free(&w);
+    fl_scene_free(&s);
+    return limit;
+}
+
+/* Runs solver name on scene (with nsets overrides) at the fixed step dt
+ * until t_end, checking the
+ * stability criteria of DESIGN.md (fl_stability_check) after every step.
+ * Returns the time of the first failing step, with its reason in reason,
+ * or -1 when the whole run stays stable (-2 when it cannot start). */
+static inline double time_of_failure(const char *name, const char *scene, const char *const *sets, int nsets,
+                                     double dt, double t_end, char *reason, int len)
+{
+    fl_scene s;
+    fl_world w;
+    void *solver = start_solver(name, scene, sets, nsets, &s, &w);
+    snprintf(reason, (size_t)len, "stable");
+    if (!solver)
+        return -2.0;
+    const fl_solver_ops *ops = fl_solver_find(name);
+    fl_step_stats *st = calloc(1, sizeof *st);
+    fl_stability stab;
+    fl_stability_init(&stab, &w);
+    double failed = -1.0;
+    const long long steps = (long long)ceil(t_end / dt - 1e-9);
+    for (long long k = 1; k <= steps && failed < 0.0; k++) {
+        fl_step_stats_reset(st);
+        if (ops->step(solver, &w, dt, st) != FL_OK) {
+            snprintf(reason, (size_t)len, "a particle left the neighbor grid");
+            failed = k * dt;
+        } else if (fl_stability_check(&stab, st, reason, len)) {
+            failed = k * dt;
+        }
+    }
+    free(st);
+    ops->destroy(solver);
+    fl_world_free(&w);
+    fl_scene_free(&s);
+    return failed;
+}
+
 /* Martin & Moyce's (1952) surge front, Z = x / a against T = t sqrt(2 g / a),
  * copied from ../shared/reference/ with its source; returns the number of
  * points read (15), at most max. */
