@@ -8,7 +8,8 @@
  *     density   rho*_i = m sum_j W(x*_ij) + rho0 sum_b V_b W(x*_ib)   (the lists of x(t))
  *     correct   p_i += delta (rho*_i - rho0), a negative result scaled by negative_scale
  *     force     a^p_i = -sum_j m (p_i/rho*_i^2 + p_j/rho*_j^2) grad W(x_ij)
- *                       - sum_b Psi_b 2 p_i/rho*_i^2 grad W(x_ib)
+ *                       - sum_b Psi_b (p_i + p_b)/rho*_i^2 grad W(x_ib),
+ *               p_b = p_i + rho0 g . (x_b - x_i)   (fl_wall_pressure)
  *     stop when max_i (rho*_i - rho0)/rho0 < eta after at least 3 iterations,
  *     or after max_iterations
  *   integrate v += dt (a^np + a^p), x += dt v, domain clamp.
@@ -159,7 +160,7 @@ static inline void pcisph_nonpressure(int i, const fl_world *w, const fl_nbgrid 
 
 /* Pressure acceleration at x(t) from the pressures and predicted densities. */
 static inline void pcisph_pressure_accel(int i, const fl_world *w, const fl_nbgrid *g, const float *p_rho2,
-                                         float out[3])
+                                         const float *rho_pred, float out[3])
 {
     const fl_particles *f = &w->fluid;
     const fl_boundary *b = &w->boundary;
@@ -171,15 +172,18 @@ static inline void pcisph_pressure_accel(int i, const fl_world *w, const fl_nbgr
         float sp = -m * (p_rho2[i] + p_rho2[j]) * fl_spiky_grad_factor(sqrtf(dx * dx + dy * dy + dz * dz), h);
         a[0] += sp * dx, a[1] += sp * dy, a[2] += sp * dz;
     }
+    /* the wall mirrors rho*_i, with the wall pressure p_b of fl_wall_pressure */
+    const float pi = f->p[i], rho2 = rho_pred[i] * rho_pred[i];
+    const float gv[3] = {(float)w->gravity[0], (float)w->gravity[1], (float)w->gravity[2]};
     for (int k = g->bnb_start[i]; k < g->bnb_start[i + 1]; k++) {
         int j = g->bnb[k];
         float dx = f->x[i] - b->x[j], dy = f->y[i] - b->y[j], dz = f->z[i] - b->z[j];
-        float sb = b->volume[j] * fl_spiky_grad_factor(sqrtf(dx * dx + dy * dy + dz * dz), h);
+        float pb = fl_wall_pressure(pi, rho0, gv, dx, dy, dz);
+        float sb = b->volume[j] * (pi + pb) * fl_spiky_grad_factor(sqrtf(dx * dx + dy * dy + dz * dz), h);
         sb_sum[0] += sb * dx, sb_sum[1] += sb * dy, sb_sum[2] += sb * dz;
     }
-    float mirror = -rho0 * 2.0f * p_rho2[i]; /* the wall mirrors p_i and rho*_i */
     for (int q = 0; q < 3; q++)
-        out[q] = a[q] + mirror * sb_sum[q];
+        out[q] = a[q] - rho0 / rho2 * sb_sum[q];
 }
 
 /* Predicted positions from the accelerations so far, clamped to the domain
@@ -253,7 +257,7 @@ static int pcisph_step(void *self, fl_world *w, double dt, fl_step_stats *st)
         #pragma omp parallel for schedule(static)
         for (int i = 0; i < f->count; i++) {
             float a[3];
-            pcisph_pressure_accel(i, w, g, s->p_rho2, a);
+            pcisph_pressure_accel(i, w, g, s->p_rho2, s->rho_pred, a);
             s->apx[i] = a[0], s->apy[i] = a[1], s->apz[i] = a[2];
         }
         st->residual[k] = e_avg;

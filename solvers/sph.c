@@ -3,12 +3,14 @@
  *   density   rho_i = m sum_j W_poly6(x_ij) + rho0 sum_b V_b W_poly6(x_ib)   (Akinci 2012, eq. 5)
  *   pressure  p_i = k (rho_i - rho0), negative values clamped to 0 on request
  *   pressure  a_i = -sum_j m (p_i / rho_i^2 + p_j / rho_j^2) grad W_spiky(x_ij)
- *             - sum_b rho0 V_b (2 p_i / rho_i^2) grad W_spiky(x_ib)
+ *             - sum_b rho0 V_b ((p_i + p_b) / rho_i^2) grad W_spiky(x_ib)
  *     The fluid term is the symmetric (momentum-conserving) form; Müller's
  *     eq. 10, (p_i + p_j) / (2 rho_j), is symmetric too but yields only half
  *     of grad p in the bulk (docs/methods/sph.md derives it), so a tank would
  *     settle at twice the compression. The boundary term mirrors the fluid
- *     term with p_b = p_i, rho_b = rho_i and mass Psi_b = rho0 V_b (Akinci 2012).
+ *     term with rho_b = rho_i and mass Psi_b = rho0 V_b (Akinci 2012), and
+ *     p_b = p_i + rho0 g . (x_b - x_i), the static-wall extrapolation of
+ *     Adami et al. 2012 (fl_wall_pressure).
  *   viscosity a_i = mu / rho_i sum_j m (v_j - v_i) / rho_j lap W_visc(r_ij) (Müller eq. 14)
  *   gravity   a_i = g
  *   symplectic Euler: v += dt a, then x += dt v, then the domain clamp.
@@ -133,19 +135,22 @@ static inline void sph_accel(int i, const fl_world *w, const fl_nbgrid *g, const
         av[1] += sv * (f->vy[j] - f->vy[i]);
         av[2] += sv * (f->vz[j] - f->vz[i]);
     }
-    float sb_sum[3] = {0, 0, 0};
+    /* the boundary mirrors rho_i, with mass Psi_b = rho0 V_b and the wall
+     * pressure p_b of fl_wall_pressure: (p_i + p_b) / rho_i^2 */
+    const float pi = f->p[i], inv_rho2 = 1.0f / (f->rho[i] * f->rho[i]);
+    const float gv[3] = {(float)w->gravity[0], (float)w->gravity[1], (float)w->gravity[2]};
+    float ab[3] = {0, 0, 0};
     for (int k = g->bnb_start[i]; k < g->bnb_start[i + 1]; k++) {
         int j = g->bnb[k];
         float dx = xi - b->x[j], dy = yi - b->y[j], dz = zi - b->z[j];
         float r = sqrtf(dx * dx + dy * dy + dz * dz);
-        float sb = b->volume[j] * fl_spiky_grad_factor(r, h);
-        sb_sum[0] += sb * dx, sb_sum[1] += sb * dy, sb_sum[2] += sb * dz;
+        float pb = fl_wall_pressure(pi, rho0, gv, dx, dy, dz);
+        float sb = -rho0 * b->volume[j] * (pi + pb) * inv_rho2 * fl_spiky_grad_factor(r, h);
+        ab[0] += sb * dx, ab[1] += sb * dy, ab[2] += sb * dz;
     }
-    /* the boundary mirrors p_i and rho_i: mass Psi_b = rho0 V_b, 2 p_i / rho_i^2 */
-    float mirror = -rho0 * 2.0f * p_rho2[i];
     float visc = (float)s->prm.viscosity / f->rho[i];
     for (int a = 0; a < 3; a++)
-        out[a] = ap[a] + mirror * sb_sum[a] + visc * av[a] + (float)w->gravity[a];
+        out[a] = ap[a] + ab[a] + visc * av[a] + (float)w->gravity[a];
 }
 
 static int sph_step(void *self, fl_world *w, double dt, fl_step_stats *st)

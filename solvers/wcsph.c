@@ -148,14 +148,18 @@ static inline void wcsph_accel(int i, const fl_world *w, const fl_nbgrid *g, con
         }
     }
     const float nu_b = (float)prm->friction * hs * c / (2.0f * rhoi);
+    const float pi = f->p[i], inv_rho2 = 1.0f / (rhoi * rhoi);
+    const float gv[3] = {(float)w->gravity[0], (float)w->gravity[1], (float)w->gravity[2]};
     for (int k = g->bnb_start[i]; k < g->bnb_start[i + 1]; k++) {
         int j = g->bnb[k];
         float dx = xi - b->x[j], dy = yi - b->y[j], dz = zi - b->z[j];
         float r2 = dx * dx + dy * dy + dz * dz, r = sqrtf(r2);
         float vdotx = vxi * dx + vyi * dy + vzi * dz;
         float fric = vdotx < 0.0f ? -nu_b * vdotx / (r2 + eps) : 0.0f;
-        /* the wall mirrors p_i and rho_i, with mass Psi_b = rho0 V_b */
-        float sb = -rho0 * b->volume[j] * (2.0f * p_rho2[i] + fric) * fl_spiky_grad_factor(r, h);
+        /* the wall mirrors rho_i, with mass Psi_b = rho0 V_b and the wall
+         * pressure p_b of fl_wall_pressure */
+        float pb = fl_wall_pressure(pi, rho0, gv, dx, dy, dz);
+        float sb = -rho0 * b->volume[j] * ((pi + pb) * inv_rho2 + fric) * fl_spiky_grad_factor(r, h);
         a[0] += sb * dx, a[1] += sb * dy, a[2] += sb * dz;
     }
     for (int q = 0; q < 3; q++)
