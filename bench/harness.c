@@ -93,16 +93,7 @@ int fl_measure_density(const fl_world *w, fl_nbgrid *g, float *rho, fl_step_stat
     if (rc)
         return rc;
     fl_density_poly6(w, g, f->x, f->y, f->z, rho);
-    /* summed in particle order on one thread: the same bits for any thread count */
-    double sum = 0.0, emax = -INFINITY;
-    const double rho0 = w->rho0;
-    for (int i = 0; i < f->count; i++) {
-        double e = rho[i] / rho0 - 1.0;
-        sum += e > 0.0 ? e : 0.0;
-        emax = e > emax ? e : emax;
-    }
-    st->density_err_avg = f->count ? sum / f->count : 0.0;
-    st->density_err_max = f->count ? emax : 0.0;
+    fl_compression(rho, f->count, w->rho0, &st->density_err_avg, &st->density_err_max);
     return FL_OK;
 }
 

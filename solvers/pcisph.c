@@ -216,14 +216,7 @@ static void pcisph_correct(pcisph_solver *s, fl_world *w, double delta, double *
         f->p[i] = (float)(pn < 0.0 ? neg * pn : pn);
         s->p_rho2[i] = f->p[i] / (s->rho_pred[i] * s->rho_pred[i]);
     }
-    double sum = 0.0, emax = -INFINITY; /* in particle order: the same bits for any thread count */
-    for (int i = 0; i < f->count; i++) {
-        double e = s->rho_pred[i] / rho0 - 1.0;
-        sum += e > 0.0 ? e : 0.0;
-        emax = e > emax ? e : emax;
-    }
-    *err_avg = f->count ? sum / f->count : 0.0;
-    *err_max = f->count ? emax : 0.0;
+    fl_compression(s->rho_pred, f->count, rho0, err_avg, err_max);
 }
 
 static int pcisph_step(void *self, fl_world *w, double dt, fl_step_stats *st)

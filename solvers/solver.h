@@ -86,6 +86,12 @@ double fl_max_speed(const fl_particles *p, int *nan_count);
 void fl_density_poly6(const fl_world *w, const fl_nbgrid *g, const float *x, const float *y,
                       const float *z, float *rho);
 
+/* The compression of n densities against rho0: *avg = mean of
+ * max(rho_i/rho0 - 1, 0), *max = the largest rho_i/rho0 - 1 (0 for n = 0).
+ * Summed in parallel over fixed blocks, then block by block: the same bits
+ * for any thread count. */
+void fl_compression(const float *rho, int n, double rho0, double *avg, double *max);
+
 /* The explicit-SPH step limit: 0.4 h / (c + v_max), the CFL condition on
  * sound and flow speed, and 0.25 sqrt(h / a_max), the force criterion
  * (Monaghan 1992; Becker & Teschner 2007). h is the support radius.

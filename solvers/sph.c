@@ -108,11 +108,9 @@ static double sph_pressure(sph_solver *s, fl_particles *f, double mass, double r
         s->p_rho2[i] = f->p[i] / (f->rho[i] * f->rho[i]);
         s->vol[i] = (float)mass / f->rho[i];
     }
-    /* summed in particle order: the same bits for any thread count */
-    double compression = 0.0;
-    for (int i = 0; i < f->count; i++)
-        compression += fmax(f->rho[i] / rho0 - 1.0, 0.0);
-    return f->count > 0 ? compression / f->count : 0.0;
+    double compression, top;
+    fl_compression(f->rho, f->count, rho0, &compression, &top);
+    return compression;
 }
 
 /* Acceleration of particle i from pressure, viscosity and gravity. */

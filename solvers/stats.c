@@ -31,6 +31,32 @@ double fl_explicit_dt_limit(double h, double c, double v_max, double a_max)
 
 double fl_now_ms(void) { return omp_get_wtime() * 1e3; }
 
+#define FL_COMPRESSION_BLOCKS 256
+
+void fl_compression(const float *rho, int n, double rho0, double *avg, double *max)
+{
+    /* the blocks depend on n only, so the sums do not depend on the threads */
+    double sum[FL_COMPRESSION_BLOCKS], top[FL_COMPRESSION_BLOCKS];
+    const long long per = ((long long)n + FL_COMPRESSION_BLOCKS - 1) / FL_COMPRESSION_BLOCKS;
+    #pragma omp parallel for schedule(static)
+    for (int b = 0; b < FL_COMPRESSION_BLOCKS; b++) {
+        long long lo = b * per, hi = lo + per;
+        int i0 = lo < n ? (int)lo : n, i1 = hi < n ? (int)hi : n;
+        double s = 0.0, m = -INFINITY;
+        for (int i = i0; i < i1; i++) {
+            double e = rho[i] / rho0 - 1.0;
+            s += e > 0.0 ? e : 0.0;
+            m = e > m ? e : m;
+        }
+        sum[b] = s, top[b] = m;
+    }
+    double s = 0.0, m = -INFINITY;
+    for (int b = 0; b < FL_COMPRESSION_BLOCKS; b++)
+        s += sum[b], m = top[b] > m ? top[b] : m;
+    *avg = n > 0 ? s / n : 0.0;
+    *max = n > 0 ? m : 0.0;
+}
+
 double fl_max_speed(const fl_particles *p, int *nan_count)
 {
     double vmax2 = 0.0;

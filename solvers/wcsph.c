@@ -113,10 +113,9 @@ static double wcsph_pressure(wcsph_solver *s, fl_particles *f, double rho0)
         f->p[i] = (clamp && p < 0.0f) ? 0.0f : p;
         s->p_rho2[i] = f->p[i] / (f->rho[i] * f->rho[i]);
     }
-    double compression = 0.0; /* in particle order: the same bits for any thread count */
-    for (int i = 0; i < f->count; i++)
-        compression += fmax(f->rho[i] / rho0 - 1.0, 0.0);
-    return f->count > 0 ? compression / f->count : 0.0;
+    double compression, top;
+    fl_compression(f->rho, f->count, rho0, &compression, &top);
+    return compression;
 }
 
 /* Acceleration of particle i: pressure with artificial viscosity, boundary
