@@ -1,0 +1,99 @@
+/* mac.h: the staggered MAC grid (Harlow & Welch 1965; the report
+ * `seeds/pic_flip_report_2011.txt`, section 2.4) and its pressure projection.
+ *
+ * Cells of size dx; pressure and a label (FLUID, AIR, SOLID) at cell
+ * centres; u on the x-faces, v on the y-faces, w on the z-faces. The grid
+ * covers the world's domain plus one layer of SOLID cells on every side (the
+ * domain walls); the world's box obstacles are rasterised as SOLID cells.
+ * The discrete operators are the report's equations 6 (gradient, at faces),
+ * 7 (divergence, at centres) and 8 (7-point Laplacian, at centres), with
+ * Bridson's boundary treatment ("Fluid Simulation for Computer Graphics",
+ * ch. 5): p = 0 in AIR cells, u.n = u_solid.n = 0 on faces touching a SOLID
+ * cell (static walls).
+ *
+ * Indexing (x fastest): cell (i,j,k) at i + nx (j + ny k); u face (i,j,k),
+ * the face between cells i-1 and i, at i + (nx+1) (j + ny k); v at
+ * i + nx (j + (ny+1) k); w at i + nx (j + ny k) with k in [0, nz]. */
+#ifndef FL_MAC_H
+#define FL_MAC_H
+
+#include "pcg.h"
+#include "world.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct fl_mac_config {
+    double dx;   /* cell size, m; 0 = the world's spacing times 2 (8 particles per cell) */
+} fl_mac_config;
+
+fl_mac_config fl_default_mac_config(void);
+
+typedef struct fl_mac_grid {
+    int nx, ny, nz;        /* cells per axis, the SOLID wall layers included */
+    long ncells;
+    double dx;             /* cell size, m */
+    double lo[3];          /* corner of cell (0,0,0), m: the domain's corner minus dx */
+    double *u, *v, *w;     /* face velocities, m/s */
+    double *p;             /* pressure at cell centres, Pa (0 outside FLUID cells) */
+    unsigned char *label;  /* FL_CELL_FLUID, FL_CELL_AIR or FL_CELL_SOLID per cell */
+    double *rhs;           /* right-hand side of the last projection, Pa */
+    fl_pcg *pcg;           /* solver workspace */
+} fl_mac_grid;
+
+/* Grid over the world's domain: ceil(extent / dx) cells per axis inside it
+ * plus the SOLID wall layer; cells whose centre lies outside the domain or
+ * inside an obstacle are SOLID, the rest AIR; velocities and pressure 0. */
+int fl_mac_grid_create(const fl_world *w, const fl_mac_config *cfg, fl_mac_grid **out, fl_error *err);
+void fl_mac_grid_destroy(fl_mac_grid **g);
+
+static inline long fl_mac_cell(const fl_mac_grid *g, int i, int j, int k)
+{
+    return i + (long)g->nx * (j + (long)g->ny * k);
+}
+static inline long fl_mac_u(const fl_mac_grid *g, int i, int j, int k)
+{
+    return i + (long)(g->nx + 1) * (j + (long)g->ny * k);
+}
+static inline long fl_mac_v(const fl_mac_grid *g, int i, int j, int k)
+{
+    return i + (long)g->nx * (j + (long)(g->ny + 1) * k);
+}
+static inline long fl_mac_w(const fl_mac_grid *g, int i, int j, int k)
+{
+    return i + (long)g->nx * (j + (long)g->ny * k);
+}
+
+/* Sets the velocity of every face touching a SOLID cell to the solid's,
+ * 0 (static walls). */
+void fl_mac_enforce_solid(fl_mac_grid *g);
+
+/* div[c] = (report eq. 7) the net outflow of cell c over dx, 1/s, on FLUID
+ * cells; 0 elsewhere. div has ncells entries. */
+void fl_mac_divergence(const fl_mac_grid *g, double *div);
+
+/* lap[c] = (report eq. 8) the 7-point Laplacian of p at FLUID cell c,
+ * units of p / m^2, with p = 0 in AIR cells and the SOLID neighbours left
+ * out (dp/dn = 0); 0 elsewhere. p must be 0 outside FLUID cells. */
+void fl_mac_laplacian(const fl_mac_grid *g, const double *p, double *lap);
+
+/* u -= dt / rho * (report eq. 6) grad p on every face with a FLUID cell on
+ * one side and no SOLID cell on either (p = 0 in AIR); faces touching SOLID
+ * get the solid's velocity, 0. dt in s, rho in kg/m^3. */
+void fl_mac_apply_gradient(fl_mac_grid *g, double dt, double rho);
+
+/* The pressure projection: faces touching SOLID set to 0, the right-hand
+ * side b = -(rho dx^2 / dt) div u on the FLUID cells, A p = b solved by
+ * fl_pcg_solve with opt (pressure in g->p, Pa), then the pressure gradient
+ * applied, so that div u = 0 on the FLUID cells up to the solver's
+ * tolerance. The outcome of the solve, non-convergence included, is in
+ * *res; the return is FL_ERR_INPUT only for bad arguments. */
+int fl_mac_project(fl_mac_grid *g, double dt, double rho, const fl_pcg_options *opt,
+                   fl_pcg_result *res, fl_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,117 @@
+/* pcg.h: the pressure Poisson system of the MAC grid and its conjugate
+ * gradient solver.
+ *
+ * The system A p = b lives on the FLUID cells of a labelled nx x ny x nz
+ * grid and is the 7-point Laplacian of the report's equation 8 multiplied by
+ * -dx^2, assembled as Bridson does it ("Fluid Simulation for Computer
+ * Graphics", 2nd ed., ch. 5): a FLUID cell's diagonal is its number of
+ * non-SOLID neighbours, its off-diagonal is -1 towards each FLUID neighbour;
+ * an AIR neighbour holds p = 0 (free surface, Dirichlet) and so stays in the
+ * diagonal only; a SOLID neighbour drops out of both (u.n fixed on that
+ * face, Neumann). A is symmetric positive definite whenever every connected
+ * FLUID region touches AIR.
+ *
+ * fl_pcg_solve runs conjugate gradient on it with one of three
+ * preconditioners: MIC(0), Bridson's modified incomplete Cholesky with
+ * tau = 0.97 and safety sigma = 0.25 (his ch. 5, "Modified Incomplete
+ * Cholesky"), Jacobi (the diagonal), or none. Vectors and dot products are in
+ * double, the dot products summed over fixed blocks so that the iterates do
+ * not depend on the thread count. */
+#ifndef FL_PCG_H
+#define FL_PCG_H
+
+#include "fl_common.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Cell labels (one byte per cell). */
+enum { FL_CELL_FLUID = 0, FL_CELL_AIR = 1, FL_CELL_SOLID = 2 };
+
+/* A's diagonal at a FLUID cell c: its number of non-SOLID neighbours.
+ * sx, sxy: index strides of y and z; c must not lie on the grid's outer
+ * layer. */
+static inline int fl_poisson_diag(const unsigned char *label, long c, long sx, long sxy)
+{
+    return (label[c - 1] != FL_CELL_SOLID) + (label[c + 1] != FL_CELL_SOLID) +
+           (label[c - sx] != FL_CELL_SOLID) + (label[c + sx] != FL_CELL_SOLID) +
+           (label[c - sxy] != FL_CELL_SOLID) + (label[c + sxy] != FL_CELL_SOLID);
+}
+
+/* (A x)_c at a FLUID cell c, for x = 0 outside the FLUID cells: the
+ * diagonal times x_c minus the neighbours' x. Matrix-free: the labels change
+ * every step, so the coefficients would be rebuilt every step anyway, and
+ * one label byte per cell is far less memory traffic than Bridson's stored
+ * Adiag/Aplusi/Aplusj/Aplusk (four doubles), for a mat-vec that is
+ * memory-bound. */
+static inline double fl_poisson_apply_cell(const unsigned char *label, const double *x, long c,
+                                           long sx, long sxy)
+{
+    return fl_poisson_diag(label, c, sx, sxy) * x[c] -
+           (x[c - 1] + x[c + 1] + x[c - sx] + x[c + sx] + x[c - sxy] + x[c + sxy]);
+}
+
+typedef enum fl_precond {
+    FL_PRECOND_MIC0 = 0,   /* modified incomplete Cholesky, level 0 */
+    FL_PRECOND_JACOBI = 1, /* diagonal */
+    FL_PRECOND_NONE = 2    /* plain CG */
+} fl_precond;
+
+/* Why a solve ended, PETSc style: converged > 0, diverged < 0. */
+enum {
+    FL_PCG_CONVERGED_RTOL = 1,      /* ||r|| / ||b|| <= tol */
+    FL_PCG_CONVERGED_ZERO_RHS = 2,  /* b = 0 on the FLUID cells: p = 0 */
+    FL_PCG_DIVERGED_MAX_ITER = -1,  /* max_iter iterations without reaching tol */
+    FL_PCG_DIVERGED_BREAKDOWN = -2  /* s.As <= 0 or not finite (singular system, NaN input) */
+};
+
+typedef struct fl_pcg_options {
+    fl_precond precond;
+    double tol;          /* relative residual ||r||_2 / ||b||_2 to stop at */
+    int max_iter;
+    double mic_tau;      /* MIC(0) modification: 0 = IC(0), 1 = full MIC */
+    double mic_sigma;    /* MIC(0) safety: a pivot below sigma * diagonal falls back to the diagonal */
+    double *history;     /* caller-owned, or NULL: history[k] = ||r_k|| / ||b|| after k iterations */
+    int history_cap;     /* entries history can hold */
+} fl_pcg_options;
+
+/* MIC(0), tol 1e-6, 1000 iterations, tau 0.97, sigma 0.25, no history. */
+fl_pcg_options fl_default_pcg_options(void);
+
+typedef struct fl_pcg_result {
+    int iterations;
+    int reason;          /* FL_PCG_CONVERGED_* or FL_PCG_DIVERGED_* */
+    double residual;     /* final ||r|| / ||b|| */
+    int history_len;     /* entries written to options.history */
+    int fluid_cells;     /* unknowns of the system */
+} fl_pcg_result;
+
+/* Workspace of a solve on an nx x ny x nz grid (the vectors r, z, s, q, the
+ * MIC(0) factor and the block sums), allocated once so that a solve does
+ * not allocate. */
+typedef struct fl_pcg {
+    int nx, ny, nz;
+    long ncells;
+    double *r, *z, *s, *q;
+    double *precon;      /* per FLUID cell, 0 elsewhere: MIC(0) 1 / sqrt(pivot), Jacobi 1 / diagonal */
+    double *partial;     /* one sum per block of the dot products */
+    long nblocks;
+} fl_pcg;
+
+int fl_pcg_create(int nx, int ny, int nz, fl_pcg **out, fl_error *err);
+void fl_pcg_destroy(fl_pcg **s);
+
+/* Solves A p = b (A above, from label) over the FLUID cells, starting from
+ * p = 0. b is read on FLUID cells only; p is written everywhere (0 outside
+ * the FLUID cells). Returns FL_ERR_INPUT (nothing solved) when a FLUID cell
+ * lies on the grid's outer layer or an option is out of range, else FL_OK
+ * with the outcome, non-convergence included, in *res. */
+int fl_pcg_solve(fl_pcg *s, const unsigned char *label, const double *b, double *p,
+                 const fl_pcg_options *opt, fl_pcg_result *res, fl_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
