@@ -1,0 +1,391 @@
+/* test_mac.c: the MAC grid and its pressure solve (grid/mac.h, grid/pcg.h).
+ *
+ *  - Poisson with a manufactured solution: AIR (p = 0) on two sides, SOLID
+ *    (dp/dn = 0) on four; the max error falls by >= 3.5x when dx halves
+ *    (second order, boundaries included), and MICCG, Jacobi-PCG and CG each
+ *    reach the tolerance, checked on a residual recomputed from
+ *    fl_mac_laplacian rather than the solver's own recurrence;
+ *  - hydrostatics: a tank under one step of gravity comes out at rest with
+ *    p = rho g depth, exactly as the discrete equations give it (a wrong sign
+ *    of the gradient or of the right-hand side fails here);
+ *  - projection: a random velocity field on a FLUID region with AIR above and
+ *    an obstacle inside comes out divergence-free on the FLUID cells, with
+ *    zero normal velocity on SOLID faces;
+ *  - preconditioning: on a 64^3 tank the iteration counts satisfy
+ *    MICCG < Jacobi-PCG < CG at tol 1e-6 (printed with their times). */
+#include <math.h>
+#include <omp.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+#include "ensure.h"
+#include "mac.h"
+
+static const double PI = 3.14159265358979323846;
+
+/* A grid with n x n x n cells inside the unit cube (dx = 1/n), optionally
+ * with one obstacle box. */
+static fl_mac_grid *unit_cube_grid(int n, const fl_box *obstacle)
+{
+    fl_world w;
+    fl_box dom = {{0, 0, 0}, {1, 1, 1}};
+    double g[3] = {0, -9.81, 0};
+    fl_error err;
+    fl_world_init(&w, &dom, g, 1000.0, 0.5 / n);
+    if (obstacle)
+        ENSURE(fl_world_add_obstacle(&w, obstacle, &err) == FL_OK);
+    fl_mac_config cfg = fl_default_mac_config();
+    fl_mac_grid *grid = NULL;
+    ENSURE(fl_mac_grid_create(&w, &cfg, &grid, &err) == FL_OK);
+    fl_world_free(&w);
+    return grid;
+}
+
+static double uniform(uint64_t *state)
+{
+    *state = *state * 6364136223846793005ULL + 1442695040888963407ULL;
+    return (double)(*state >> 11) / 9007199254740992.0 * 2.0 - 1.0;
+}
+
+/* Every face velocity uniform in [-1, 1] m/s from seed; returns max |u|. */
+static double random_velocities(fl_mac_grid *g, uint64_t seed)
+{
+    double *arrays[3] = {g->u, g->v, g->w};
+    size_t sizes[3] = {(size_t)(g->nx + 1) * g->ny * g->nz, (size_t)g->nx * (g->ny + 1) * g->nz,
+                       (size_t)g->nx * g->ny * (g->nz + 1)};
+    double vmax = 0.0;
+    for (int a = 0; a < 3; a++)
+        for (size_t f = 0; f < sizes[a]; f++) {
+            arrays[a][f] = uniform(&seed);
+            vmax = fmax(vmax, fabs(arrays[a][f]));
+        }
+    return vmax;
+}
+
+/* Max |div u| over FLUID cells, 1/s. */
+static double max_divergence(const fl_mac_grid *g, double *div)
+{
+    fl_mac_divergence(g, div);
+    double m = 0.0;
+    for (long c = 0; c < g->ncells; c++)
+        m = fmax(m, fabs(div[c]));
+    return m;
+}
+
+/* ---- Poisson: manufactured solution ------------------------------------
+ * Cells 1..n on each axis are FLUID; x from the low-x wall face, so the
+ * cell centres are at (i - 1/2) dx. Low x, high y and both z sides are
+ * SOLID (Neumann at the face between the wall cell and the fluid), high x
+ * and low y are AIR (Dirichlet p = 0 at the AIR cell's centre, where
+ * Bridson's assembly puts it, a distance X = (n + 1/2) dx from the opposite
+ * wall face). p = f(x) f(s) h(z), s = L - y, L = n dx, with
+ * f(t) = cos(a t) exp(-t^2 / X^2), a = pi / 2X (f'(0) = 0, f(X) = 0) and
+ * h(z) = exp(cos(c z)), c = pi / L (h'(0) = h'(L) = 0), satisfies all six
+ * conditions exactly and is neither a polynomial (which the stencils would
+ * reproduce exactly) nor a sum of a few discrete eigenvectors of A (which
+ * plain CG would solve in as many iterations). */
+static double mode_f(double t, double a, double X)
+{
+    return cos(a * t) * exp(-t * t / (X * X));
+}
+static double mode_f2(double t, double a, double X) /* -f'' */
+{
+    double C = cos(a * t), S = sin(a * t), X2 = X * X;
+    return exp(-t * t / X2) * (a * a * C - 4 * a * t * S / X2 - C * (4 * t * t / (X2 * X2) - 2 / X2));
+}
+static double mode_h(double z, double c) { return exp(cos(c * z)); }
+static double mode_h2(double z, double c) /* -h'' */
+{
+    double C = cos(c * z), S = sin(c * z);
+    return c * c * exp(C) * (C - S * S);
+}
+
+/* p (minus_lap = 0) or -lap p (minus_lap = 1) at the centre of cell (i,j,k) */
+static double exact_p(int n, double dx, int i, int j, int k, int minus_lap)
+{
+    double L = n * dx, X = (n + 0.5) * dx, a = PI / (2 * X), c = PI / L;
+    double x = (i - 0.5) * dx, s = L - (j - 0.5) * dx, z = (k - 0.5) * dx;
+    if (!minus_lap)
+        return mode_f(x, a, X) * mode_f(s, a, X) * mode_h(z, c);
+    return mode_f2(x, a, X) * mode_f(s, a, X) * mode_h(z, c) + mode_f(x, a, X) * mode_f2(s, a, X) * mode_h(z, c) +
+           mode_f(x, a, X) * mode_f(s, a, X) * mode_h2(z, c);
+}
+
+static void poisson_setup(fl_mac_grid *g, double *b)
+{
+    int n = g->nx - 2;
+    double dx = g->dx;
+    for (int k = 0; k < g->nz; k++)
+        for (int j = 0; j < g->ny; j++)
+            for (int i = 0; i < g->nx; i++) {
+                long c = fl_mac_cell(g, i, j, k);
+                int interior = i >= 1 && i <= n && j >= 1 && j <= n && k >= 1 && k <= n;
+                if (interior)
+                    g->label[c] = FL_CELL_FLUID;
+                else if (i == n + 1 || j == 0)
+                    g->label[c] = FL_CELL_AIR;
+                else
+                    g->label[c] = FL_CELL_SOLID;
+                /* A = -dx^2 lap, so b = dx^2 (-lap p) */
+                b[c] = interior ? dx * dx * exact_p(n, dx, i, j, k, 1) : 0.0;
+            }
+}
+
+static double poisson_max_error(const fl_mac_grid *g, const double *p)
+{
+    int n = g->nx - 2;
+    double e = 0.0;
+    for (int k = 1; k <= n; k++)
+        for (int j = 1; j <= n; j++)
+            for (int i = 1; i <= n; i++)
+                e = fmax(e, fabs(p[fl_mac_cell(g, i, j, k)] - exact_p(n, g->dx, i, j, k, 0)));
+    return e;
+}
+
+/* ||b - A p|| / ||b|| from fl_mac_laplacian (A = -dx^2 lap). */
+static double true_residual(const fl_mac_grid *g, const double *b, const double *p, double *scratch)
+{
+    fl_mac_laplacian(g, p, scratch);
+    double rr = 0.0, bb = 0.0;
+    for (long c = 0; c < g->ncells; c++)
+        if (g->label[c] == FL_CELL_FLUID) {
+            double r = b[c] + g->dx * g->dx * scratch[c];
+            rr += r * r;
+            bb += b[c] * b[c];
+        }
+    return sqrt(rr / bb);
+}
+
+static void test_poisson(void)
+{
+    const int sizes[3] = {8, 16, 32};
+    double errors[3];
+    for (int s = 0; s < 3; s++) {
+        fl_mac_grid *g = unit_cube_grid(sizes[s], NULL);
+        double *b = malloc(sizeof(double) * (size_t)g->ncells);
+        poisson_setup(g, b);
+        fl_pcg_options opt = fl_default_pcg_options();
+        opt.tol = 1e-11; /* algebraic error far below the discretisation error */
+        fl_pcg_result res;
+        fl_error err;
+        ENSURE(fl_pcg_solve(g->pcg, g->label, b, g->p, &opt, &res, &err) == FL_OK);
+        ENSURE(res.reason == FL_PCG_CONVERGED_RTOL);
+        errors[s] = poisson_max_error(g, g->p);
+        printf("poisson %2d^3: max error %.4e", sizes[s], errors[s]);
+        if (s > 0)
+            printf(", ratio %.3f", errors[s - 1] / errors[s]);
+        printf(" (MICCG %d iterations)\n", res.iterations);
+        free(b);
+        fl_mac_grid_destroy(&g);
+    }
+    ENSURE(errors[0] / errors[1] >= 3.5);
+    ENSURE(errors[1] / errors[2] >= 3.5);
+    ENSURE(errors[2] < 2e-3 * exp(1.0)); /* max p = e */
+
+    /* each solver to the default tolerance on 32^3, its history consistent */
+    fl_mac_grid *g = unit_cube_grid(32, NULL);
+    double *b = malloc(sizeof(double) * (size_t)g->ncells);
+    double *scratch = malloc(sizeof(double) * (size_t)g->ncells);
+    double history[2048];
+    poisson_setup(g, b);
+    const char *names[3] = {"MICCG", "Jacobi-PCG", "CG"};
+    const fl_precond kinds[3] = {FL_PRECOND_MIC0, FL_PRECOND_JACOBI, FL_PRECOND_NONE};
+    for (int s = 0; s < 3; s++) {
+        fl_pcg_options opt = fl_default_pcg_options();
+        opt.precond = kinds[s];
+        opt.history = history;
+        opt.history_cap = 2048;
+        fl_pcg_result res;
+        fl_error err;
+        ENSURE(fl_pcg_solve(g->pcg, g->label, b, g->p, &opt, &res, &err) == FL_OK);
+        double truth = true_residual(g, b, g->p, scratch);
+        printf("poisson 32^3 %-10s: %3d iterations, residual %.3e (recomputed %.3e), max error %.3e\n",
+               names[s], res.iterations, res.residual, truth, poisson_max_error(g, g->p));
+        ENSURE(res.reason == FL_PCG_CONVERGED_RTOL);
+        ENSURE(res.residual <= 1e-6);
+        ENSURE(truth <= 1.01e-6);
+        ENSURE(res.fluid_cells == 32 * 32 * 32);
+        ENSURE(res.history_len == res.iterations + 1);
+        ENSURE(history[0] == 1.0);
+        ENSURE(history[res.iterations] == res.residual);
+        ENSURE(history[res.iterations - 1] > 1e-6);
+    }
+
+    /* too few iterations: a signed reason, not a failure */
+    fl_pcg_options opt = fl_default_pcg_options();
+    opt.max_iter = 3;
+    fl_pcg_result res;
+    fl_error err;
+    ENSURE(fl_pcg_solve(g->pcg, g->label, b, g->p, &opt, &res, &err) == FL_OK);
+    ENSURE(res.reason == FL_PCG_DIVERGED_MAX_ITER && res.iterations == 3);
+
+    /* a FLUID cell on the outer layer is refused */
+    g->label[fl_mac_cell(g, 0, 5, 5)] = FL_CELL_FLUID;
+    ENSURE(fl_pcg_solve(g->pcg, g->label, b, g->p, &opt, &res, &err) == FL_ERR_INPUT);
+    free(scratch);
+    free(b);
+    fl_mac_grid_destroy(&g);
+}
+
+/* ---- hydrostatics --------------------------------------------------------
+ * Water in cells j = 1..10 of a closed 16^3 box, AIR above. One step of
+ * gravity gives v = -g dt on every face; the projection must take it all
+ * back, leaving p = rho g dx (11 - j) (p = 0 at the AIR centre j = 11). */
+static void test_hydrostatic(void)
+{
+    const double dt = 0.01, rho = 1000.0, gy = 9.81;
+    fl_mac_grid *g = unit_cube_grid(16, NULL);
+    for (int k = 1; k <= 16; k++)
+        for (int j = 1; j <= 16; j++)
+            for (int i = 1; i <= 16; i++)
+                g->label[fl_mac_cell(g, i, j, k)] = j <= 10 ? FL_CELL_FLUID : FL_CELL_AIR;
+    for (long f = 0; f < (long)g->nx * (g->ny + 1) * g->nz; f++)
+        g->v[f] = -gy * dt;
+    fl_pcg_options opt = fl_default_pcg_options();
+    opt.tol = 1e-12;
+    fl_pcg_result res;
+    fl_error err;
+    ENSURE(fl_mac_project(g, dt, rho, &opt, &res, &err) == FL_OK);
+    ENSURE(res.reason == FL_PCG_CONVERGED_RTOL);
+    double perr = 0.0, vmax = 0.0;
+    for (int k = 1; k <= 16; k++)
+        for (int j = 1; j <= 10; j++)
+            for (int i = 1; i <= 16; i++) {
+                double expect = rho * gy * g->dx * (11 - j);
+                perr = fmax(perr, fabs(g->p[fl_mac_cell(g, i, j, k)] - expect) / (rho * gy * g->dx * 10));
+                vmax = fmax(vmax, fabs(g->v[fl_mac_v(g, i, j, k)]));
+                vmax = fmax(vmax, fabs(g->v[fl_mac_v(g, i, j + 1, k)]));
+            }
+    printf("hydrostatic: max relative pressure error %.2e, max |v| on FLUID faces %.2e m/s (g dt = %.3g)\n",
+           perr, vmax, gy * dt);
+    ENSURE(perr < 1e-8);
+    ENSURE(vmax < 1e-8 * gy * dt);
+    /* the pressure at the bottom row is rho g times its depth below the AIR centre */
+    ENSURE_NEAR(g->p[fl_mac_cell(g, 8, 1, 8)], rho * gy * 10 * g->dx, 1e-6);
+    fl_mac_grid_destroy(&g);
+}
+
+/* ---- projection ------------------------------------------------------------ */
+static void test_projection(void)
+{
+    const int n = 24;
+    fl_box obstacle = {{0.4, 0.0, 0.4}, {0.6, 0.3, 0.6}};
+    fl_mac_grid *g = unit_cube_grid(n, &obstacle);
+    ENSURE(g->nx == n + 2 && g->ny == n + 2 && g->nz == n + 2);
+    ENSURE_NEAR(g->dx, 1.0 / n, 1e-15);
+    /* walls and the obstacle rasterised as SOLID, the rest AIR */
+    ENSURE(g->label[fl_mac_cell(g, 0, 5, 5)] == FL_CELL_SOLID);
+    ENSURE(g->label[fl_mac_cell(g, 5, n + 1, 5)] == FL_CELL_SOLID);
+    ENSURE(g->label[fl_mac_cell(g, 12, 3, 12)] == FL_CELL_SOLID);
+    ENSURE(g->label[fl_mac_cell(g, 12, 9, 12)] == FL_CELL_AIR);
+    ENSURE(g->label[fl_mac_cell(g, 5, 3, 5)] == FL_CELL_AIR);
+
+    /* water up to j = 16 around the obstacle, AIR above */
+    long fluid = 0;
+    for (long c = 0; c < g->ncells; c++) {
+        int j = (int)(c / g->nx % g->ny);
+        if (g->label[c] == FL_CELL_AIR && j <= 16) {
+            g->label[c] = FL_CELL_FLUID;
+            fluid++;
+        }
+    }
+    double vmax = random_velocities(g, 2024);
+    double *div = malloc(sizeof(double) * (size_t)g->ncells);
+    double before = max_divergence(g, div);
+    fl_pcg_options opt = fl_default_pcg_options();
+    fl_pcg_result res;
+    fl_error err;
+    ENSURE(fl_mac_project(g, 0.01, 1000.0, &opt, &res, &err) == FL_OK);
+    ENSURE(res.reason == FL_PCG_CONVERGED_RTOL);
+    ENSURE(res.fluid_cells == fluid);
+    double after = max_divergence(g, div);
+    printf("projection: %ld FLUID cells, max |div u| %.3e -> %.3e 1/s = %.2e max|u|/dx (MICCG %d iterations)\n",
+           fluid, before, after, after * g->dx / vmax, res.iterations);
+    ENSURE(before > 0.5 * vmax / g->dx);
+    /* At the default tol the 2-norm residual 1e-6 ||b|| leaves about
+     * 0.5e-5 to 1e-5 max|u|/dx on a random field (measured over seeds at
+     * 24^3 and 64^3); this seed is deterministic at any thread count. */
+    ENSURE(after < 1e-5 * vmax / g->dx);
+
+    /* The remainder is the solver's tolerance, not the discretisation: a
+     * tighter solve of the same field takes it towards round-off. */
+    random_velocities(g, 2024);
+    fl_pcg_options tight = fl_default_pcg_options();
+    tight.tol = 1e-11;
+    ENSURE(fl_mac_project(g, 0.01, 1000.0, &tight, &res, &err) == FL_OK);
+    double tight_after = max_divergence(g, div);
+    printf("projection at tol 1e-11: max |div u| %.3e max|u|/dx (%d iterations)\n", tight_after * g->dx / vmax,
+           res.iterations);
+    ENSURE(tight_after < 1e-9 * vmax / g->dx);
+
+    /* static walls: no flow through a face touching SOLID */
+    double through = 0.0;
+    for (int k = 1; k < g->nz; k++)
+        for (int j = 1; j < g->ny; j++)
+            for (int i = 1; i < g->nx; i++) {
+                long c = fl_mac_cell(g, i, j, k);
+                if (g->label[c] == FL_CELL_SOLID || g->label[c - 1] == FL_CELL_SOLID)
+                    through = fmax(through, fabs(g->u[fl_mac_u(g, i, j, k)]));
+                if (g->label[c] == FL_CELL_SOLID || g->label[c - g->nx] == FL_CELL_SOLID)
+                    through = fmax(through, fabs(g->v[fl_mac_v(g, i, j, k)]));
+                if (g->label[c] == FL_CELL_SOLID || g->label[c - (long)g->nx * g->ny] == FL_CELL_SOLID)
+                    through = fmax(through, fabs(g->w[fl_mac_w(g, i, j, k)]));
+            }
+    ENSURE(through == 0.0);
+    ENSURE(fl_mac_project(g, 0.0, 1000.0, &opt, &res, &err) == FL_ERR_INPUT);
+    free(div);
+    fl_mac_grid_destroy(&g);
+}
+
+/* ---- preconditioning: 64^3 tank, AIR on top ------------------------------ */
+static void test_preconditioning(void)
+{
+    const int n = 64;
+    fl_mac_grid *g = unit_cube_grid(n, NULL);
+    for (int k = 0; k < g->nz; k++)
+        for (int j = 0; j < g->ny; j++)
+            for (int i = 0; i < g->nx; i++) {
+                int interior = i >= 1 && i <= n && j >= 1 && j <= n && k >= 1 && k <= n;
+                g->label[fl_mac_cell(g, i, j, k)] =
+                    interior ? FL_CELL_FLUID : j == n + 1 ? FL_CELL_AIR : FL_CELL_SOLID;
+            }
+    double *div = malloc(sizeof(double) * (size_t)g->ncells);
+    const char *names[3] = {"MICCG", "Jacobi-PCG", "CG"};
+    const fl_precond kinds[3] = {FL_PRECOND_MIC0, FL_PRECOND_JACOBI, FL_PRECOND_NONE};
+    int iters[3];
+    for (int s = 0; s < 3; s++) {
+        double vmax = random_velocities(g, 64);
+        fl_pcg_options opt = fl_default_pcg_options();
+        opt.precond = kinds[s];
+        fl_pcg_result res;
+        fl_error err;
+        double t0 = omp_get_wtime();
+        ENSURE(fl_mac_project(g, 0.01, 1000.0, &opt, &res, &err) == FL_OK);
+        double t = omp_get_wtime() - t0;
+        double after = max_divergence(g, div);
+        iters[s] = res.iterations;
+        printf("64^3 tank %-10s: %4d iterations to 1e-6 (residual %.3e), %.3f s, max |div u| %.2e max|u|/dx\n",
+               names[s], res.iterations, res.residual, t, after * g->dx / vmax);
+        ENSURE(res.reason == FL_PCG_CONVERGED_RTOL);
+    }
+    /* Jacobi gains only a few iterations: A's diagonal is 6 except in the
+     * rows next to a SOLID wall, so Jacobi is nearly a scalar scaling, to
+     * which CG is blind (over six seeds: 313-319 against 315-322; on the
+     * Poisson problem above, with two AIR sides, Jacobi even loses). MIC(0)
+     * captures the coupling between cells and cuts the count by ~6x. */
+    ENSURE(iters[0] < iters[1]);
+    ENSURE(iters[1] < iters[2]);
+    free(div);
+    fl_mac_grid_destroy(&g);
+}
+
+int main(void)
+{
+    double t0 = omp_get_wtime();
+    test_poisson();
+    test_hydrostatic();
+    test_projection();
+    test_preconditioning();
+    printf("test_mac: %.2f s on %d threads\n", omp_get_wtime() - t0, omp_get_max_threads());
+    return fl_test_report("test_mac");
+}
