@@ -59,10 +59,13 @@ int fl_mac_grid_create(const fl_world *w, const fl_mac_config *cfg, fl_mac_grid 
     g->u = fl_alloc(nu * sizeof(double));
     g->v = fl_alloc(nv * sizeof(double));
     g->w = fl_alloc(nw * sizeof(double));
+    g->wu = fl_alloc(nu * sizeof(double));
+    g->wv = fl_alloc(nv * sizeof(double));
+    g->ww = fl_alloc(nw * sizeof(double));
     g->p = fl_alloc(nc * sizeof(double));
     g->rhs = fl_alloc(nc * sizeof(double));
     g->label = fl_alloc(nc);
-    if (!g->u || !g->v || !g->w || !g->p || !g->rhs || !g->label) {
+    if (!g->u || !g->v || !g->w || !g->wu || !g->wv || !g->ww || !g->p || !g->rhs || !g->label) {
         fl_mac_grid_destroy(&g);
         return fl_fail(err, FL_ERR_MEMORY, "mac grid: out of memory for %dx%dx%d cells", n[0], n[1], n[2]);
     }
@@ -74,6 +77,9 @@ int fl_mac_grid_create(const fl_world *w, const fl_mac_config *cfg, fl_mac_grid 
     memset(g->u, 0, nu * sizeof(double));
     memset(g->v, 0, nv * sizeof(double));
     memset(g->w, 0, nw * sizeof(double));
+    memset(g->wu, 0, nu * sizeof(double));
+    memset(g->wv, 0, nv * sizeof(double));
+    memset(g->ww, 0, nw * sizeof(double));
     memset(g->p, 0, nc * sizeof(double));
     memset(g->rhs, 0, nc * sizeof(double));
 
@@ -98,6 +104,9 @@ void fl_mac_grid_destroy(fl_mac_grid **gp)
     fl_free(g->u);
     fl_free(g->v);
     fl_free(g->w);
+    fl_free(g->wu);
+    fl_free(g->wv);
+    fl_free(g->ww);
     fl_free(g->p);
     fl_free(g->rhs);
     fl_free(g->label);

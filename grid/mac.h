@@ -36,6 +36,7 @@ typedef struct fl_mac_grid {
     double dx;             /* cell size, m */
     double lo[3];          /* corner of cell (0,0,0), m: the domain's corner minus dx */
     double *u, *v, *w;     /* face velocities, m/s */
+    double *wu, *wv, *ww;  /* summed particle weights per face of the last P2G (0: no particle near) */
     double *p;             /* pressure at cell centres, Pa (0 outside FLUID cells) */
     unsigned char *label;  /* FL_CELL_FLUID, FL_CELL_AIR or FL_CELL_SOLID per cell */
     double *rhs;           /* right-hand side of the last projection, Pa */

@@ -12,7 +12,11 @@
  *    an obstacle inside comes out divergence-free on the FLUID cells, with
  *    zero normal velocity on SOLID faces;
  *  - preconditioning: on a 64^3 tank the iteration counts satisfy
- *    MICCG < Jacobi-PCG < CG at tol 1e-6 (printed with their times). */
+ *    MICCG < Jacobi-PCG < CG at tol 1e-6 (printed with their times);
+ *  - transfers (grid/transfer.h): P2G reproduces a linear field from a
+ *    symmetric particle layout and a uniform one from any layout (weights
+ *    normalised), G2P reproduces a linear grid field anywhere, particles
+ *    outside the grid are an error. */
 #include <math.h>
 #include <omp.h>
 #include <stdint.h>
@@ -20,6 +24,7 @@
 
 #include "ensure.h"
 #include "mac.h"
+#include "transfer.h"
 
 static const double PI = 3.14159265358979323846;
 
@@ -379,6 +384,154 @@ static void test_preconditioning(void)
     fl_mac_grid_destroy(&g);
 }
 
+/* ---- particle/grid transfers ----------------------------------------------- */
+static double linear_field(int axis, double x, double y, double z)
+{
+    static const double a[3][4] = {{1.0, 2.0, -1.0, 0.5}, {-1.0, 1.0, 3.0, -1.0}, {0.5, -1.0, 1.0, 2.0}};
+    return a[axis][0] + a[axis][1] * x + a[axis][2] * y + a[axis][3] * z;
+}
+
+/* Position of face sample (i,j,k) of component axis. */
+static void face_position(const fl_mac_grid *g, int axis, int i, int j, int k, double pos[3])
+{
+    int idx[3] = {i, j, k};
+    for (int a = 0; a < 3; a++)
+        pos[a] = g->lo[a] + (idx[a] + (a == axis ? 0.0 : 0.5)) * g->dx;
+}
+
+static void test_transfers(void)
+{
+    const int n = 8;
+    fl_mac_grid *g = unit_cube_grid(n, NULL);
+    double dx = g->dx;
+    /* 8 particles per interior cell on the 2x2x2 sub-grid, optionally
+     * jittered by up to dx/4 per axis (they stay in their cell) */
+    int np = n * n * n * 8;
+    float *x = malloc(sizeof(float) * (size_t)np * 6);
+    float *y = x + np, *z = y + np, *vx = z + np, *vy = vx + np, *vz = vy + np;
+    float *vel[3] = {vx, vy, vz};
+    uint64_t seed = 99;
+    for (int pass = 0; pass < 2; pass++) {
+        double jitter = pass == 0 ? 0.0 : 0.25 * dx;
+        int m = 0;
+        for (int k = 1; k <= n; k++)
+            for (int j = 1; j <= n; j++)
+                for (int i = 1; i <= n; i++)
+                    for (int s = 0; s < 8; s++, m++) {
+                        x[m] = (float)(g->lo[0] + (i + 0.25 + 0.5 * (s & 1)) * dx + jitter * uniform(&seed));
+                        y[m] = (float)(g->lo[1] + (j + 0.25 + 0.5 * ((s >> 1) & 1)) * dx + jitter * uniform(&seed));
+                        z[m] = (float)(g->lo[2] + (k + 0.25 + 0.5 * (s >> 2)) * dx + jitter * uniform(&seed));
+                        for (int a = 0; a < 3; a++)
+                            vel[a][m] = pass == 0 ? (float)linear_field(a, x[m], y[m], z[m]) : (float)(0.3 - 0.7 * a);
+                    }
+        fl_error err;
+        ENSURE(fl_transfer_p2g(g, x, y, z, vx, vy, vz, np, &err) == FL_OK);
+        double *faces[3] = {g->u, g->v, g->w}, *wsum[3] = {g->wu, g->wv, g->ww};
+        double worst = 0.0, wworst = 0.0;
+        long weighted = 0, empty_nonzero = 0, full_faces = 0;
+        for (int a = 0; a < 3; a++) {
+            int dim[3] = {g->nx + (a == 0), g->ny + (a == 1), g->nz + (a == 2)};
+            for (int k = 0; k < dim[2]; k++)
+                for (int j = 0; j < dim[1]; j++)
+                    for (int i = 0; i < dim[0]; i++) {
+                        long f = i + (long)dim[0] * (j + (long)dim[1] * k);
+                        int idx[3] = {i, j, k};
+                        /* faces whose reach (one cell each way) holds a
+                         * full, symmetric set of particles */
+                        int full = 1;
+                        for (int b = 0; b < 3; b++)
+                            full &= b == a ? idx[b] >= 2 && idx[b] <= n : idx[b] >= 2 && idx[b] <= n - 1;
+                        double pos[3];
+                        face_position(g, a, i, j, k, pos);
+                        if (pass == 0 && full) {
+                            full_faces++;
+                            worst = fmax(worst, fabs(faces[a][f] - linear_field(a, pos[0], pos[1], pos[2])));
+                            wworst = fmax(wworst, fabs(wsum[a][f] - 8.0));
+                        }
+                        if (pass == 1 && wsum[a][f] > 0.0) {
+                            worst = fmax(worst, fabs(faces[a][f] - (0.3 - 0.7 * a)));
+                            weighted++;
+                        }
+                        if (wsum[a][f] == 0.0 && faces[a][f] != 0.0)
+                            empty_nonzero++;
+                    }
+        }
+        if (pass == 0) {
+            printf("P2G, regular particles, linear field: %ld faces with full reach, max error %.2e m/s, weight "
+                   "sums 8 within %.1e\n",
+                   full_faces, worst, wworst);
+            ENSURE(full_faces == 3L * (n - 1) * (n - 2) * (n - 2));
+            ENSURE(worst < 1e-5);
+            ENSURE(wworst < 1e-9);
+            /* a face out of every particle's reach: no weight, no velocity */
+            ENSURE(g->wu[fl_mac_u(g, 0, 4, 4)] == 0.0 && g->u[fl_mac_u(g, 0, 4, 4)] == 0.0);
+            /* PIC round trip: G2P of the P2G field at particles well inside */
+            float out[3];
+            int checked = 0;
+            double rt = 0.0;
+            for (int p = 0; p < np; p++) {
+                double q[3] = {x[p], y[p], z[p]};
+                int inner = 1;
+                for (int a = 0; a < 3; a++)
+                    inner &= q[a] > g->lo[a] + 3 * dx && q[a] < g->lo[a] + (n - 1) * dx;
+                if (!inner)
+                    continue;
+                ENSURE(fl_transfer_g2p(g, g->u, g->v, g->w, x + p, y + p, z + p, 1, out, out + 1, out + 2, &err) ==
+                       FL_OK);
+                for (int a = 0; a < 3; a++)
+                    rt = fmax(rt, fabs(out[a] - vel[a][p]));
+                checked++;
+            }
+            printf("P2G then G2P of a linear field, %d inner particles: max error %.2e m/s\n", checked, rt);
+            ENSURE(checked > 0 && rt < 1e-5);
+        } else {
+            printf("P2G, jittered particles, uniform field: %ld weighted faces, max error %.2e m/s\n", weighted,
+                   worst);
+            ENSURE(weighted > 3 * n * n * n);
+            ENSURE(worst < 1e-6);
+        }
+        ENSURE(empty_nonzero == 0);
+    }
+
+    /* G2P reproduces a linear grid field anywhere (trilinear is exact on it) */
+    for (int a = 0; a < 3; a++) {
+        double *faces[3] = {g->u, g->v, g->w};
+        int dim[3] = {g->nx + (a == 0), g->ny + (a == 1), g->nz + (a == 2)};
+        for (int k = 0; k < dim[2]; k++)
+            for (int j = 0; j < dim[1]; j++)
+                for (int i = 0; i < dim[0]; i++) {
+                    double pos[3];
+                    face_position(g, a, i, j, k, pos);
+                    faces[a][i + (long)dim[0] * (j + (long)dim[1] * k)] = linear_field(a, pos[0], pos[1], pos[2]);
+                }
+    }
+    for (int p = 0; p < np; p++) {
+        x[p] = (float)(0.5 + 0.5 * uniform(&seed));
+        y[p] = (float)(0.5 + 0.5 * uniform(&seed));
+        z[p] = (float)(0.5 + 0.5 * uniform(&seed));
+    }
+    fl_error err;
+    ENSURE(fl_transfer_g2p(g, g->u, g->v, g->w, x, y, z, np, vx, vy, vz, &err) == FL_OK);
+    double gworst = 0.0;
+    for (int p = 0; p < np; p++)
+        for (int a = 0; a < 3; a++)
+            gworst = fmax(gworst, fabs(vel[a][p] - linear_field(a, x[p], y[p], z[p])));
+    printf("G2P of a linear grid field at %d random points: max error %.2e m/s\n", np, gworst);
+    ENSURE(gworst < 1e-5);
+
+    /* a particle outside the grid, or NaN: an error, nothing written */
+    double u_before = g->u[fl_mac_u(g, 3, 3, 3)];
+    x[5] = 5.0f;
+    ENSURE(fl_transfer_p2g(g, x, y, z, vx, vy, vz, np, &err) == FL_ERR_OUTSIDE);
+    ENSURE(fl_transfer_g2p(g, g->u, g->v, g->w, x, y, z, np, vx, vy, vz, &err) == FL_ERR_OUTSIDE);
+    x[5] = 0.5f;
+    z[7] = NAN;
+    ENSURE(fl_transfer_p2g(g, x, y, z, vx, vy, vz, np, &err) == FL_ERR_OUTSIDE);
+    ENSURE(g->u[fl_mac_u(g, 3, 3, 3)] == u_before);
+    free(x);
+    fl_mac_grid_destroy(&g);
+}
+
 int main(void)
 {
     double t0 = omp_get_wtime();
@@ -386,6 +539,7 @@ int main(void)
     test_hydrostatic();
     test_projection();
     test_preconditioning();
+    test_transfers();
     printf("test_mac: %.2f s on %d threads\n", omp_get_wtime() - t0, omp_get_max_threads());
     return fl_test_report("test_mac");
 }

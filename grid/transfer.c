@@ -1,0 +1,141 @@
+/* transfer.c: P2G and G2P (transfer.h). Each velocity component lives on its
+ * own lattice of faces, offset from the cell corners by half a cell in the
+ * two axes across the face; both transfers locate a particle on that lattice
+ * (face_stencil) and use the same trilinear weights. */
+#include "transfer.h"
+
+#include <math.h>
+#include <string.h>
+
+/* The lattice of one velocity component: its dimensions and the offset of
+ * its sample (0,0,0) from the grid corner, in cells. */
+typedef struct face_lattice {
+    int dim[3];
+    double offset[3];
+} face_lattice;
+
+static face_lattice lattice_of(const fl_mac_grid *g, int axis)
+{
+    face_lattice l = {{g->nx, g->ny, g->nz}, {0.5, 0.5, 0.5}};
+    l.dim[axis] += 1;
+    l.offset[axis] = 0.0;
+    return l;
+}
+
+/* The corner sample (i0 + (j0 + k0 dim1) dim0 of the 2x2x2 stencil) and
+ * the fractions t in [0, 1] of a position on lattice l. */
+static inline long face_stencil(const face_lattice *l, const double lo[3], double dx, const double pos[3],
+                                double t[3])
+{
+    int i0[3];
+    for (int a = 0; a < 3; a++) {
+        double f = (pos[a] - lo[a]) / dx - l->offset[a];
+        double fl = floor(f);
+        int i = (int)fl;
+        double frac = f - fl;
+        if (i < 0) {
+            i = 0;
+            frac = 0.0;
+        } else if (i > l->dim[a] - 2) {
+            i = l->dim[a] - 2;
+            frac = 1.0;
+        }
+        i0[a] = i;
+        t[a] = frac;
+    }
+    return i0[0] + (long)l->dim[0] * (i0[1] + (long)l->dim[1] * i0[2]);
+}
+
+/* Number of positions outside the grid box (NaN included); the first in *first. */
+static int count_outside(const fl_mac_grid *g, const float *x, const float *y, const float *z, int n,
+                         int *first)
+{
+    double hi[3] = {g->lo[0] + g->nx * g->dx, g->lo[1] + g->ny * g->dx, g->lo[2] + g->nz * g->dx};
+    int count = 0, lowest = n;
+#pragma omp parallel for schedule(static) reduction(+ : count) reduction(min : lowest)
+    for (int p = 0; p < n; p++) {
+        int in = x[p] >= g->lo[0] && x[p] <= hi[0] && y[p] >= g->lo[1] && y[p] <= hi[1] && z[p] >= g->lo[2] &&
+                 z[p] <= hi[2];
+        if (!in) {
+            count++;
+            if (p < lowest)
+                lowest = p;
+        }
+    }
+    *first = lowest;
+    return count;
+}
+
+static int outside_error(const float *x, const float *y, const float *z, int count, int first,
+                         fl_error *err)
+{
+    return fl_fail(err, FL_ERR_OUTSIDE, "%d particle(s) outside the MAC grid, the first %d at (%g, %g, %g)",
+                   count, first, x[first], y[first], z[first]);
+}
+
+int fl_transfer_p2g(fl_mac_grid *g, const float *x, const float *y, const float *z, const float *vx,
+                    const float *vy, const float *vz, int n, fl_error *err)
+{
+    int first, outside = count_outside(g, x, y, z, n, &first);
+    if (outside > 0)
+        return outside_error(x, y, z, outside, first, err);
+    double *vel[3] = {g->u, g->v, g->w};
+    double *wsum[3] = {g->wu, g->wv, g->ww};
+    const float *pv[3] = {vx, vy, vz};
+    /* one component per thread: each scatter stays in particle order and
+     * needs no atomics */
+#pragma omp parallel for schedule(static, 1)
+    for (int axis = 0; axis < 3; axis++) {
+        face_lattice l = lattice_of(g, axis);
+        long nf = (long)l.dim[0] * l.dim[1] * l.dim[2];
+        long s1 = l.dim[0], s2 = (long)l.dim[0] * l.dim[1];
+        double *u = vel[axis], *ws = wsum[axis];
+        memset(u, 0, (size_t)nf * sizeof(double));
+        memset(ws, 0, (size_t)nf * sizeof(double));
+        for (int p = 0; p < n; p++) {
+            double pos[3] = {x[p], y[p], z[p]}, t[3];
+            long f = face_stencil(&l, g->lo, g->dx, pos, t);
+            double vp = pv[axis][p];
+            for (int c = 0; c < 8; c++) {
+                int di = c & 1, dj = (c >> 1) & 1, dk = c >> 2;
+                double wgt = (di ? t[0] : 1.0 - t[0]) * (dj ? t[1] : 1.0 - t[1]) * (dk ? t[2] : 1.0 - t[2]);
+                long fc = f + di + dj * s1 + dk * s2;
+                u[fc] += wgt * vp;
+                ws[fc] += wgt;
+            }
+        }
+        for (long fc = 0; fc < nf; fc++)
+            u[fc] = ws[fc] > 0.0 ? u[fc] / ws[fc] : 0.0;
+    }
+    return FL_OK;
+}
+
+int fl_transfer_g2p(const fl_mac_grid *g, const double *u, const double *v, const double *w,
+                    const float *x, const float *y, const float *z, int n, float *vx, float *vy,
+                    float *vz, fl_error *err)
+{
+    int first, outside = count_outside(g, x, y, z, n, &first);
+    if (outside > 0)
+        return outside_error(x, y, z, outside, first, err);
+    face_lattice l[3] = {lattice_of(g, 0), lattice_of(g, 1), lattice_of(g, 2)};
+    const double *vel[3] = {u, v, w};
+    float *out[3] = {vx, vy, vz};
+#pragma omp parallel for schedule(static)
+    for (int p = 0; p < n; p++) {
+        double pos[3] = {x[p], y[p], z[p]};
+        for (int axis = 0; axis < 3; axis++) {
+            double t[3];
+            long f = face_stencil(&l[axis], g->lo, g->dx, pos, t);
+            long s1 = l[axis].dim[0], s2 = (long)l[axis].dim[0] * l[axis].dim[1];
+            const double *a = vel[axis];
+            /* along x, then y, then z */
+            double c00 = a[f] + t[0] * (a[f + 1] - a[f]);
+            double c10 = a[f + s1] + t[0] * (a[f + s1 + 1] - a[f + s1]);
+            double c01 = a[f + s2] + t[0] * (a[f + s2 + 1] - a[f + s2]);
+            double c11 = a[f + s1 + s2] + t[0] * (a[f + s1 + s2 + 1] - a[f + s1 + s2]);
+            double c0 = c00 + t[1] * (c10 - c00), c1 = c01 + t[1] * (c11 - c01);
+            out[axis][p] = (float)(c0 + t[2] * (c1 - c0));
+        }
+    }
+    return FL_OK;
+}
