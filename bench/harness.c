@@ -119,7 +119,7 @@ static int make_dirs(const char *path, fl_error *err)
 static void write_stats_header(FILE *f)
 {
     fprintf(f, "step,time,dt,density_err_avg,density_err_max,max_speed,min_x,max_x,min_y,max_y,"
-               "min_z,max_z,front_x,iterations,cfl,nan_count");
+               "min_z,max_z,front_x,iterations,cfl,nan_count,substeps");
     for (int s = 0; s < FL_STAGE_COUNT; s++)
         fprintf(f, ",ms_%s", fl_stage_names[s]);
     fprintf(f, ",ms_step\n");
@@ -142,9 +142,9 @@ static void write_stats_row(FILE *f, long long step, double time, double dt, con
 {
     double lo[3], hi[3];
     extent(&w->fluid, lo, hi);
-    fprintf(f, "%lld,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%d,%.6g,%d", step, time, dt,
+    fprintf(f, "%lld,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%d,%.6g,%d,%d", step, time, dt,
             st->density_err_avg, st->density_err_max, st->max_speed, lo[0], hi[0], lo[1], hi[1], lo[2],
-            hi[2], hi[0] - w->domain.lo[0], st->iterations, st->cfl, st->nan_count);
+            hi[2], hi[0] - w->domain.lo[0], st->iterations, st->cfl, st->nan_count, st->substeps);
     for (int s = 0; s < FL_STAGE_COUNT; s++)
         fprintf(f, ",%.4f", st->stage_ms[s]);
     fprintf(f, ",%.4f\n", step_ms);

@@ -51,6 +51,8 @@ typedef struct fl_step_stats {
     double max_speed;                /* m/s */
     double cfl;                      /* max_speed * dt / h */
     int nan_count;                   /* particles with a NaN/Inf coordinate or velocity */
+    int substeps;                    /* substeps the solver split the step into (FLIP's CFL
+                                      * substeps); 1 for the solvers that take the step whole */
     double dt_limit;                 /* largest stable next step, s, from the solver's CFL and
                                       * force criteria; 0 when it has none ("dt": "cfl" uses it) */
 } fl_step_stats;

@@ -1,0 +1,505 @@
+/* flip.c: the PIC/FLIP hybrid on the MAC grid, steps 1-11 of section 3.2.1
+ * of ../shared/seeds/pic_flip_report_2011.txt (Brackbill & Ruppel 1986;
+ * Zhu & Bridson 2005).
+ *
+ *   1  seeding (create): 8 particles per fluid cell, one in each cell of a
+ *      2x2x2 sub-grid at a uniform random place (report 3.2.2)
+ *   then, per substep of length h (CFL: no particle moves more than cfl
+ *   cells):
+ *   2  P2G, trilinear weights normalised per face (fl_transfer_p2g, 3.2.3)
+ *   3  save a copy u* of the grid velocities (extrapolated past the fluid)
+ *   4  gravity u += g h on every face (eq. 10)
+ *   5  boundary conditions: u.n = 0 on faces touching SOLID (eq. 11)
+ *   6  labels: SOLID stays, the rest AIR, cells holding a particle FLUID (3.2.6)
+ *   7  projection: MIC(0)-PCG on the pressure Poisson system (fl_mac_project, 3.2.7)
+ *   8  FLIP: v_p += interp(u - u*)
+ *   9  PIC:  v_p  = interp(u)
+ *   10 blend: v_p = alpha PIC + (1 - alpha) FLIP
+ *   11 advection, RK2 midpoint through the grid velocity u, then particles
+ *      that ended in a SOLID cell pushed out to the nearest non-SOLID cell.
+ * Velocities are extrapolated two face layers beyond the faces the fluid
+ * defines (Bridson, "Fluid Simulation for Computer Graphics", ch. 4), so that
+ * the interpolation stencils of surface and wall particles read fluid
+ * velocities, not zeros. docs/methods/flip.md maps each line to a function. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mac.h"
+#include "solver.h"
+#include "transfer.h"
+
+typedef struct flip_params {
+    double alpha;      /* PIC fraction of the blend: 1 = PIC, 0 = pure FLIP */
+    double dx;         /* cell size, m */
+    double tol;        /* PCG relative residual */
+    int max_iter;      /* PCG iteration cap per solve */
+    int precond;       /* fl_precond: 0 MIC(0), 1 Jacobi, 2 none */
+    double cfl;        /* largest particle move per substep, cells */
+    double jitter;     /* seeding: fraction of a sub-cell a particle may move from its centre */
+    double seed;       /* seeding RNG seed */
+} flip_params;
+
+/* One velocity component on its face lattice: values, the saved copy (then
+ * the change), and the two validity masks of the extrapolation. */
+typedef struct flip_field {
+    int dim[3];
+    long n;
+    double *u;          /* the grid's array (borrowed) */
+    const double *wsum; /* the grid's P2G weight sums (borrowed) */
+    double *saved;
+    unsigned char *valid, *fresh;
+} flip_field;
+
+typedef struct flip_solver {
+    flip_params prm;
+    fl_mac_grid *g;
+    flip_field f[3];
+    fl_pcg_options pcg;
+    double *history;          /* one solve's residual history */
+    float *ax, *ay, *az;      /* PIC velocity at x, then the grid velocity at the midpoint */
+    float *bx, *by, *bz;      /* FLIP change at x */
+    float *qx, *qy, *qz;      /* RK2 midpoints */
+} flip_solver;
+
+static const char *const flip_keys[] = {"alpha", "dx", "tolerance", "max_iterations", "preconditioner",
+                                        "cfl", "jitter", "seed", NULL};
+
+/* Layers of faces the velocities are extrapolated past the faces the
+ * fluid defines: a particle moves at most one cell per substep and its
+ * stencil reaches one face further. */
+#define FLIP_EXTRAPOLATION_LAYERS 2
+
+static void flip_destroy(void *self)
+{
+    flip_solver *s = self;
+    if (!s)
+        return;
+    for (int a = 0; a < 3; a++) {
+        fl_free(s->f[a].saved);
+        fl_free(s->f[a].valid);
+        fl_free(s->f[a].fresh);
+    }
+    float *arrays[] = {s->ax, s->ay, s->az, s->bx, s->by, s->bz, s->qx, s->qy, s->qz};
+    for (size_t k = 0; k < sizeof arrays / sizeof arrays[0]; k++)
+        fl_free(arrays[k]);
+    fl_free(s->history);
+    fl_mac_grid_destroy(&s->g);
+    free(s);
+}
+
+/* splitmix64 (Steele et al. 2014): seedable and portable. */
+static uint64_t flip_rng(uint64_t *state)
+{
+    uint64_t z = (*state += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+/* Step 1: the world's fluid lattice (spacing d = dx / 2 by default, the
+ * fluid blocks starting on cell boundaries) already holds one particle in
+ * each cell of the 2x2x2 sub-grid of every fluid cell; each particle is
+ * moved from its sub-cell's centre to a uniform random place in it (the
+ * fraction jitter of the sub-cell), kept inside the domain. The world's
+ * spacing, mass and h stay, so the harness's SPH density metric reads these
+ * particles at the spacing it was calibrated for. */
+static void flip_seed(const flip_params *prm, fl_world *w)
+{
+    fl_particles *p = &w->fluid;
+    const double d = w->spacing;
+    uint64_t state = (uint64_t)prm->seed;
+    float *pos[3] = {p->x, p->y, p->z};
+    for (int i = 0; i < p->count; i++)
+        for (int a = 0; a < 3; a++) {
+            double lo = w->domain.lo[a], hi = w->domain.hi[a];
+            double centre = lo + (floor((pos[a][i] - lo) / d) + 0.5) * d;
+            double r = (double)(flip_rng(&state) >> 11) * 0x1.0p-53 - 0.5;
+            double x = centre + prm->jitter * r * d;
+            pos[a][i] = (float)fmin(fmax(x, lo + 1e-4 * d), hi - 1e-4 * d);
+        }
+}
+
+static void *flip_create_alpha(fl_world *w, const fl_params *p, double alpha_default, fl_error *err)
+{
+    flip_params prm;
+    double maxit, pre;
+    if (fl_params_check_known(p, flip_keys, err) ||
+        fl_params_get(p, "alpha", alpha_default, 0.0, 1.0, &prm.alpha, err) ||
+        fl_params_get(p, "dx", 2.0 * w->spacing, 1e-6, 1e3, &prm.dx, err) ||
+        fl_params_get(p, "tolerance", 1e-6, 1e-14, 1.0, &prm.tol, err) ||
+        fl_params_get(p, "max_iterations", 1000.0, 1.0, 1e6, &maxit, err) ||
+        fl_params_get(p, "preconditioner", FL_PRECOND_MIC0, FL_PRECOND_MIC0, FL_PRECOND_NONE, &pre, err) ||
+        fl_params_get(p, "cfl", 1.0, 0.01, 1.0, &prm.cfl, err) ||
+        fl_params_get(p, "jitter", 1.0, 0.0, 1.0, &prm.jitter, err) ||
+        fl_params_get(p, "seed", 1.0, 0.0, 1e15, &prm.seed, err))
+        return NULL;
+    if (pre != floor(pre)) {
+        fl_fail(err, FL_ERR_INPUT, "%s.preconditioner: expected 0 (MIC(0)), 1 (Jacobi) or 2 (none), got %g",
+                p->source, pre);
+        return NULL;
+    }
+    prm.max_iter = (int)maxit;
+    prm.precond = (int)pre;
+    flip_solver *s = calloc(1, sizeof *s);
+    if (!s) {
+        fl_fail(err, FL_ERR_MEMORY, "out of memory for the FLIP solver");
+        return NULL;
+    }
+    s->prm = prm;
+    fl_mac_config cfg = fl_default_mac_config();
+    cfg.dx = prm.dx;
+    if (fl_mac_grid_create(w, &cfg, &s->g, err)) {
+        flip_destroy(s);
+        return NULL;
+    }
+    fl_mac_grid *g = s->g;
+    double *comp[3] = {g->u, g->v, g->w};
+    const double *wsum[3] = {g->wu, g->wv, g->ww};
+    int ok = 1;
+    for (int a = 0; a < 3; a++) {
+        flip_field *f = &s->f[a];
+        f->dim[0] = g->nx, f->dim[1] = g->ny, f->dim[2] = g->nz;
+        f->dim[a] += 1;
+        f->n = (long)f->dim[0] * f->dim[1] * f->dim[2];
+        f->u = comp[a];
+        f->wsum = wsum[a];
+        ok &= (f->saved = fl_alloc((size_t)f->n * sizeof(double))) != NULL;
+        ok &= (f->valid = fl_alloc((size_t)f->n)) != NULL;
+        ok &= (f->fresh = fl_alloc((size_t)f->n)) != NULL;
+    }
+    size_t bytes = (size_t)(w->fluid.count > 0 ? w->fluid.count : 1) * sizeof(float);
+    float **arrays[] = {&s->ax, &s->ay, &s->az, &s->bx, &s->by, &s->bz, &s->qx, &s->qy, &s->qz};
+    for (size_t k = 0; k < sizeof arrays / sizeof arrays[0]; k++)
+        ok &= (*arrays[k] = fl_alloc(bytes)) != NULL;
+    ok &= (s->history = fl_alloc((size_t)(prm.max_iter + 1) * sizeof(double))) != NULL;
+    if (!ok) {
+        flip_destroy(s);
+        fl_fail(err, FL_ERR_MEMORY, "out of memory for the FLIP solver's %d particles", w->fluid.count);
+        return NULL;
+    }
+    s->pcg = fl_default_pcg_options();
+    s->pcg.precond = (fl_precond)prm.precond;
+    s->pcg.tol = prm.tol;
+    s->pcg.max_iter = prm.max_iter;
+    s->pcg.history = s->history;
+    s->pcg.history_cap = prm.max_iter + 1;
+    flip_seed(&prm, w);
+    return s;
+}
+
+static void *flip_create(fl_world *w, const fl_params *p, fl_error *err)
+{
+    return flip_create_alpha(w, p, 0.05, err);
+}
+
+static void *pic_create(fl_world *w, const fl_params *p, fl_error *err)
+{
+    return flip_create_alpha(w, p, 1.0, err);
+}
+
+/* Label of cell (i,j,k), SOLID beyond the grid. */
+static inline int flip_label(const fl_mac_grid *g, int i, int j, int k)
+{
+    if (i < 0 || j < 0 || k < 0 || i >= g->nx || j >= g->ny || k >= g->nz)
+        return FL_CELL_SOLID;
+    return g->label[fl_mac_cell(g, i, j, k)];
+}
+
+/* Validity after P2G: a face is valid where a particle reached it. */
+static void flip_valid_from_weights(flip_field *f)
+{
+    #pragma omp parallel for schedule(static)
+    for (long q = 0; q < f->n; q++)
+        f->valid[q] = f->wsum[q] > 0.0;
+}
+
+/* Validity after the projection: a face is valid where it touches a FLUID
+ * cell (projected) or separates a SOLID cell from a non-SOLID one (u.n = 0). */
+static void flip_valid_from_labels(const fl_mac_grid *g, flip_field *f, int axis)
+{
+    #pragma omp parallel for schedule(static)
+    for (int k = 0; k < f->dim[2]; k++)
+        for (int j = 0; j < f->dim[1]; j++)
+            for (int i = 0; i < f->dim[0]; i++) {
+                int c[3] = {i, j, k};
+                int la = flip_label(g, i, j, k);
+                c[axis] -= 1;
+                int lb = flip_label(g, c[0], c[1], c[2]);
+                long q = i + (long)f->dim[0] * (j + (long)f->dim[1] * k);
+                f->valid[q] = la == FL_CELL_FLUID || lb == FL_CELL_FLUID ||
+                              ((la == FL_CELL_SOLID) != (lb == FL_CELL_SOLID));
+            }
+}
+
+/* Each invalid face next to a valid one (same lattice, 6 neighbours) takes
+ * the mean of its valid neighbours and becomes valid for the next layer. */
+static void flip_extrapolate(flip_field *f, int layers)
+{
+    const int d0 = f->dim[0], d1 = f->dim[1], d2 = f->dim[2];
+    const long s1 = d0, s2 = (long)d0 * d1;
+    for (int layer = 0; layer < layers; layer++) {
+        #pragma omp parallel for schedule(static)
+        for (int k = 0; k < d2; k++)
+            for (int j = 0; j < d1; j++)
+                for (int i = 0; i < d0; i++) {
+                    long q = i + s1 * j + s2 * k;
+                    f->fresh[q] = 0;
+                    if (f->valid[q])
+                        continue;
+                    double sum = 0.0;
+                    int n = 0;
+                    if (i > 0 && f->valid[q - 1])
+                        sum += f->u[q - 1], n++;
+                    if (i < d0 - 1 && f->valid[q + 1])
+                        sum += f->u[q + 1], n++;
+                    if (j > 0 && f->valid[q - s1])
+                        sum += f->u[q - s1], n++;
+                    if (j < d1 - 1 && f->valid[q + s1])
+                        sum += f->u[q + s1], n++;
+                    if (k > 0 && f->valid[q - s2])
+                        sum += f->u[q - s2], n++;
+                    if (k < d2 - 1 && f->valid[q + s2])
+                        sum += f->u[q + s2], n++;
+                    if (n > 0) {
+                        f->u[q] = sum / n;
+                        f->fresh[q] = 1;
+                    }
+                }
+        #pragma omp parallel for schedule(static)
+        for (long q = 0; q < f->n; q++)
+            f->valid[q] |= f->fresh[q];
+    }
+}
+
+/* Step 6: every non-SOLID cell AIR, then the cells holding a particle
+ * FLUID. Serial: many particles write the same cell byte. */
+static void flip_label_cells(fl_mac_grid *g, const fl_particles *p)
+{
+    #pragma omp parallel for schedule(static)
+    for (long c = 0; c < g->ncells; c++)
+        if (g->label[c] != FL_CELL_SOLID)
+            g->label[c] = FL_CELL_AIR;
+    for (int i = 0; i < p->count; i++) {
+        long c = fl_mac_cell(g, (int)((p->x[i] - g->lo[0]) / g->dx), (int)((p->y[i] - g->lo[1]) / g->dx),
+                             (int)((p->z[i] - g->lo[2]) / g->dx));
+        if (g->label[c] != FL_CELL_SOLID)
+            g->label[c] = FL_CELL_FLUID;
+    }
+}
+
+/* A position kept strictly inside the grid box (the domain and its SOLID
+ * layer), so that its cell index is valid. */
+static inline void flip_clamp_to_grid(const fl_mac_grid *g, float x[3])
+{
+    const int n[3] = {g->nx, g->ny, g->nz};
+    for (int a = 0; a < 3; a++) {
+        double lo = g->lo[a] + 1e-4 * g->dx, hi = g->lo[a] + (n[a] - 1e-4) * g->dx;
+        x[a] = (float)fmin(fmax((double)x[a], lo), hi);
+    }
+}
+
+/* Step 11's push-out: a particle in a SOLID cell moves to the nearest point
+ * (1 % of a cell inside) of the nearest non-SOLID cell among its 26
+ * neighbours, and loses the velocity component into the solid along that
+ * displacement (the normal). With at most one cell moved per substep a
+ * free neighbour always exists; otherwise the particle stays. */
+static inline void flip_push_out(const fl_mac_grid *g, float x[3], float v[3])
+{
+    const double dx = g->dx, eps = 0.01 * dx;
+    int c[3];
+    for (int a = 0; a < 3; a++)
+        c[a] = (int)((x[a] - g->lo[a]) / dx);
+    if (flip_label(g, c[0], c[1], c[2]) != FL_CELL_SOLID)
+        return;
+    double best = INFINITY, to[3] = {x[0], x[1], x[2]};
+    for (int dk = -1; dk <= 1; dk++)
+        for (int dj = -1; dj <= 1; dj++)
+            for (int di = -1; di <= 1; di++) {
+                int o[3] = {c[0] + di, c[1] + dj, c[2] + dk};
+                if (flip_label(g, o[0], o[1], o[2]) == FL_CELL_SOLID)
+                    continue;
+                double y[3], d2 = 0.0;
+                for (int a = 0; a < 3; a++) {
+                    double lo = g->lo[a] + o[a] * dx + eps, hi = g->lo[a] + (o[a] + 1) * dx - eps;
+                    y[a] = fmin(fmax((double)x[a], lo), hi);
+                    d2 += (y[a] - x[a]) * (y[a] - x[a]);
+                }
+                if (d2 < best) {
+                    best = d2;
+                    memcpy(to, y, sizeof to);
+                }
+            }
+    if (!isfinite(best) || best <= 0.0)
+        return;
+    double n[3], len = sqrt(best), vn = 0.0;
+    for (int a = 0; a < 3; a++) {
+        n[a] = (to[a] - x[a]) / len;
+        vn += v[a] * n[a];
+        x[a] = (float)to[a];
+    }
+    if (vn < 0.0)
+        for (int a = 0; a < 3; a++)
+            v[a] -= (float)(vn * n[a]);
+}
+
+/* Steps 8-10: v_p = alpha interp(u) + (1 - alpha) (v_p + interp(u - u*)),
+ * with the PIC velocity in a and the FLIP change in b. */
+static void flip_blend(flip_solver *s, fl_particles *p)
+{
+    const float alpha = (float)s->prm.alpha;
+    #pragma omp parallel for schedule(static)
+    for (int i = 0; i < p->count; i++) {
+        p->vx[i] = alpha * s->ax[i] + (1.0f - alpha) * (p->vx[i] + s->bx[i]);
+        p->vy[i] = alpha * s->ay[i] + (1.0f - alpha) * (p->vy[i] + s->by[i]);
+        p->vz[i] = alpha * s->az[i] + (1.0f - alpha) * (p->vz[i] + s->bz[i]);
+    }
+}
+
+/* Appends one solve's residual history (iterations 1..n) to the step's. */
+static void flip_record(fl_step_stats *st, const double *history, const fl_pcg_result *res)
+{
+    for (int k = 1; k < res->history_len; k++) {
+        if (st->iterations < FL_MAX_HISTORY)
+            st->residual[st->iterations] = history[k];
+        st->iterations++;
+    }
+}
+
+/* One substep of length h: steps 2-11. Returns FL_ERR_OUTSIDE when a
+ * particle is not finite; *moved gets the largest displacement, m. */
+static int flip_substep(flip_solver *s, fl_world *w, double h, fl_step_stats *st, double *moved, fl_error *err)
+{
+    fl_mac_grid *g = s->g;
+    fl_particles *p = &w->fluid;
+    double t0 = fl_now_ms();
+    int rc = fl_transfer_p2g(g, p->x, p->y, p->z, p->vx, p->vy, p->vz, p->count, err);
+    if (rc)
+        return rc;
+    double t1 = fl_now_ms();
+    for (int a = 0; a < 3; a++) {
+        flip_field *f = &s->f[a];
+        flip_valid_from_weights(f);
+        flip_extrapolate(f, FLIP_EXTRAPOLATION_LAYERS);
+        memcpy(f->saved, f->u, (size_t)f->n * sizeof(double));
+    }
+    double t2 = fl_now_ms();
+    for (int a = 0; a < 3; a++) {
+        flip_field *f = &s->f[a];
+        const double dv = w->gravity[a] * h;
+        #pragma omp parallel for schedule(static)
+        for (long q = 0; q < f->n; q++)
+            f->u[q] += dv;
+    }
+    double t3 = fl_now_ms();
+    flip_label_cells(g, p);
+    double t4 = fl_now_ms();
+    fl_pcg_result res;
+    rc = fl_mac_project(g, h, w->rho0, &s->pcg, &res, err);
+    if (rc)
+        return rc;
+    flip_record(st, s->history, &res);
+    double t5 = fl_now_ms();
+    for (int a = 0; a < 3; a++) {
+        flip_field *f = &s->f[a];
+        flip_valid_from_labels(g, f, a);
+        flip_extrapolate(f, FLIP_EXTRAPOLATION_LAYERS);
+        #pragma omp parallel for schedule(static)
+        for (long q = 0; q < f->n; q++)
+            f->saved[q] = f->u[q] - f->saved[q];
+    }
+    double t6 = fl_now_ms();
+    if ((rc = fl_transfer_g2p(g, g->u, g->v, g->w, p->x, p->y, p->z, p->count, s->ax, s->ay, s->az, err)) ||
+        (rc = fl_transfer_g2p(g, s->f[0].saved, s->f[1].saved, s->f[2].saved, p->x, p->y, p->z, p->count,
+                              s->bx, s->by, s->bz, err)))
+        return rc;
+    flip_blend(s, p);
+    double t7 = fl_now_ms();
+    /* RK2 midpoint: the grid velocity at x is the PIC velocity already in a */
+    #pragma omp parallel for schedule(static)
+    for (int i = 0; i < p->count; i++) {
+        float q[3] = {p->x[i] + 0.5f * (float)h * s->ax[i], p->y[i] + 0.5f * (float)h * s->ay[i],
+                      p->z[i] + 0.5f * (float)h * s->az[i]};
+        flip_clamp_to_grid(g, q);
+        s->qx[i] = q[0], s->qy[i] = q[1], s->qz[i] = q[2];
+    }
+    double t8 = fl_now_ms();
+    rc = fl_transfer_g2p(g, g->u, g->v, g->w, s->qx, s->qy, s->qz, p->count, s->ax, s->ay, s->az, err);
+    if (rc)
+        return rc;
+    double t9 = fl_now_ms();
+    double move2 = 0.0;
+    #pragma omp parallel for schedule(static) reduction(max : move2)
+    for (int i = 0; i < p->count; i++) {
+        float d[3] = {(float)h * s->ax[i], (float)h * s->ay[i], (float)h * s->az[i]};
+        move2 = fmax(move2, (double)d[0] * d[0] + (double)d[1] * d[1] + (double)d[2] * d[2]);
+        float x[3] = {p->x[i] + d[0], p->y[i] + d[1], p->z[i] + d[2]};
+        float v[3] = {p->vx[i], p->vy[i], p->vz[i]};
+        flip_clamp_to_grid(g, x);
+        flip_push_out(g, x, v);
+        p->x[i] = x[0], p->y[i] = x[1], p->z[i] = x[2];
+        p->vx[i] = v[0], p->vy[i] = v[1], p->vz[i] = v[2];
+    }
+    double t10 = fl_now_ms();
+    *moved = sqrt(move2);
+    st->stage_ms[FL_STAGE_TRANSFER] += (t1 - t0) + (t7 - t6) + (t9 - t8);
+    st->stage_ms[FL_STAGE_BOUNDARY] += (t2 - t1) + (t4 - t3) + (t6 - t5);
+    st->stage_ms[FL_STAGE_VELOCITY_UPDATE] += t3 - t2;
+    st->stage_ms[FL_STAGE_PRESSURE_SOLVE] += t5 - t4;
+    st->stage_ms[FL_STAGE_INTEGRATE] += (t8 - t7) + (t10 - t9);
+    return FL_OK;
+}
+
+/* The substep length for particles at up to vmax: cfl cells at vmax plus
+ * the speed gravity can add, sqrt(|g| dx) (g h <= sqrt(|g| dx) whenever
+ * h <= dx / sqrt(|g| dx)). */
+static double flip_substep_limit(const flip_solver *s, const fl_world *w, double vmax)
+{
+    const double *gv = w->gravity, dx = s->g->dx;
+    double g = sqrt(gv[0] * gv[0] + gv[1] * gv[1] + gv[2] * gv[2]);
+    return s->prm.cfl * dx / (vmax + sqrt(g * dx) + 1e-12);
+}
+
+static int flip_step(void *self, fl_world *w, double dt, fl_step_stats *st)
+{
+    flip_solver *s = self;
+    fl_error err;
+    double t = 0.0, moved = 0.0;
+    int substeps = 0;
+    while (t < dt * (1.0 - 1e-12)) {
+        int nan_count;
+        double vmax = fl_max_speed(&w->fluid, &nan_count);
+        if (nan_count > 0 || !isfinite(vmax))
+            break;
+        double remaining = dt - t, h = flip_substep_limit(s, w, vmax);
+        h = remaining / ceil(remaining / h - 1e-9);
+        double m;
+        int rc = flip_substep(s, w, h, st, &m, &err);
+        if (rc)
+            return rc;
+        moved = fmax(moved, m);
+        t += h;
+        substeps++;
+    }
+    st->substeps = substeps;
+    st->max_speed = fl_max_speed(&w->fluid, &st->nan_count);
+    st->cfl = moved / s->g->dx;
+    st->dt_limit = flip_substep_limit(s, w, st->max_speed);
+    return FL_OK;
+}
+
+const fl_solver_ops fl_flip_ops = {
+    .name = "flip",
+    .summary = "PIC/FLIP on a MAC grid with MIC(0)-PCG pressure (Zhu & Bridson 2005), alpha = 0.05",
+    .create = flip_create,
+    .step = flip_step,
+    .destroy = flip_destroy,
+};
+
+const fl_solver_ops fl_pic_ops = {
+    .name = "pic",
+    .summary = "the FLIP solver with alpha = 1: pure PIC (Harlow 1964), for the dissipation contrast",
+    .create = pic_create,
+    .step = flip_step,
+    .destroy = flip_destroy,
+};
