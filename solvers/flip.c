@@ -17,10 +17,13 @@
  *   10 blend: v_p = alpha PIC + (1 - alpha) FLIP
  *   11 advection, RK2 midpoint through the grid velocity u, then particles
  *      that ended in a SOLID cell pushed out to the nearest non-SOLID cell.
- * Velocities are extrapolated two face layers beyond the faces the fluid
- * defines (Bridson, "Fluid Simulation for Computer Graphics", ch. 4), so that
- * the interpolation stencils of surface and wall particles read fluid
- * velocities, not zeros. docs/methods/flip.md maps each line to a function. */
+ * Velocities are extrapolated two face layers into the AIR beyond the faces
+ * the fluid defines (Bridson, "Fluid Simulation for Computer Graphics",
+ * ch. 4), so that the interpolation stencils of surface particles read fluid
+ * velocities, not zeros. Every face touching a SOLID cell keeps the solid's
+ * velocity, 0 (mac.h): tangential components included, so a particle within
+ * half a cell of a wall interpolates towards 0 there (no-slip at the grid
+ * scale). docs/methods/flip.md maps each line to a function. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -215,7 +218,7 @@ static void flip_valid_from_weights(flip_field *f)
 }
 
 /* Validity after the projection: a face is valid where it touches a FLUID
- * cell (projected) or separates a SOLID cell from a non-SOLID one (u.n = 0). */
+ * cell (projected) or a SOLID cell (the solid's velocity, 0). */
 static void flip_valid_from_labels(const fl_mac_grid *g, flip_field *f, int axis)
 {
     #pragma omp parallel for schedule(static)
@@ -227,8 +230,8 @@ static void flip_valid_from_labels(const fl_mac_grid *g, flip_field *f, int axis
                 c[axis] -= 1;
                 int lb = flip_label(g, c[0], c[1], c[2]);
                 long q = i + (long)f->dim[0] * (j + (long)f->dim[1] * k);
-                f->valid[q] = la == FL_CELL_FLUID || lb == FL_CELL_FLUID ||
-                              ((la == FL_CELL_SOLID) != (lb == FL_CELL_SOLID));
+                f->valid[q] = la == FL_CELL_FLUID || lb == FL_CELL_FLUID || la == FL_CELL_SOLID ||
+                              lb == FL_CELL_SOLID;
             }
 }
 
