@@ -180,10 +180,11 @@ static int bench_solver(const bench_opts *o, const char *name)
     int n = o->repeat, bad = 0;
     double *per_step = calloc((size_t)n, sizeof *per_step);
     double *stage = calloc((size_t)n * FL_STAGE_COUNT, sizeof *stage);
-    double *iters = calloc((size_t)n, sizeof *iters);
+    double *iters = calloc((size_t)n, sizeof *iters), *subs = calloc((size_t)n, sizeof *subs);
+    double *per_solve = calloc((size_t)n, sizeof *per_solve);
     for (int r = -1; r < n && !bad; r++) {
         int count = r < 0 ? o->warmup : o->steps;
-        double sum_stage[FL_STAGE_COUNT] = {0}, sum_iter = 0.0;
+        double sum_stage[FL_STAGE_COUNT] = {0}, sum_iter = 0.0, sum_sub = 0.0;
         double t0 = fl_now_ms();
         for (int k = 0; k < count && !bad; k++) {
             fl_step_stats_reset(st);
@@ -191,21 +192,26 @@ static int bench_solver(const bench_opts *o, const char *name)
             for (int q = 0; q < FL_STAGE_COUNT; q++)
                 sum_stage[q] += st->stage_ms[q];
             sum_iter += st->iterations;
+            sum_sub += st->substeps;
         }
         double elapsed = fl_now_ms() - t0;
         if (r < 0 || count == 0)
             continue;
         per_step[r] = elapsed / count;
         iters[r] = sum_iter / count;
+        subs[r] = sum_sub / count;
+        per_solve[r] = sum_iter / sum_sub;
         for (int q = 0; q < FL_STAGE_COUNT; q++)
             stage[(size_t)q * n + r] = sum_stage[q] / count;
     }
     if (bad)
         fprintf(stderr, "fluidlab: bench %s: the step failed; timings are not reported\n", name);
     else {
-        double sum[3], sq[FL_STAGE_COUNT][3], si[3];
+        double sum[3], sq[FL_STAGE_COUNT][3], si[3], ss[3], sp[3];
         summarize(per_step, n, sum);
         summarize(iters, n, si);
+        summarize(subs, n, ss);
+        summarize(per_solve, n, sp);
         for (int q = 0; q < FL_STAGE_COUNT; q++)
             summarize(stage + (size_t)q * n, n, sq[q]);
         printf("%s: %d fluid + %d boundary particles, dt %.3g s, %d threads, %d repeats x %d steps\n", name,
@@ -217,6 +223,8 @@ static int bench_solver(const bench_opts *o, const char *name)
                        100.0 * sq[q][0] / sum[0]);
         printf("| **step** | **%.3f** | %.3f | %.3f | |\n", sum[0], sum[1], sum[2]);
         printf("mean iterations per step: %.2f\n", si[0]);
+        if (ss[2] > 1.0) /* solvers that substep (FLIP): one pressure solve each */
+            printf("mean substeps per step: %.2f, iterations per substep: %.2f\n", ss[0], sp[0]);
         char header[1024] = "date,commit,benchmark,machine,threads,particles,command,repeats,steps,dt,"
                             "step_ms_median,step_ms_min,step_ms_max,iterations";
         for (int q = 0; q < FL_STAGE_COUNT; q++)
@@ -232,7 +240,7 @@ static int bench_solver(const bench_opts *o, const char *name)
         }
     }
     ops->destroy(solver);
-    free(st), free(per_step), free(stage), free(iters);
+    free(st), free(per_step), free(stage), free(iters), free(subs), free(per_solve);
     fl_world_free(&w);
     fl_scene_free(&s);
     return bad ? 3 : 0;
