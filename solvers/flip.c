@@ -15,8 +15,10 @@
  *   8  FLIP: v_p += interp(u - u*)
  *   9  PIC:  v_p  = interp(u)
  *   10 blend: v_p = alpha PIC + (1 - alpha) FLIP
- *   11 advection, RK2 midpoint through the grid velocity u, then particles
- *      that ended in a SOLID cell pushed out to the nearest non-SOLID cell.
+ *   11 advection, RK2 midpoint through the grid velocity u (in shorter
+ *      pieces where the projected u is faster than the substep assumed),
+ *      then particles that ended in a SOLID cell pushed out to the nearest
+ *      non-SOLID cell.
  * Velocities are extrapolated two face layers into the AIR beyond the faces
  * the fluid defines (Bridson, "Fluid Simulation for Computer Graphics",
  * ch. 4), so that the interpolation stencils of surface particles read fluid
@@ -369,6 +371,70 @@ static void flip_record(fl_step_stats *st, const double *history, const fl_pcg_r
     }
 }
 
+/* An upper bound of |interp(u)| anywhere: trilinear interpolation is a
+ * convex combination per component, so |u_p| <= |(max|u|, max|v|, max|w|)|. */
+static double flip_speed_bound(const flip_solver *s)
+{
+    double sum = 0.0;
+    for (int a = 0; a < 3; a++) {
+        const flip_field *f = &s->f[a];
+        double top = 0.0;
+        #pragma omp parallel for schedule(static) reduction(max : top)
+        for (long q = 0; q < f->n; q++)
+            top = fmax(top, fabs(f->u[q]));
+        sum += top * top;
+    }
+    return sqrt(sum);
+}
+
+/* Step 11: pieces RK2 midpoint steps of length hp through the grid velocity,
+ * x_mid = x + hp/2 interp(u)(x), x += hp interp(u)(x_mid), each followed by
+ * the push-out; the first piece's interp(u)(x) is step 9's PIC velocity,
+ * already in a. *moved gets the largest move of a piece, m. */
+static int flip_advect(flip_solver *s, fl_world *w, double hp, int pieces, fl_step_stats *st, double *moved,
+                       fl_error *err)
+{
+    fl_mac_grid *g = s->g;
+    fl_particles *p = &w->fluid;
+    const float hf = (float)hp;
+    double move2 = 0.0;
+    for (int piece = 0; piece < pieces; piece++) {
+        int rc;
+        double t0 = fl_now_ms();
+        if (piece > 0 &&
+            (rc = fl_transfer_g2p(g, g->u, g->v, g->w, p->x, p->y, p->z, p->count, s->ax, s->ay, s->az, err)))
+            return rc;
+        double t1 = fl_now_ms();
+        #pragma omp parallel for schedule(static)
+        for (int i = 0; i < p->count; i++) {
+            float q[3] = {p->x[i] + 0.5f * hf * s->ax[i], p->y[i] + 0.5f * hf * s->ay[i],
+                          p->z[i] + 0.5f * hf * s->az[i]};
+            flip_clamp_to_grid(g, q);
+            s->qx[i] = q[0], s->qy[i] = q[1], s->qz[i] = q[2];
+        }
+        double t2 = fl_now_ms();
+        if ((rc = fl_transfer_g2p(g, g->u, g->v, g->w, s->qx, s->qy, s->qz, p->count, s->ax, s->ay, s->az, err)))
+            return rc;
+        double t3 = fl_now_ms();
+        #pragma omp parallel for schedule(static) reduction(max : move2)
+        for (int i = 0; i < p->count; i++) {
+            float d[3] = {hf * s->ax[i], hf * s->ay[i], hf * s->az[i]};
+            move2 = fmax(move2, (double)d[0] * d[0] + (double)d[1] * d[1] + (double)d[2] * d[2]);
+            float x[3] = {p->x[i] + d[0], p->y[i] + d[1], p->z[i] + d[2]};
+            float v[3] = {p->vx[i], p->vy[i], p->vz[i]};
+            flip_clamp_to_grid(g, x);
+            flip_push_out(g, x, v);
+            p->x[i] = x[0], p->y[i] = x[1], p->z[i] = x[2];
+            p->vx[i] = v[0], p->vy[i] = v[1], p->vz[i] = v[2];
+        }
+        double t4 = fl_now_ms();
+        st->stage_ms[FL_STAGE_TRANSFER] += (t1 - t0) + (t3 - t2);
+        st->stage_ms[FL_STAGE_INTEGRATE] += (t2 - t1) + (t4 - t3);
+    }
+    *moved = sqrt(move2);
+    return FL_OK;
+}
+
 /* One substep of length h: steps 2-11. Returns FL_ERR_OUTSIDE when a
  * particle is not finite; *moved gets the largest displacement, m. */
 static int flip_substep(flip_solver *s, fl_world *w, double h, fl_step_stats *st, double *moved, fl_error *err)
@@ -418,39 +484,18 @@ static int flip_substep(flip_solver *s, fl_world *w, double h, fl_step_stats *st
         return rc;
     flip_blend(s, p);
     double t7 = fl_now_ms();
-    /* RK2 midpoint: the grid velocity at x is the PIC velocity already in a */
-    #pragma omp parallel for schedule(static)
-    for (int i = 0; i < p->count; i++) {
-        float q[3] = {p->x[i] + 0.5f * (float)h * s->ax[i], p->y[i] + 0.5f * (float)h * s->ay[i],
-                      p->z[i] + 0.5f * (float)h * s->az[i]};
-        flip_clamp_to_grid(g, q);
-        s->qx[i] = q[0], s->qy[i] = q[1], s->qz[i] = q[2];
-    }
+    /* the field is frozen for the advection: cut it into pieces short
+     * enough that no particle moves more than cfl cells in one (one piece
+     * unless the pressure sped the flow up past the substep's estimate) */
+    double reach = h * flip_speed_bound(s) / (s->prm.cfl * g->dx);
+    int pieces = reach > 1.0 ? (int)ceil(reach - 1e-9) : 1;
     double t8 = fl_now_ms();
-    rc = fl_transfer_g2p(g, g->u, g->v, g->w, s->qx, s->qy, s->qz, p->count, s->ax, s->ay, s->az, err);
-    if (rc)
-        return rc;
-    double t9 = fl_now_ms();
-    double move2 = 0.0;
-    #pragma omp parallel for schedule(static) reduction(max : move2)
-    for (int i = 0; i < p->count; i++) {
-        float d[3] = {(float)h * s->ax[i], (float)h * s->ay[i], (float)h * s->az[i]};
-        move2 = fmax(move2, (double)d[0] * d[0] + (double)d[1] * d[1] + (double)d[2] * d[2]);
-        float x[3] = {p->x[i] + d[0], p->y[i] + d[1], p->z[i] + d[2]};
-        float v[3] = {p->vx[i], p->vy[i], p->vz[i]};
-        flip_clamp_to_grid(g, x);
-        flip_push_out(g, x, v);
-        p->x[i] = x[0], p->y[i] = x[1], p->z[i] = x[2];
-        p->vx[i] = v[0], p->vy[i] = v[1], p->vz[i] = v[2];
-    }
-    double t10 = fl_now_ms();
-    *moved = sqrt(move2);
-    st->stage_ms[FL_STAGE_TRANSFER] += (t1 - t0) + (t7 - t6) + (t9 - t8);
+    st->stage_ms[FL_STAGE_TRANSFER] += (t1 - t0) + (t7 - t6);
     st->stage_ms[FL_STAGE_BOUNDARY] += (t2 - t1) + (t4 - t3) + (t6 - t5);
     st->stage_ms[FL_STAGE_VELOCITY_UPDATE] += t3 - t2;
     st->stage_ms[FL_STAGE_PRESSURE_SOLVE] += t5 - t4;
-    st->stage_ms[FL_STAGE_INTEGRATE] += (t8 - t7) + (t10 - t9);
-    return FL_OK;
+    st->stage_ms[FL_STAGE_INTEGRATE] += t8 - t7;
+    return flip_advect(s, w, h / pieces, pieces, st, moved, err);
 }
 
 /* The substep length for particles at up to vmax: cfl cells at vmax plus
