@@ -73,6 +73,7 @@ typedef struct pbf_solver {
     float *lambda;            /* lambda_i, m^2; 0 but for fluid particles */
     float *ux, *uy, *uz;      /* (x*_i - x_i) / dt, m/s; 0 but for fluid particles */
     float *wx, *wy, *wz;      /* omega_i, 1/s; 0 but for fluid particles */
+    float *wn;                /* |omega_i|, 1/s; 0 but for fluid particles */
     float *lambda_sum;        /* sum of lambda_i over the iterations of a step (for the pressure) */
     float *scratch;
     /* the neighbor table, of slots: block b's rows are table[row_start[b] .. row_start[b + 1]),
@@ -113,7 +114,7 @@ static void pbf_destroy(void *self)
     fl_nbgrid_free(&s->grid);
     void *arrays[] = {s->ax, s->ay, s->az,         s->bx,      s->by,      s->bz,    s->weight,
                       s->lambda, s->ux, s->uy,     s->uz,      s->wx,      s->wy,    s->wz,
-                      s->lambda_sum, s->scratch,   s->row_start, s->table};
+                      s->wn, s->lambda_sum,        s->scratch, s->row_start, s->table};
     for (size_t k = 0; k < sizeof arrays / sizeof arrays[0]; k++)
         fl_free(arrays[k]);
     free(s);
@@ -171,7 +172,7 @@ static void pbf_fill_static_slots(pbf_solver *s, const fl_world *w)
     for (int a = 0; a < 3; a++)
         far[a] = (float)(w->domain.hi[a] + 2.0 * w->h);
     float *pos[2][3] = {{s->ax, s->ay, s->az}, {s->bx, s->by, s->bz}};
-    float *zero[] = {s->lambda, s->ux, s->uy, s->uz, s->wx, s->wy, s->wz};
+    float *zero[] = {s->lambda, s->ux, s->uy, s->uz, s->wx, s->wy, s->wz, s->wn};
     for (int q = 0; q <= s->sentinel; q++) {
         int bi = q - s->padded;
         int boundary = bi >= 0 && bi < b->count;
@@ -213,7 +214,7 @@ static void *pbf_create(fl_world *w, const fl_params *p, fl_error *err)
     s->sentinel = s->padded + w->boundary.count;
     size_t slots = (size_t)s->sentinel + 1;
     float **arrays[] = {&s->ax, &s->ay, &s->az, &s->bx, &s->by, &s->bz, &s->weight,
-                        &s->lambda, &s->ux, &s->uy, &s->uz, &s->wx, &s->wy, &s->wz};
+                        &s->lambda, &s->ux, &s->uy, &s->uz, &s->wx, &s->wy, &s->wz, &s->wn};
     int ok = 1;
     for (size_t k = 0; k < sizeof arrays / sizeof arrays[0]; k++)
         ok &= (*arrays[k] = fl_alloc(slots * sizeof(float))) != NULL;
@@ -419,7 +420,8 @@ static inline void pbf_delta_block(int b, pbf_solver *s, const pbf_consts *c, in
 /* For the particles of block b, from their final estimate q and the
  * velocities (ux, uy, uz) = (q - x) / dt (Algorithm 1, line 21): the XSPH
  * velocity (eq. 17) into the store, the density of q (eq. 2) into rho,
- * and, with vorticity confinement on, the curl omega_i (eq. 15). */
+ * and, with vorticity confinement on, the curl omega_i (eq. 15) and its
+ * magnitude. */
 static inline void pbf_velocity_block(int b, const pbf_solver *s, const pbf_consts *c, int vorticity,
                                       const float *qx, const float *qy, const float *qz, fl_particles *f)
 {
@@ -465,6 +467,7 @@ static inline void pbf_velocity_block(int b, const pbf_solver *s, const pbf_cons
         f->rho[i] = c->rho0 * (c->self + wsum[l]);
         f->vx[i] = ui[l] + xsph * sx[l], f->vy[i] = vi[l] + xsph * sy[l], f->vz[i] = wi[l] + xsph * sz[l];
         s->wx[i] = c->vol * ox[l], s->wy[i] = c->vol * oy[l], s->wz[i] = c->vol * oz[l];
+        s->wn[i] = sqrtf(s->wx[i] * s->wx[i] + s->wy[i] * s->wy[i] + s->wz[i] * s->wz[i]);
     }
 }
 
@@ -482,7 +485,7 @@ static inline void pbf_confine_block(int b, const pbf_solver *s, const pbf_const
     for (int l = 0; l < PBF_LANES; l++) {
         const int i = i0 + l;
         xi[l] = qx[i], yi[l] = qy[i], zi[l] = qz[i];
-        wi[l] = sqrtf(s->wx[i] * s->wx[i] + s->wy[i] * s->wy[i] + s->wz[i] * s->wz[i]);
+        wi[l] = s->wn[i];
         ex[l] = ey[l] = ez[l] = 0.0f;
     }
     int rows;
@@ -492,7 +495,7 @@ static inline void pbf_confine_block(int b, const pbf_solver *s, const pbf_const
         for (int l = 0; l < PBF_LANES; l++) {
             const int j = row[l];
             float dx = xi[l] - qx[j], dy = yi[l] - qy[j], dz = zi[l] - qz[j];
-            float wj = sqrtf(s->wx[j] * s->wx[j] + s->wy[j] * s->wy[j] + s->wz[j] * s->wz[j]);
+            float wj = s->wn[j];
             float t = j < c->n ? (wj - wi[l]) * fl_spiky_grad_factor(sqrtf(dx * dx + dy * dy + dz * dz), h) : 0.0f;
             ex[l] += t * dx, ey[l] += t * dy, ez[l] += t * dz;
         }
