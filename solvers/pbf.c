@@ -308,10 +308,10 @@ static inline void pbf_collide(const pbf_consts *c, float q[3])
 
 /* (W(r) / W(dq))^n of eq. 13 from r^2: the poly6 ratio is
  * ((h^2 - r^2) / (h^2 - dq^2))^3, raised to n (1..31) by squaring, written
- * out step by step so that a neighbor loop stays vectorizable. */
-static inline float pbf_scorr_ratio(float r2, const pbf_consts *c)
+ * out step by step so that a neighbor loop stays vectorizable (with n a
+ * constant, the steps not taken fold away). */
+static inline float pbf_scorr_ratio(float r2, const pbf_consts *c, int n)
 {
-    const int n = c->scorr_n;
     float d = c->h2 - r2;
     float q = (d > 0.0f ? d : 0.0f) * c->scorr_scale;
     float p1 = q * q * q, p2 = p1 * p1, p4 = p2 * p2, p8 = p4 * p4, p16 = p8 * p8;
@@ -381,10 +381,11 @@ static inline void pbf_lambda_block(int b, const pbf_solver *s, const pbf_consts
  * + s_corr) grad W_ij over fluid neighbors, added to the estimate and to
  * lambda_i grad_i C_i (in (ox, oy, oz), replaced by the new estimate),
  * then the collision response. Adds lambda_i to lambda_sum (first
- * iteration: sets it). */
-static inline void pbf_delta_block(int b, pbf_solver *s, const pbf_consts *c, int first, const float *restrict qx,
-                                   const float *restrict qy, const float *restrict qz, float *restrict ox,
-                                   float *restrict oy, float *restrict oz)
+ * iteration: sets it). scorr_n is c->scorr_n, passed apart so that a
+ * caller can make it a constant. */
+static inline void pbf_delta_block(int b, pbf_solver *s, const pbf_consts *c, int scorr_n, int first,
+                                   const float *restrict qx, const float *restrict qy, const float *restrict qz,
+                                   float *restrict ox, float *restrict oy, float *restrict oz)
 {
     const int i0 = b * PBF_LANES;
     const float h = c->h;
@@ -402,7 +403,7 @@ static inline void pbf_delta_block(int b, pbf_solver *s, const pbf_consts *c, in
             float dx = xi[l] - qx[j], dy = yi[l] - qy[j], dz = zi[l] - qz[j];
             float r2 = dx * dx + dy * dy + dz * dz;
             /* lambda_j is 0 but for fluid particles; s_corr is between fluid particles */
-            float scorr = c->scorr_k * pbf_scorr_ratio(r2, c);
+            float scorr = c->scorr_k * pbf_scorr_ratio(r2, c, scorr_n);
             float t = s->lambda[j] + (j < c->n ? scorr : 0.0f);
             float gr = t * fl_spiky_grad_factor(sqrtf(r2), h);
             fx[l] += gr * dx, fy[l] += gr * dy, fz[l] += gr * dz;
@@ -627,9 +628,14 @@ static int pbf_solve(pbf_solver *s, fl_world *w, const pbf_consts *c, fl_step_st
             if (s->prm.eta > 0.0 && st->residual_max[k - 1] < s->prm.eta)
                 break;
         }
+        /* the paper's n = 4 as a constant: the power is then two squarings */
         #pragma omp parallel for schedule(static)
-        for (int b = 0; b < s->blocks; b++)
-            pbf_delta_block(b, s, c, k == 0, qx, qy, qz, s->bx, s->by, s->bz);
+        for (int b = 0; b < s->blocks; b++) {
+            if (c->scorr_n == 4)
+                pbf_delta_block(b, s, c, 4, k == 0, qx, qy, qz, s->bx, s->by, s->bz);
+            else
+                pbf_delta_block(b, s, c, c->scorr_n, k == 0, qx, qy, qz, s->bx, s->by, s->bz);
+        }
         float *t;
         t = s->ax, s->ax = s->bx, s->bx = t;
         t = s->ay, s->ay = s->by, s->by = t;
