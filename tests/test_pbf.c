@@ -47,6 +47,18 @@ typedef struct run {
     double dt;
 } run;
 
+static void run_close(run *r)
+{
+    if (r->solver)
+        r->ops->destroy(r->solver);
+    free(r->st);
+    fl_world_free(&r->world);
+    fl_scene_free(&r->scene);
+    memset(r, 0, sizeof *r);
+}
+
+/* 1 when the solver is ready; 0 (with the message on stderr and nothing
+ * left to free) when not. */
 static int run_open(run *r, const char *scene, const char *const *sets, int nsets, double dt)
 {
     memset(r, 0, sizeof *r);
@@ -54,6 +66,8 @@ static int run_open(run *r, const char *scene, const char *const *sets, int nset
     r->solver = start_solver("pbf", scene, sets, nsets, &r->scene, &r->world);
     r->st = calloc(1, sizeof *r->st);
     r->dt = dt;
+    if (!r->solver)
+        run_close(r);
     return r->solver != NULL;
 }
 
@@ -67,15 +81,6 @@ static int run_until(run *r, double t_end)
         r->world.time += r->dt;
     }
     return rc;
-}
-
-static void run_close(run *r)
-{
-    if (r->solver)
-        r->ops->destroy(r->solver);
-    free(r->st);
-    fl_world_free(&r->world);
-    fl_scene_free(&r->scene);
 }
 
 static double kinetic_energy(const fl_world *w)
