@@ -5,7 +5,9 @@
  * the spacing so that the CFL number stays that of the scene. Warm-up steps
  * are kept out; then --repeat runs of --steps steps are timed, and the median,
  * min and max of the ms per step (and of each stage) are reported, with the
- * machine, thread count, commit and command. Rows are appended to
+ * machine, thread count, commit and command. --set overrides scene keys
+ * (solver parameters among them) as in `fluidlab run`; --dt fixes the step
+ * instead of scaling the scene's. Rows are appended to
  * docs/perf/<benchmark>.csv (or --log DIR) for docs/PERFORMANCE.md. */
 #include <math.h>
 #include <omp.h>
@@ -20,6 +22,9 @@
 
 typedef struct bench_opts {
     const char *scene;
+    const char *sets[FL_MAX_SETS];     /* --set overrides */
+    int set_count;
+    double dt;                         /* s; 0: the scene's, scaled with the spacing */
     long long particles;
     int repeat, steps, warmup;
     const char *log_dir;
@@ -41,28 +46,32 @@ static void summarize(double *v, int n, double out[3])
     out[2] = v[n - 1];
 }
 
-/* Loads the benchmark scene at the spacing that gives about o->particles
- * fluid particles; *dt is the scene's step scaled with the spacing. With
- * o->particles = 0 the scene is taken as it is, with its own dt. */
+/* Loads the benchmark scene, with the --set overrides, at the spacing that
+ * gives about o->particles fluid particles; *dt is o->dt when given, else
+ * the scene's step scaled with the spacing. With o->particles = 0 the
+ * scene is taken as it is, with its own dt. */
 static int load_scaled_scene(const bench_opts *o, fl_scene *s, double *dt, fl_error *err)
 {
     char path[1024];
     fl_resolve_scene(o->scene, path, sizeof path);
-    int rc = fl_scene_load(path, NULL, 0, s, err);
+    int rc = fl_scene_load(path, o->sets, o->set_count, s, err);
     if (rc)
         return rc;
     double d0 = s->spacing, dt0 = fl_scene_dt(s);
     if (o->particles <= 0) { /* the scene as it is */
-        *dt = dt0;
+        *dt = o->dt > 0.0 ? o->dt : dt0;
         return FL_OK;
     }
     double d = d0 * cbrt((double)s->fluid_count / (double)o->particles);
     fl_scene_free(s);
     char set[64];
     snprintf(set, sizeof set, "fluid.spacing=%.9g", d);
-    const char *sets[] = {set};
-    rc = fl_scene_load(path, sets, 1, s, err);
-    *dt = dt0 * d / d0;
+    const char *sets[FL_MAX_SETS + 1];
+    for (int k = 0; k < o->set_count; k++)
+        sets[k] = o->sets[k];
+    sets[o->set_count] = set;
+    rc = fl_scene_load(path, sets, o->set_count + 1, s, err);
+    *dt = o->dt > 0.0 ? o->dt : dt0 * d / d0;
     return rc;
 }
 
@@ -259,7 +268,7 @@ int fl_bench_main(int argc, char **argv)
         const char *a = argv[k], *v = k + 1 < argc ? argv[k + 1] : NULL;
         int takes = !strcmp(a, "--particles") || !strcmp(a, "--repeat") || !strcmp(a, "--steps") ||
                     !strcmp(a, "--threads") || !strcmp(a, "--scene") || !strcmp(a, "--log") ||
-                    !strcmp(a, "--warmup");
+                    !strcmp(a, "--warmup") || !strcmp(a, "--set") || !strcmp(a, "--dt");
         if (takes && !v) {
             fprintf(stderr, "fluidlab: bench %s: expected a value\n", a);
             return 1;
@@ -277,6 +286,10 @@ int fl_bench_main(int argc, char **argv)
             threads = (int)num;
         else if (!strcmp(a, "--scene"))
             o.scene = v;
+        else if (!strcmp(a, "--set") && o.set_count < FL_MAX_SETS)
+            o.sets[o.set_count++] = v;
+        else if (!strcmp(a, "--dt") && num > 0.0 && num <= 10.0)
+            o.dt = num;
         else if (!strcmp(a, "--log"))
             o.log_dir = v;
         else if (!strcmp(a, "--no-log"))

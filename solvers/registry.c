@@ -6,10 +6,12 @@
 extern const fl_solver_ops fl_sph_ops;
 extern const fl_solver_ops fl_wcsph_ops;
 extern const fl_solver_ops fl_pcisph_ops;
+extern const fl_solver_ops fl_pbf_ops;
 extern const fl_solver_ops fl_flip_ops;
 extern const fl_solver_ops fl_pic_ops;
 
-const fl_solver_ops *const fl_solvers[] = {&fl_sph_ops, &fl_wcsph_ops, &fl_pcisph_ops, &fl_flip_ops, &fl_pic_ops, NULL};
+const fl_solver_ops *const fl_solvers[] = {&fl_sph_ops, &fl_wcsph_ops, &fl_pcisph_ops, &fl_pbf_ops,
+                                           &fl_flip_ops, &fl_pic_ops, NULL};
 
 const fl_solver_ops *fl_solver_find(const char *name)
 {

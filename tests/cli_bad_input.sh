@@ -127,5 +127,11 @@ run_case "too many particles" 'particles' "$s"
 
 run_case "missing file" 'no_such_scene\.json' "$dir/no_such_scene.json"
 
+s="$dir/valid.json"
+run_case "PBF: unknown parameter" 'solver_iteratons' "$s" --solver pbf --set solvers.pbf.solver_iteratons=3
+run_case "PBF: iterations out of range" 'solver_iterations' "$s" --solver pbf --set solvers.pbf.solver_iterations=0
+run_case "PBF: iterations not whole" 'solver_iterations.*whole' "$s" --solver pbf --set solvers.pbf.solver_iterations=2.5
+run_case "PBF: negative vorticity epsilon" 'vorticity_epsilon' "$s" --solver pbf --set solvers.pbf.vorticity_epsilon=-1
+
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

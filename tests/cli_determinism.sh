@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Determinism through the real binary: the same run twice, and once on one
 # thread, gives identical physics columns in stats.csv (everything but the
-# stage timers, ms_*), and the same convergence.csv.
+# stage timers, ms_*), and the same convergence.csv; PBF's on one and two
+# threads too.
 # usage: cli_determinism.sh FLUIDLAB SCRATCH_DIR
 set -u
 bin=$1
@@ -39,6 +40,18 @@ cmp -s "$dir/a/convergence.csv" "$dir/b/convergence.csv"; check "same convergenc
 # the timers are there, and differ (a test that compares timers would be wrong)
 physics "$dir/a/stats.csv" | head -1 | grep -q density_err_avg; check "physics columns found" $?
 head -1 "$dir/a/stats.csv" | grep -q ms_neighbor_search; check "timer columns present" $?
+
+# PBF: its own neighbor table and vectorized passes, vorticity confinement on
+pbf() { # out dir, extra args...
+  local out=$1
+  shift
+  "$bin" run dam_break --solver pbf --frames 4 --dt 0.002 --set fluid.spacing=0.02 \
+    --set solvers.pbf.vorticity_epsilon=0.1 --quiet --no-plot --out "$out" "$@" >/dev/null 2>&1
+}
+pbf "$dir/pbf2"; check "PBF run" $?
+pbf "$dir/pbf1" --threads 1; check "PBF one-thread run" $?
+cmp -s <(physics "$dir/pbf1/stats.csv") <(physics "$dir/pbf2/stats.csv"); check "PBF: same physics columns on 1 and 2 threads" $?
+cmp -s "$dir/pbf1/convergence.csv" "$dir/pbf2/convergence.csv"; check "PBF: same convergence.csv on 1 and 2 threads" $?
 
 # "dt": "cfl": WCSPH's steps follow its stability limit and land on the frame times
 "$bin" run dam_break --solver wcsph --dt cfl --frames 3 --set fluid.spacing=0.02 --quiet --no-plot \

@@ -1,0 +1,711 @@
+/* pbf.c: Position Based Fluids, Macklin & Müller 2013
+ * (../shared/seeds/pbf_macklin_mueller_2013.txt), Algorithm 1:
+ *
+ *   predict    v_i += dt g,  x*_i = x_i + dt v_i, pushed back into the domain   (lines 1-4)
+ *   neighbors  once per step, at x*                                             (lines 5-7)
+ *   solver_iterations Jacobi iterations (or fewer: stop when the max density
+ *   error after an iteration is below eta)                                     (lines 8-19)
+ *     lambda   rho_i = m sum_j W(x*_ij) + rho0 sum_b V_b W(x*_ib)          eq. 2 (+ Akinci 2012)
+ *              C_i = rho_i / rho0 - 1                                      eq. 1
+ *              lambda_i = -C_i / (sum_k |grad_k C_i|^2 + eps)              eq. 7, 8, 11 (CFM)
+ *     delta    dp_i = m/rho0 sum_j (lambda_i + lambda_j + s_corr) grad W_ij
+ *                     + lambda_i sum_b V_b grad W_ib                       eq. 12-14
+ *              s_corr = -k (W(x*_ij) / W(dq))^n                            eq. 13
+ *     collide  x*_i + dp_i pushed back into the domain, out of obstacles
+ *   velocity   v_i = (x*_i - x_i) / dt                                     (line 21)
+ *              XSPH: v_i += c sum_j m/rho0 (v_j - v_i) W_ij                eq. 17
+ *              vorticity: omega_i = sum_j m/rho0 (v_j - v_i) x grad_{x_j} W_ij     eq. 15
+ *              v_i += dt eps_v (N x omega_i), N = eta/|eta|, eta = grad |omega|_i  eq. 16
+ *   update     x_i = x*_i                                                  (line 23)
+ *
+ * W is poly6, grad W the spiky gradient (Müller 2003), as the paper uses
+ * them. The paper drops the masses; they are kept here (m/rho0 is the
+ * particle volume), and the CFM eps and the s_corr strength k are
+ * measured against sum_k |grad_k C|^2 of a particle with a full lattice
+ * neighborhood, so that both mean the same at any spacing.
+ *
+ * Layout, for speed: the particles are taken PBF_LANES at a time (a
+ * block), and row m of a block's neighbor table holds the m-th neighbor
+ * of each of its particles, so that one vector instruction serves one
+ * neighbor of PBF_LANES particles and every sum stays in its own lane
+ * (no horizontal sums, no short loops; the order of each particle's sum is
+ * fixed, so results do not depend on the thread count). Fluid and
+ * boundary neighbors share the table: positions, weights (m/rho0 for a
+ * fluid particle, V_b for a boundary one) and lambdas live in "slot"
+ * arrays that hold the fluid particles, the unused lanes of the last
+ * block, the boundary particles and one far-away sentinel that fills the
+ * rows a particle does not need.
+ * docs/methods/pbf.md maps each line to the function below. */
+#include <limits.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kernels.h"
+#include "particle_common.h"
+
+#define PBF_LANES 16
+
+typedef struct pbf_params {
+    int solver_iterations;    /* Jacobi iterations per step (the most, when eta > 0) */
+    double eta;               /* stop when max_i (rho_i/rho0 - 1) after an iteration is below; 0: off */
+    double cfm_epsilon;       /* eps of eq. 11, as a fraction of the full-neighborhood sum_k |grad_k C|^2 */
+    double scorr_k;           /* k of eq. 13: the density error the artificial pressure of a pair at dq stands for */
+    int scorr_n;              /* n of eq. 13 */
+    double scorr_dq;          /* |dq| of eq. 13, fraction of h */
+    double vorticity_epsilon; /* eps of eq. 16, m/s; 0: off */
+    double xsph_c;            /* c of eq. 17 */
+    int sort_interval;        /* steps between re-sorts of the store by cell; 0: never */
+} pbf_params;
+
+typedef struct pbf_solver {
+    pbf_params prm;
+    fl_nbgrid grid;
+    double grad_sq_full;      /* sum_k |grad_k C|^2 of a full lattice neighborhood, 1/m^2 */
+    int n;                    /* fluid particles */
+    int padded;               /* n rounded up to whole blocks; boundary particle b is slot padded + b */
+    int sentinel;             /* the last slot */
+    int blocks;
+    /* slot arrays (sentinel + 1 entries) */
+    float *ax, *ay, *az;      /* x*, the estimate an iteration reads */
+    float *bx, *by, *bz;      /* the estimate it writes (Jacobi); in between, lambda_i grad_i C_i */
+    float *weight;            /* m/rho0 or V_b, m^3; 0 for the unused lanes and the sentinel */
+    float *lambda;            /* lambda_i, m^2; 0 but for fluid particles */
+    float *ux, *uy, *uz;      /* (x*_i - x_i) / dt, m/s; 0 but for fluid particles */
+    float *wx, *wy, *wz;      /* omega_i, 1/s; 0 but for fluid particles */
+    float *wn;                /* |omega_i|, 1/s; 0 but for fluid particles */
+    float *lambda_sum;        /* sum of lambda_i over the iterations of a step (for the pressure) */
+    float *scratch;
+    /* the neighbor table, of slots: block b's rows are table[row_start[b] .. row_start[b + 1]),
+     * PBF_LANES entries a row */
+    int *row_start;
+    int *table;
+    long long table_capacity;
+    long long steps;
+} pbf_solver;
+
+/* The constants of the per-block functions, for one step. */
+typedef struct pbf_consts {
+    int n;
+    float h, h2;
+    float rho0;
+    float vol;                /* m / rho0, m^3 */
+    float self;               /* m/rho0 W(0): a particle's own share of rho_i / rho0 */
+    float eps;                /* CFM eps, 1/m^2 */
+    float scorr_k;            /* -k as a lambda, m^2 */
+    float scorr_scale;        /* 1 / (h^2 - dq^2) */
+    int scorr_n;
+    float xsph_c;
+    float inv_dt;
+    float lo[3], hi[3];       /* the domain, rounded inwards */
+    int obstacle_count;
+    float ob_lo[FL_MAX_BOXES][3], ob_hi[FL_MAX_BOXES][3]; /* obstacles, rounded outwards */
+} pbf_consts;
+
+static const char *const pbf_keys[] = {"solver_iterations", "eta",      "cfm_epsilon",       "scorr_k",
+                                       "scorr_n",           "scorr_dq", "vorticity_epsilon", "xsph_c",
+                                       "sort_interval",     NULL};
+
+static void pbf_destroy(void *self)
+{
+    pbf_solver *s = self;
+    if (!s)
+        return;
+    fl_nbgrid_free(&s->grid);
+    void *arrays[] = {s->ax, s->ay, s->az,         s->bx,      s->by,      s->bz,    s->weight,
+                      s->lambda, s->ux, s->uy,     s->uz,      s->wx,      s->wy,    s->wz,
+                      s->wn, s->lambda_sum,        s->scratch, s->row_start, s->table};
+    for (size_t k = 0; k < sizeof arrays / sizeof arrays[0]; k++)
+        fl_free(arrays[k]);
+    free(s);
+}
+
+/* sum_j |grad W(x_j)|^2 over the neighbors of a particle with a full
+ * neighborhood on a cubic lattice of spacing d (the prototype PCISPH uses
+ * for its delta; the particle itself has zero gradient). */
+static double prototype_grad_sq(double d, double h)
+{
+    int reach = (int)ceil(h / d);
+    double sum = 0.0;
+    for (int i = -reach; i <= reach; i++)
+        for (int j = -reach; j <= reach; j++)
+            for (int k = -reach; k <= reach; k++) {
+                double r = sqrt((double)(i * i + j * j + k * k)) * d;
+                double g = fl_spiky_grad_factor((float)r, (float)h);
+                sum += g * g * r * r;
+            }
+    return sum;
+}
+
+/* An integer parameter: fl_params_get, and the value must be whole. */
+static int get_int(const fl_params *p, const char *key, double def, double lo, double hi, int *out, fl_error *err)
+{
+    double v;
+    int rc = fl_params_get(p, key, def, lo, hi, &v, err);
+    if (rc == FL_OK && v != floor(v))
+        rc = fl_fail(err, FL_ERR_INPUT, "%s.%s: expected a whole number, got %g", p->source, key, v);
+    *out = (int)v;
+    return rc;
+}
+
+/* Room for `entries` entries of the neighbor table. Like the neighbor
+ * lists themselves, it grows (by a quarter more than asked) only when a
+ * step needs more than any before; create reserves for the usual case. */
+static int pbf_reserve_table(pbf_solver *s, long long entries)
+{
+    if (entries <= s->table_capacity)
+        return FL_OK;
+    long long cap = entries + entries / 4 + PBF_LANES;
+    fl_free(s->table);
+    s->table = fl_alloc((size_t)cap * sizeof(int));
+    s->table_capacity = s->table ? cap : 0;
+    return s->table ? FL_OK : FL_ERR_MEMORY;
+}
+
+/* Fills the slot arrays that do not change: the boundary particles'
+ * positions and volumes, and the unused lanes and the sentinel, parked
+ * 2h beyond the domain's far corner (outside every particle's reach). */
+static void pbf_fill_static_slots(pbf_solver *s, const fl_world *w)
+{
+    const fl_boundary *b = &w->boundary;
+    float far[3];
+    for (int a = 0; a < 3; a++)
+        far[a] = (float)(w->domain.hi[a] + 2.0 * w->h);
+    float *pos[2][3] = {{s->ax, s->ay, s->az}, {s->bx, s->by, s->bz}};
+    float *zero[] = {s->lambda, s->ux, s->uy, s->uz, s->wx, s->wy, s->wz, s->wn};
+    for (int q = 0; q <= s->sentinel; q++) {
+        int bi = q - s->padded;
+        int boundary = bi >= 0 && bi < b->count;
+        float p[3] = {boundary ? b->x[bi] : far[0], boundary ? b->y[bi] : far[1], boundary ? b->z[bi] : far[2]};
+        for (int k = 0; k < 2; k++)
+            for (int a = 0; a < 3; a++)
+                pos[k][a][q] = p[a];
+        s->weight[q] = q < s->n ? (float)(w->mass / w->rho0) : boundary ? b->volume[bi] : 0.0f;
+        for (size_t k = 0; k < sizeof zero / sizeof zero[0]; k++)
+            zero[k][q] = 0.0f;
+    }
+}
+
+static void *pbf_create(fl_world *w, const fl_params *p, fl_error *err)
+{
+    pbf_params prm;
+    if (fl_params_check_known(p, pbf_keys, err) ||
+        get_int(p, "solver_iterations", 4.0, 1.0, FL_MAX_HISTORY, &prm.solver_iterations, err) ||
+        fl_params_get(p, "eta", 0.0, 0.0, 1.0, &prm.eta, err) ||
+        fl_params_get(p, "cfm_epsilon", 1.0, 1e-6, 1e6, &prm.cfm_epsilon, err) ||
+        fl_params_get(p, "scorr_k", 0.1, 0.0, 10.0, &prm.scorr_k, err) ||
+        get_int(p, "scorr_n", 4.0, 1.0, 16.0, &prm.scorr_n, err) ||
+        fl_params_get(p, "scorr_dq", 0.2, 0.0, 0.9, &prm.scorr_dq, err) ||
+        fl_params_get(p, "vorticity_epsilon", 0.0, 0.0, 1e3, &prm.vorticity_epsilon, err) ||
+        fl_params_get(p, "xsph_c", 0.01, 0.0, 1.0, &prm.xsph_c, err) ||
+        get_int(p, "sort_interval", 16.0, 0.0, 1e9, &prm.sort_interval, err))
+        return NULL;
+    pbf_solver *s = calloc(1, sizeof *s);
+    if (!s) {
+        fl_fail(err, FL_ERR_MEMORY, "out of memory for the PBF solver");
+        return NULL;
+    }
+    s->prm = prm;
+    const double vol = w->mass / w->rho0;
+    s->grad_sq_full = vol * vol * prototype_grad_sq(w->spacing, w->h);
+    s->n = w->fluid.count;
+    s->blocks = (s->n + PBF_LANES - 1) / PBF_LANES;
+    s->padded = s->blocks * PBF_LANES;
+    s->sentinel = s->padded + w->boundary.count;
+    size_t slots = (size_t)s->sentinel + 1;
+    float **arrays[] = {&s->ax, &s->ay, &s->az, &s->bx, &s->by, &s->bz, &s->weight,
+                        &s->lambda, &s->ux, &s->uy, &s->uz, &s->wx, &s->wy, &s->wz, &s->wn};
+    int ok = 1;
+    for (size_t k = 0; k < sizeof arrays / sizeof arrays[0]; k++)
+        ok &= (*arrays[k] = fl_alloc(slots * sizeof(float))) != NULL;
+    ok &= (s->lambda_sum = fl_alloc((size_t)(s->padded > 0 ? s->padded : 1) * sizeof(float))) != NULL;
+    ok &= (s->scratch = fl_alloc((size_t)(s->n > 0 ? s->n : 1) * sizeof(float))) != NULL;
+    ok &= (s->row_start = fl_alloc((size_t)(s->blocks + 1) * sizeof(int))) != NULL;
+    /* room for 48 rows a block: a full lattice neighborhood has 26 fluid
+     * neighbors, a particle on a wall up to about 15 boundary ones more */
+    ok &= pbf_reserve_table(s, 48LL * s->padded) == FL_OK;
+    if (!ok) {
+        pbf_destroy(s);
+        fl_fail(err, FL_ERR_MEMORY, "out of memory for the PBF solver's %d particles", w->fluid.count);
+        return NULL;
+    }
+    if (fl_nbgrid_init(&s->grid, w, err)) {
+        pbf_destroy(s);
+        return NULL;
+    }
+    pbf_fill_static_slots(s, w);
+    return s;
+}
+
+/* The float nearest to v on the side of v that `up` names (a float
+ * coordinate clamped to it is then within [lo, hi] in double as well). */
+static float float_toward(double v, int up)
+{
+    float f = (float)v;
+    if (up ? (double)f < v : (double)f > v)
+        f = nextafterf(f, up ? INFINITY : -INFINITY);
+    return f;
+}
+
+static pbf_consts pbf_make_consts(const pbf_solver *s, const fl_world *w, double dt)
+{
+    const pbf_params *prm = &s->prm;
+    const double h = w->h, dq = prm->scorr_dq * h, vol = w->mass / w->rho0;
+    pbf_consts c = {
+        .n = s->n,
+        .h = (float)h,
+        .h2 = (float)(h * h),
+        .rho0 = (float)w->rho0,
+        .vol = (float)vol,
+        .self = (float)(vol * fl_poly6(0.0f, (float)h)),
+        .eps = (float)(prm->cfm_epsilon * s->grad_sq_full),
+        /* a constraint error k turns into a lambda as C does in eq. 11 */
+        .scorr_k = (float)(-prm->scorr_k / s->grad_sq_full),
+        .scorr_scale = (float)(1.0 / (h * h - dq * dq)),
+        .scorr_n = prm->scorr_n,
+        .xsph_c = (float)prm->xsph_c,
+        .inv_dt = (float)(1.0 / dt),
+        .obstacle_count = w->obstacle_count,
+    };
+    for (int a = 0; a < 3; a++) {
+        c.lo[a] = float_toward(w->domain.lo[a], 1);
+        c.hi[a] = float_toward(w->domain.hi[a], 0);
+        for (int o = 0; o < w->obstacle_count; o++) {
+            c.ob_lo[o][a] = float_toward(w->obstacles[o].lo[a], 0);
+            c.ob_hi[o][a] = float_toward(w->obstacles[o].hi[a], 1);
+        }
+    }
+    return c;
+}
+
+/* The collision response: the point pushed back into the domain box and
+ * out of every obstacle box, through the nearest face (particle centres
+ * may touch the walls; the boundary particles keep them off in the
+ * solve, this is the safety net). */
+static inline void pbf_collide(const pbf_consts *c, float q[3])
+{
+    for (int a = 0; a < 3; a++)
+        q[a] = fminf(fmaxf(q[a], c->lo[a]), c->hi[a]);
+    for (int o = 0; o < c->obstacle_count; o++) {
+        const float *lo = c->ob_lo[o], *hi = c->ob_hi[o];
+        float depth = INFINITY, face = 0.0f;
+        int axis = -1;
+        for (int a = 0; a < 3; a++) {
+            float dlo = q[a] - lo[a], dhi = hi[a] - q[a];
+            if (dlo <= 0.0f || dhi <= 0.0f) {
+                axis = -1;
+                break;
+            }
+            if (dlo < depth)
+                depth = dlo, axis = a, face = lo[a];
+            if (dhi < depth)
+                depth = dhi, axis = a, face = hi[a];
+        }
+        if (axis >= 0)
+            q[axis] = face;
+    }
+}
+
+/* (W(r) / W(dq))^n of eq. 13 from r^2: the poly6 ratio is
+ * ((h^2 - r^2) / (h^2 - dq^2))^3, raised to n (1..31) by squaring, written
+ * out step by step so that a neighbor loop stays vectorizable (with n a
+ * constant, the steps not taken fold away). */
+static inline float pbf_scorr_ratio(float r2, const pbf_consts *c, int n)
+{
+    float d = c->h2 - r2;
+    float q = (d > 0.0f ? d : 0.0f) * c->scorr_scale;
+    float p1 = q * q * q, p2 = p1 * p1, p4 = p2 * p2, p8 = p4 * p4, p16 = p8 * p8;
+    float s = n & 1 ? p1 : 1.0f;
+    s = n & 2 ? s * p2 : s;
+    s = n & 4 ? s * p4 : s;
+    s = n & 8 ? s * p8 : s;
+    return n & 16 ? s * p16 : s;
+}
+
+/* The first row of block b in the neighbor table, and its number of rows. */
+static inline const int *pbf_rows(const pbf_solver *s, int b, int *rows)
+{
+    *rows = (s->row_start[b + 1] - s->row_start[b]) / PBF_LANES;
+    return s->table + s->row_start[b];
+}
+
+/* Density of the estimate q (eq. 2: rho_i / rho0 = m/rho0 (W(0) +
+ * sum_j W_ij) + sum_b V_b W_ib) and lambda_i (eq. 11) of the particles of
+ * block b. The gradient of C_i with respect to a fluid neighbor j is
+ * -m/rho0 grad W_ij; with respect to i itself, the sum of those of all its
+ * neighbors, weighted by m/rho0 or V_b (eq. 8). A boundary particle cannot
+ * move, so it adds nothing else to the denominator. The part of eq. 14
+ * that needs no neighbor's lambda, lambda_i grad_i C_i, goes to (ox, oy, oz). */
+static inline void pbf_lambda_block(int b, const pbf_solver *s, const pbf_consts *c, const float *qx,
+                                    const float *qy, const float *qz, float *rho, float *lambda, float *ox,
+                                    float *oy, float *oz)
+{
+    const int i0 = b * PBF_LANES;
+    const float h = c->h;
+    float xi[PBF_LANES], yi[PBF_LANES], zi[PBF_LANES];
+    float wsum[PBF_LANES], sq[PBF_LANES], gx[PBF_LANES], gy[PBF_LANES], gz[PBF_LANES];
+    for (int l = 0; l < PBF_LANES; l++) {
+        xi[l] = qx[i0 + l], yi[l] = qy[i0 + l], zi[l] = qz[i0 + l];
+        wsum[l] = sq[l] = gx[l] = gy[l] = gz[l] = 0.0f;
+    }
+    int rows;
+    const int *row = pbf_rows(s, b, &rows);
+    for (int m = 0; m < rows; m++, row += PBF_LANES) {
+        #pragma omp simd
+        for (int l = 0; l < PBF_LANES; l++) {
+            const int j = row[l];
+            float dx = xi[l] - qx[j], dy = yi[l] - qy[j], dz = zi[l] - qz[j];
+            float r2 = dx * dx + dy * dy + dz * dz;
+            float wj = s->weight[j];
+            float gr = wj * fl_spiky_grad_factor(sqrtf(r2), h);
+            float ax = gr * dx, ay = gr * dy, az = gr * dz;
+            wsum[l] += wj * fl_poly6(r2, h);
+            gx[l] += ax, gy[l] += ay, gz[l] += az;
+            sq[l] += j < c->n ? ax * ax + ay * ay + az * az : 0.0f; /* |grad_j C_i|^2, fluid j only */
+        }
+    }
+    #pragma omp simd
+    for (int l = 0; l < PBF_LANES; l++) {
+        const int i = i0 + l;
+        float ci = c->self + wsum[l] - 1.0f;
+        float li = -ci / (sq[l] + gx[l] * gx[l] + gy[l] * gy[l] + gz[l] * gz[l] + c->eps);
+        if (i < c->n) {
+            rho[i] = c->rho0 * (ci + 1.0f);
+            lambda[i] = li;
+            ox[i] = li * gx[l], oy[i] = li * gy[l], oz[i] = li * gz[l];
+        }
+    }
+}
+
+/* The rest of eq. 14 for the particles of block b: m/rho0 sum_j (lambda_j
+ * + s_corr) grad W_ij over fluid neighbors, added to the estimate and to
+ * lambda_i grad_i C_i (in (ox, oy, oz), replaced by the new estimate),
+ * then the collision response. Adds lambda_i to lambda_sum (first
+ * iteration: sets it). scorr_n is c->scorr_n, passed apart so that a
+ * caller can make it a constant. */
+static inline void pbf_delta_block(int b, pbf_solver *s, const pbf_consts *c, int scorr_n, int first,
+                                   const float *restrict qx, const float *restrict qy, const float *restrict qz,
+                                   float *restrict ox, float *restrict oy, float *restrict oz)
+{
+    const int i0 = b * PBF_LANES;
+    const float h = c->h;
+    float xi[PBF_LANES], yi[PBF_LANES], zi[PBF_LANES], fx[PBF_LANES], fy[PBF_LANES], fz[PBF_LANES];
+    for (int l = 0; l < PBF_LANES; l++) {
+        xi[l] = qx[i0 + l], yi[l] = qy[i0 + l], zi[l] = qz[i0 + l];
+        fx[l] = fy[l] = fz[l] = 0.0f;
+    }
+    int rows;
+    const int *row = pbf_rows(s, b, &rows);
+    for (int m = 0; m < rows; m++, row += PBF_LANES) {
+        #pragma omp simd
+        for (int l = 0; l < PBF_LANES; l++) {
+            const int j = row[l];
+            float dx = xi[l] - qx[j], dy = yi[l] - qy[j], dz = zi[l] - qz[j];
+            float r2 = dx * dx + dy * dy + dz * dz;
+            /* lambda_j is 0 but for fluid particles; s_corr is between fluid particles */
+            float scorr = c->scorr_k * pbf_scorr_ratio(r2, c, scorr_n);
+            float t = s->lambda[j] + (j < c->n ? scorr : 0.0f);
+            float gr = t * fl_spiky_grad_factor(sqrtf(r2), h);
+            fx[l] += gr * dx, fy[l] += gr * dy, fz[l] += gr * dz;
+        }
+    }
+    for (int l = 0; l < PBF_LANES && i0 + l < c->n; l++) {
+        const int i = i0 + l;
+        float q[3] = {xi[l] + ox[i] + c->vol * fx[l], yi[l] + oy[i] + c->vol * fy[l], zi[l] + oz[i] + c->vol * fz[l]};
+        pbf_collide(c, q);
+        ox[i] = q[0], oy[i] = q[1], oz[i] = q[2];
+        s->lambda_sum[i] = (first ? 0.0f : s->lambda_sum[i]) + s->lambda[i];
+    }
+}
+
+/* For the particles of block b, from their final estimate q and the
+ * velocities (ux, uy, uz) = (q - x) / dt (Algorithm 1, line 21): the XSPH
+ * velocity (eq. 17) into the store, the density of q (eq. 2) into rho,
+ * and, with vorticity confinement on, the curl omega_i (eq. 15) and its
+ * magnitude. */
+static inline void pbf_velocity_block(int b, const pbf_solver *s, const pbf_consts *c, int vorticity,
+                                      const float *qx, const float *qy, const float *qz, fl_particles *f)
+{
+    const int i0 = b * PBF_LANES;
+    const float h = c->h;
+    float xi[PBF_LANES], yi[PBF_LANES], zi[PBF_LANES], ui[PBF_LANES], vi[PBF_LANES], wi[PBF_LANES];
+    float wsum[PBF_LANES], sx[PBF_LANES], sy[PBF_LANES], sz[PBF_LANES], ox[PBF_LANES], oy[PBF_LANES],
+        oz[PBF_LANES];
+    for (int l = 0; l < PBF_LANES; l++) {
+        const int i = i0 + l;
+        xi[l] = qx[i], yi[l] = qy[i], zi[l] = qz[i];
+        ui[l] = s->ux[i], vi[l] = s->uy[i], wi[l] = s->uz[i];
+        wsum[l] = sx[l] = sy[l] = sz[l] = ox[l] = oy[l] = oz[l] = 0.0f;
+    }
+    int rows;
+    const int *row = pbf_rows(s, b, &rows);
+    for (int m = 0; m < rows; m++, row += PBF_LANES) {
+        #pragma omp simd
+        for (int l = 0; l < PBF_LANES; l++) {
+            const int j = row[l];
+            const int fluid = j < c->n;
+            float dx = xi[l] - qx[j], dy = yi[l] - qy[j], dz = zi[l] - qz[j];
+            float r2 = dx * dx + dy * dy + dz * dz;
+            float wij = fl_poly6(r2, h);
+            /* v_j - v_i, for fluid neighbors only (XSPH and the curl are over the fluid) */
+            float uj = s->ux[j], vj = s->uy[j], wj = s->uz[j];
+            float du = fluid ? uj - ui[l] : 0.0f, dv = fluid ? vj - vi[l] : 0.0f, dw = fluid ? wj - wi[l] : 0.0f;
+            wsum[l] += s->weight[j] * wij;
+            sx[l] += wij * du, sy[l] += wij * dv, sz[l] += wij * dw;
+            if (vorticity) {
+                /* grad_{x_j} W(x_i - x_j) = -grad W_ij */
+                float gr = -fl_spiky_grad_factor(sqrtf(r2), h);
+                float gx = gr * dx, gy = gr * dy, gz = gr * dz;
+                ox[l] += dv * gz - dw * gy;
+                oy[l] += dw * gx - du * gz;
+                oz[l] += du * gy - dv * gx;
+            }
+        }
+    }
+    const float xsph = c->xsph_c * c->vol;
+    for (int l = 0; l < PBF_LANES && i0 + l < c->n; l++) {
+        const int i = i0 + l;
+        f->rho[i] = c->rho0 * (c->self + wsum[l]);
+        f->vx[i] = ui[l] + xsph * sx[l], f->vy[i] = vi[l] + xsph * sy[l], f->vz[i] = wi[l] + xsph * sz[l];
+        s->wx[i] = c->vol * ox[l], s->wy[i] = c->vol * oy[l], s->wz[i] = c->vol * oz[l];
+        s->wn[i] = sqrtf(s->wx[i] * s->wx[i] + s->wy[i] * s->wy[i] + s->wz[i] * s->wz[i]);
+    }
+}
+
+/* Vorticity confinement (eq. 16) for the particles of block b:
+ * v_i += dt eps (N x omega_i), N = eta / |eta|, with eta = grad |omega| at
+ * i estimated from the differences m/rho0 sum_j (|omega_j| - |omega_i|)
+ * grad W_ij over fluid neighbors (zero in a uniform field). */
+static inline void pbf_confine_block(int b, const pbf_solver *s, const pbf_consts *c, float dt_eps,
+                                     const float *qx, const float *qy, const float *qz, fl_particles *f)
+{
+    const int i0 = b * PBF_LANES;
+    const float h = c->h;
+    float xi[PBF_LANES], yi[PBF_LANES], zi[PBF_LANES], wi[PBF_LANES], ex[PBF_LANES], ey[PBF_LANES],
+        ez[PBF_LANES];
+    for (int l = 0; l < PBF_LANES; l++) {
+        const int i = i0 + l;
+        xi[l] = qx[i], yi[l] = qy[i], zi[l] = qz[i];
+        wi[l] = s->wn[i];
+        ex[l] = ey[l] = ez[l] = 0.0f;
+    }
+    int rows;
+    const int *row = pbf_rows(s, b, &rows);
+    for (int m = 0; m < rows; m++, row += PBF_LANES) {
+        #pragma omp simd
+        for (int l = 0; l < PBF_LANES; l++) {
+            const int j = row[l];
+            float dx = xi[l] - qx[j], dy = yi[l] - qy[j], dz = zi[l] - qz[j];
+            float wj = s->wn[j];
+            float t = j < c->n ? (wj - wi[l]) * fl_spiky_grad_factor(sqrtf(dx * dx + dy * dy + dz * dz), h) : 0.0f;
+            ex[l] += t * dx, ey[l] += t * dy, ez[l] += t * dz;
+        }
+    }
+    for (int l = 0; l < PBF_LANES && i0 + l < c->n; l++) {
+        const int i = i0 + l;
+        float len = sqrtf(ex[l] * ex[l] + ey[l] * ey[l] + ez[l] * ez[l]);
+        float scale = len > 0.0f ? dt_eps / len : 0.0f; /* no direction where |omega| is flat */
+        f->vx[i] += scale * (ey[l] * s->wz[i] - ez[l] * s->wy[i]);
+        f->vy[i] += scale * (ez[l] * s->wx[i] - ex[l] * s->wz[i]);
+        f->vz[i] += scale * (ex[l] * s->wy[i] - ey[l] * s->wx[i]);
+    }
+}
+
+/* Mean of max(rho_i/rho0 - 1, 0) and the largest rho_i/rho0 - 1, summed in
+ * particle order: the same bits for any thread count. */
+static void pbf_density_error(const float *rho, int n, double rho0, double *avg, double *max)
+{
+    double sum = 0.0, emax = -INFINITY;
+    for (int i = 0; i < n; i++) {
+        double e = rho[i] / rho0 - 1.0;
+        sum += e > 0.0 ? e : 0.0;
+        emax = e > emax ? e : emax;
+    }
+    *avg = n ? sum / n : 0.0;
+    *max = n ? emax : 0.0;
+}
+
+/* The neighbor table of the step from the grid's lists: row m of block b
+ * holds the m-th neighbor of each of its particles, fluid ones first, then
+ * boundary ones (as their slots), then the sentinel. */
+static int pbf_fill_table(pbf_solver *s, const fl_nbgrid *g)
+{
+    const int n = s->n;
+    #pragma omp parallel for schedule(static)
+    for (int b = 0; b < s->blocks; b++) {
+        int rows = 0;
+        for (int i = b * PBF_LANES; i < (b + 1) * PBF_LANES && i < n; i++) {
+            int len = g->nb_start[i + 1] - g->nb_start[i] + g->bnb_start[i + 1] - g->bnb_start[i];
+            rows = len > rows ? len : rows;
+        }
+        s->row_start[b + 1] = rows;
+    }
+    long long entries = 0;
+    s->row_start[0] = 0;
+    for (int b = 0; b < s->blocks; b++) {
+        entries += (long long)s->row_start[b + 1] * PBF_LANES;
+        if (entries > INT_MAX)
+            return FL_ERR_MEMORY;
+        s->row_start[b + 1] = (int)entries;
+    }
+    if (pbf_reserve_table(s, entries))
+        return FL_ERR_MEMORY;
+    #pragma omp parallel for schedule(static)
+    for (int b = 0; b < s->blocks; b++) {
+        int *row = s->table + s->row_start[b];
+        const int rows = (s->row_start[b + 1] - s->row_start[b]) / PBF_LANES;
+        for (int l = 0; l < PBF_LANES; l++) {
+            const int i = b * PBF_LANES + l;
+            int m = 0;
+            if (i < n) {
+                for (int k = g->nb_start[i]; k < g->nb_start[i + 1]; k++)
+                    row[m++ * PBF_LANES + l] = g->nb[k];
+                for (int k = g->bnb_start[i]; k < g->bnb_start[i + 1]; k++)
+                    row[m++ * PBF_LANES + l] = s->padded + g->bnb[k];
+            }
+            for (; m < rows; m++)
+                row[m * PBF_LANES + l] = s->sentinel;
+        }
+    }
+    return FL_OK;
+}
+
+/* Lines 1-7: every sort_interval steps reorder the store by cell (binned
+ * at x(t)); apply gravity, predict x*, push it back into the domain; bin
+ * and search at x*, and lay the lists out in blocks. */
+static int pbf_predict_and_search(pbf_solver *s, fl_world *w, const pbf_consts *c, double dt, fl_step_stats *st)
+{
+    fl_particles *f = &w->fluid;
+    fl_nbgrid *g = &s->grid;
+    fl_error err;
+    int rc = FL_OK;
+    double t0 = fl_now_ms();
+    if (s->prm.sort_interval > 0 && s->steps % s->prm.sort_interval == 0) {
+        rc = fl_nbgrid_build(g, f->x, f->y, f->z, f->count, &err);
+        if (rc == FL_OK)
+            fl_particles_permute(f, fl_nbgrid_order(g), s->scratch);
+    }
+    double t1 = fl_now_ms();
+    const float gx = (float)(dt * w->gravity[0]), gy = (float)(dt * w->gravity[1]), gz = (float)(dt * w->gravity[2]);
+    const float fdt = (float)dt;
+    #pragma omp parallel for schedule(static)
+    for (int i = 0; i < f->count; i++) {
+        f->vx[i] += gx, f->vy[i] += gy, f->vz[i] += gz;
+        float q[3] = {f->x[i] + fdt * f->vx[i], f->y[i] + fdt * f->vy[i], f->z[i] + fdt * f->vz[i]};
+        pbf_collide(c, q);
+        s->ax[i] = q[0], s->ay[i] = q[1], s->az[i] = q[2];
+    }
+    double t2 = fl_now_ms();
+    if (rc == FL_OK)
+        rc = fl_nbgrid_build(g, s->ax, s->ay, s->az, f->count, &err);
+    double t3 = fl_now_ms();
+    if (rc == FL_OK)
+        rc = fl_nbgrid_search(g, s->ax, s->ay, s->az, &err);
+    if (rc == FL_OK)
+        rc = pbf_fill_table(s, g);
+    double t4 = fl_now_ms();
+    st->stage_ms[FL_STAGE_GRID_BUILD] += (t1 - t0) + (t3 - t2);
+    st->stage_ms[FL_STAGE_INTEGRATE] += t2 - t1;
+    st->stage_ms[FL_STAGE_NEIGHBOR_SEARCH] += t4 - t3;
+    return rc;
+}
+
+/* Lines 8-19: the Jacobi iterations. Iteration k evaluates the density of
+ * the estimate left by iteration k - 1 with its lambdas, so the error
+ * after iteration k - 1 comes for free; the error after the last one is
+ * measured in the velocity pass. Returns the number of iterations. */
+static int pbf_solve(pbf_solver *s, fl_world *w, const pbf_consts *c, fl_step_stats *st)
+{
+    fl_particles *f = &w->fluid;
+    int k = 0;
+    while (k < s->prm.solver_iterations) {
+        const float *qx = s->ax, *qy = s->ay, *qz = s->az;
+        #pragma omp parallel for schedule(static)
+        for (int b = 0; b < s->blocks; b++)
+            pbf_lambda_block(b, s, c, qx, qy, qz, f->rho, s->lambda, s->bx, s->by, s->bz);
+        if (k > 0) {
+            pbf_density_error(f->rho, s->n, w->rho0, &st->residual[k - 1], &st->residual_max[k - 1]);
+            if (s->prm.eta > 0.0 && st->residual_max[k - 1] < s->prm.eta)
+                break;
+        }
+        /* the paper's n = 4 as a constant: the power is then two squarings */
+        #pragma omp parallel for schedule(static)
+        for (int b = 0; b < s->blocks; b++) {
+            if (c->scorr_n == 4)
+                pbf_delta_block(b, s, c, 4, k == 0, qx, qy, qz, s->bx, s->by, s->bz);
+            else
+                pbf_delta_block(b, s, c, c->scorr_n, k == 0, qx, qy, qz, s->bx, s->by, s->bz);
+        }
+        float *t;
+        t = s->ax, s->ax = s->bx, s->bx = t;
+        t = s->ay, s->ay = s->by, s->by = t;
+        t = s->az, s->az = s->bz, s->bz = t;
+        k++;
+    }
+    return k;
+}
+
+static int pbf_step(void *self, fl_world *w, double dt, fl_step_stats *st)
+{
+    pbf_solver *s = self;
+    fl_particles *f = &w->fluid;
+    const pbf_consts c = pbf_make_consts(s, w, dt);
+    int rc = pbf_predict_and_search(s, w, &c, dt, st);
+    if (rc)
+        return rc;
+
+    double t0 = fl_now_ms();
+    const int n = s->n, k = pbf_solve(s, w, &c, st);
+    st->iterations = k;
+    double t1 = fl_now_ms();
+
+    /* lines 20-22: velocity, XSPH and vorticity; the density of the final estimate */
+    const float *qx = s->ax, *qy = s->ay, *qz = s->az;
+    #pragma omp parallel for schedule(static)
+    for (int i = 0; i < n; i++) {
+        s->ux[i] = (qx[i] - f->x[i]) * c.inv_dt;
+        s->uy[i] = (qy[i] - f->y[i]) * c.inv_dt;
+        s->uz[i] = (qz[i] - f->z[i]) * c.inv_dt;
+    }
+    const float eps_v = (float)s->prm.vorticity_epsilon;
+    const int vorticity = eps_v > 0.0f;
+    #pragma omp parallel for schedule(static)
+    for (int b = 0; b < s->blocks; b++)
+        pbf_velocity_block(b, s, &c, vorticity, qx, qy, qz, f);
+    if (vorticity) {
+        #pragma omp parallel for schedule(static)
+        for (int b = 0; b < s->blocks; b++)
+            pbf_confine_block(b, s, &c, (float)dt * eps_v, qx, qy, qz, f);
+    }
+    pbf_density_error(f->rho, n, w->rho0, &st->residual[k - 1], &st->residual_max[k - 1]);
+    double t2 = fl_now_ms();
+
+    /* line 23, and the pressure the lambdas stand for: a displacement
+     * m/rho0 (lambda_i + lambda_j) grad W_ij is what the symmetric SPH
+     * pressure force moves in one step with p_i = -rho0 lambda_i / dt^2 */
+    const float p_scale = (float)(-w->rho0 / (dt * dt));
+    #pragma omp parallel for schedule(static)
+    for (int i = 0; i < n; i++) {
+        f->x[i] = qx[i], f->y[i] = qy[i], f->z[i] = qz[i];
+        f->p[i] = p_scale * s->lambda_sum[i];
+    }
+    double t3 = fl_now_ms();
+    st->stage_ms[FL_STAGE_PRESSURE_SOLVE] += t1 - t0;
+    st->stage_ms[FL_STAGE_VELOCITY_UPDATE] += t2 - t1;
+    st->stage_ms[FL_STAGE_INTEGRATE] += t3 - t2;
+    st->max_speed = fl_max_speed(f, &st->nan_count);
+    st->cfl = st->max_speed * dt / w->h;
+    /* no stiffness limits the step: the flow-speed CFL only, which keeps a
+     * particle's move within its neighbor lists */
+    st->dt_limit = fl_explicit_dt_limit(w->h, 0.0, st->max_speed, 0.0);
+    s->steps++;
+    return FL_OK;
+}
+
+const fl_solver_ops fl_pbf_ops = {
+    .name = "pbf",
+    .summary = "position based fluids (Macklin & Müller 2013): Jacobi density constraints, s_corr, XSPH, vorticity",
+    .create = pbf_create,
+    .step = pbf_step,
+    .destroy = pbf_destroy,
+};
