@@ -4,6 +4,22 @@
 
 #include "particle_common.h"
 
+#include "kernels.h"
+
+double fl_lattice_grad_sq(double d, double h)
+{
+    int reach = (int)ceil(h / d);
+    double sum = 0.0;
+    for (int i = -reach; i <= reach; i++)
+        for (int j = -reach; j <= reach; j++)
+            for (int k = -reach; k <= reach; k++) {
+                double r = sqrt((double)(i * i + j * j + k * k)) * d;
+                double g = fl_spiky_grad_factor((float)r, (float)h); /* grad W = g r_vec */
+                sum += g * g * r * r;
+            }
+    return sum;
+}
+
 static int bin_particles(fl_nbgrid *g, fl_particles *f, long long step, int sort_interval, float *scratch,
                          fl_error *err)
 {

@@ -22,6 +22,12 @@ static inline float fl_wall_pressure(float p_i, float rho0, const float g[3], fl
     return fmaxf(p_b, fminf(p_i, 0.0f));
 }
 
+/* sum_j |grad W_spiky(x_j)|^2, 1/m^8, over the neighbors of a particle with
+ * a full neighborhood on a cubic lattice of spacing d (itself excluded: its
+ * gradient is zero): the prototype behind PCISPH's delta and PBF's
+ * full-neighborhood constraint gradient. */
+double fl_lattice_grad_sq(double d, double h);
+
 /* The first stages of a step, timed into st: bin the fluid in g (on every
  * sort_interval-th step, counted by the caller in step, first reorder the
  * store by cell so that neighbors sit close in memory; scratch holds count

@@ -120,23 +120,6 @@ static void pbf_destroy(void *self)
     free(s);
 }
 
-/* sum_j |grad W(x_j)|^2 over the neighbors of a particle with a full
- * neighborhood on a cubic lattice of spacing d (the prototype PCISPH uses
- * for its delta; the particle itself has zero gradient). */
-static double prototype_grad_sq(double d, double h)
-{
-    int reach = (int)ceil(h / d);
-    double sum = 0.0;
-    for (int i = -reach; i <= reach; i++)
-        for (int j = -reach; j <= reach; j++)
-            for (int k = -reach; k <= reach; k++) {
-                double r = sqrt((double)(i * i + j * j + k * k)) * d;
-                double g = fl_spiky_grad_factor((float)r, (float)h);
-                sum += g * g * r * r;
-            }
-    return sum;
-}
-
 /* An integer parameter: fl_params_get, and the value must be whole. */
 static int get_int(const fl_params *p, const char *key, double def, double lo, double hi, int *out, fl_error *err)
 {
@@ -207,7 +190,7 @@ static void *pbf_create(fl_world *w, const fl_params *p, fl_error *err)
     }
     s->prm = prm;
     const double vol = w->mass / w->rho0;
-    s->grad_sq_full = vol * vol * prototype_grad_sq(w->spacing, w->h);
+    s->grad_sq_full = vol * vol * fl_lattice_grad_sq(w->spacing, w->h);
     s->n = w->fluid.count;
     s->blocks = (s->n + PBF_LANES - 1) / PBF_LANES;
     s->padded = s->blocks * PBF_LANES;

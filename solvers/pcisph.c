@@ -65,23 +65,6 @@ static void pcisph_destroy(void *self)
     free(s);
 }
 
-/* sum_j |grad W(x_j)|^2 over the neighbors of a particle with a full
- * neighborhood on a cubic lattice of spacing d (self excluded: its
- * gradient is zero). */
-static double prototype_grad_sq(double d, double h)
-{
-    int reach = (int)ceil(h / d);
-    double sum = 0.0;
-    for (int i = -reach; i <= reach; i++)
-        for (int j = -reach; j <= reach; j++)
-            for (int k = -reach; k <= reach; k++) {
-                double r = sqrt((double)(i * i + j * j + k * k)) * d;
-                double g = fl_spiky_grad_factor((float)r, (float)h); /* grad W = g r_vec */
-                sum += g * g * r * r;
-            }
-    return sum;
-}
-
 /* PCISPH turns every density error it corrects into velocity (a correction
  * of e in one step moves particles by about e d, at e d / dt), and nothing
  * but viscosity takes that energy out again: where the boundary leaves a
@@ -120,7 +103,7 @@ static void *pcisph_create(fl_world *w, const fl_params *p, fl_error *err)
         return NULL;
     }
     s->prm = prm;
-    s->grad_sq_sum = prototype_grad_sq(w->spacing, w->h);
+    s->grad_sq_sum = fl_lattice_grad_sq(w->spacing, w->h);
     size_t bytes = (size_t)(w->fluid.count > 0 ? w->fluid.count : 1) * sizeof(float);
     float **arrays[] = {&s->anx, &s->any, &s->anz, &s->apx, &s->apy, &s->apz, &s->qx,
                         &s->qy,  &s->qz,  &s->rho_pred, &s->p_rho2, &s->scratch};
