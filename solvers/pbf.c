@@ -494,20 +494,6 @@ static inline void pbf_confine_block(int b, const pbf_solver *s, const pbf_const
     }
 }
 
-/* Mean of max(rho_i/rho0 - 1, 0) and the largest rho_i/rho0 - 1, summed in
- * particle order: the same bits for any thread count. */
-static void pbf_density_error(const float *rho, int n, double rho0, double *avg, double *max)
-{
-    double sum = 0.0, emax = -INFINITY;
-    for (int i = 0; i < n; i++) {
-        double e = rho[i] / rho0 - 1.0;
-        sum += e > 0.0 ? e : 0.0;
-        emax = e > emax ? e : emax;
-    }
-    *avg = n ? sum / n : 0.0;
-    *max = n ? emax : 0.0;
-}
-
 /* The neighbor table of the step from the grid's lists: row m of block b
  * holds the m-th neighbor of each of its particles, fluid ones first, then
  * boundary ones (as their slots), then the sentinel. */
@@ -607,7 +593,7 @@ static int pbf_solve(pbf_solver *s, fl_world *w, const pbf_consts *c, fl_step_st
         for (int b = 0; b < s->blocks; b++)
             pbf_lambda_block(b, s, c, qx, qy, qz, f->rho, s->lambda, s->bx, s->by, s->bz);
         if (k > 0) {
-            pbf_density_error(f->rho, s->n, w->rho0, &st->residual[k - 1], &st->residual_max[k - 1]);
+            fl_compression(f->rho, s->n, w->rho0, &st->residual[k - 1], &st->residual_max[k - 1]);
             if (s->prm.eta > 0.0 && st->residual_max[k - 1] < s->prm.eta)
                 break;
         }
@@ -660,7 +646,7 @@ static int pbf_step(void *self, fl_world *w, double dt, fl_step_stats *st)
         for (int b = 0; b < s->blocks; b++)
             pbf_confine_block(b, s, &c, (float)dt * eps_v, qx, qy, qz, f);
     }
-    pbf_density_error(f->rho, n, w->rho0, &st->residual[k - 1], &st->residual_max[k - 1]);
+    fl_compression(f->rho, n, w->rho0, &st->residual[k - 1], &st->residual_max[k - 1]);
     double t2 = fl_now_ms();
 
     /* line 23, and the pressure the lambdas stand for: a displacement
