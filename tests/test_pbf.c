@@ -115,40 +115,12 @@ static void convergence(void)
 static void large_steps(void)
 {
     const char *sets[] = {"fluid.spacing=0.02"};
-    run r;
-    ENSURE(run_open(&r, DAM_BREAK, sets, 1, 1.0 / 60.0));
-    if (!r.solver)
-        return;
-    fl_stability stab;
-    fl_stability_init(&stab, &r.world);
-    fl_nbgrid g;
-    fl_error err;
-    float *rho = malloc(sizeof(float) * (size_t)r.world.fluid.count);
-    ENSURE(fl_nbgrid_init(&g, &r.world, &err) == FL_OK);
-    char why[200] = "";
-    int steps = 0, unstable = 0, rc = FL_OK;
-    double err_sum = 0.0, err_peak = 0.0;
-    while (rc == FL_OK && !unstable && steps < 180) {
-        rc = run_until(&r, (steps + 1) / 60.0);
-        steps++;
-        if (rc == FL_OK)
-            rc = fl_measure_density(&r.world, &g, rho, r.st, &err);
-        if (rc == FL_OK) {
-            unstable = fl_stability_check(&stab, r.st, why, sizeof why);
-            err_sum += r.st->density_err_avg;
-            err_peak = fmax(err_peak, r.st->density_err_avg);
-        }
-    }
-    printf("large steps, dam break 3 s at dt = 1/60 s, 4 iterations: %d steps, %s%s; compression over the run: "
+    stability_run r = run_stability("pbf", DAM_BREAK, sets, 1, 1.0 / 60.0, 3.0);
+    printf("large steps, dam break 3 s at dt = 1/60 s, 4 iterations: %d steps, %s; compression over the run: "
            "mean %.2f %%, largest %.2f %%\n",
-           steps, rc ? "the step failed" : unstable ? "unstable: " : "stable", why, 100 * err_sum / steps,
-           100 * err_peak);
-    ENSURE(rc == FL_OK);
-    ENSURE(!unstable);
-    ENSURE(steps == 180);
-    fl_nbgrid_free(&g);
-    free(rho);
-    run_close(&r);
+           r.steps, r.reason, 100 * r.mean_err, 100 * r.peak_err);
+    ENSURE(r.failed_at == -1.0);
+    ENSURE(r.steps == 180);
 }
 
 static void hydrostatic(void)

@@ -89,14 +89,15 @@ static void stability_contrast(void)
 {
     const char *scene = FL_SOURCE_DIR "/scenes/dam_break.json";
     const double cfl = first_step_limit("wcsph", scene, NULL, 0), dt = 5.0 * cfl;
-    char why_p[256], why_w[256];
-    double t_p = time_of_failure("pcisph", scene, NULL, 0, dt, 2.0, why_p, sizeof why_p);
-    double t_w = time_of_failure("wcsph", scene, NULL, 0, dt, 2.0, why_w, sizeof why_w);
-    printf("WCSPH CFL step %.3g s; at 5x = %.3g s for 2 s: PCISPH %s (t = %.3f s), WCSPH %s (t = %.4f s)\n", cfl, dt,
-           why_p, t_p, why_w, t_w);
+    stability_run p = run_stability("pcisph", scene, NULL, 0, dt, 2.0);
+    stability_run w = run_stability("wcsph", scene, NULL, 0, dt, 2.0);
+    printf("WCSPH CFL step %.3g s; at 5x = %.3g s for 2 s: PCISPH %s (%d steps, compression mean %.3f %%, largest "
+           "%.3f %%), WCSPH %s (t = %.4f s)\n",
+           cfl, dt, p.reason, p.steps, 100 * p.mean_err, 100 * p.peak_err, w.reason, w.failed_at);
     ENSURE(cfl > 0.0);
-    ENSURE(t_p == -1.0);
-    ENSURE(t_w >= 0.0);
+    ENSURE(p.failed_at == -1.0);
+    ENSURE(p.steps == (int)ceil(2.0 / dt - 1e-9));
+    ENSURE(w.failed_at >= 0.0);
 }
 
 int main(void)

@@ -167,40 +167,64 @@ static inline double first_step_limit(const char *name, const char *scene, const
     return limit;
 }
 
+/* What a fixed-step run shows against the stability criteria of DESIGN.md. */
+typedef struct stability_run {
+    double failed_at;   /* time of the first failing step, s; -1: stable to the end; -2: did not start */
+    char reason[600];   /* why it failed, or "stable" */
+    int steps;          /* steps taken */
+    double mean_err;    /* compression over the run: the mean of the steps' density_err_avg */
+    double peak_err;    /* and its largest value */
+} stability_run;
+
 /* Runs solver name on scene (with nsets overrides) at the fixed step dt
- * until t_end, checking the
- * stability criteria of DESIGN.md (fl_stability_check) after every step.
- * Returns the time of the first failing step, with its reason in reason,
- * or -1 when the whole run stays stable (-2 when it cannot start). */
-static inline double time_of_failure(const char *name, const char *scene, const char *const *sets, int nsets,
-                                     double dt, double t_end, char *reason, int len)
+ * until t_end, checking the stability criteria after every step as the
+ * harness does (bench/harness.c): the compression measured by
+ * fl_measure_density, then fl_stability_check. */
+static inline stability_run run_stability(const char *name, const char *scene, const char *const *sets, int nsets,
+                                          double dt, double t_end)
 {
+    stability_run r = {.failed_at = -2.0, .reason = "did not start"};
     fl_scene s;
     fl_world w;
     void *solver = start_solver(name, scene, sets, nsets, &s, &w);
-    snprintf(reason, (size_t)len, "stable");
     if (!solver)
-        return -2.0;
+        return r;
     const fl_solver_ops *ops = fl_solver_find(name);
     fl_step_stats *st = calloc(1, sizeof *st);
+    float *rho = malloc(sizeof(float) * (size_t)(w.fluid.count > 0 ? w.fluid.count : 1));
+    fl_nbgrid g;
+    fl_error err;
+    memset(&g, 0, sizeof g);
     fl_stability stab;
     fl_stability_init(&stab, &w);
-    double failed = -1.0;
-    const long long steps = (long long)ceil(t_end / dt - 1e-9);
-    for (long long k = 1; k <= steps && failed < 0.0; k++) {
-        fl_step_stats_reset(st);
-        if (ops->step(solver, &w, dt, st) != FL_OK) {
-            snprintf(reason, (size_t)len, "a particle left the neighbor grid");
-            failed = k * dt;
-        } else if (fl_stability_check(&stab, st, reason, len)) {
-            failed = k * dt;
-        }
+    r.failed_at = -1.0;
+    snprintf(r.reason, sizeof r.reason, "stable");
+    if (fl_nbgrid_init(&g, &w, &err) != FL_OK) {
+        r.failed_at = -2.0;
+        snprintf(r.reason, sizeof r.reason, "%s", err.msg);
     }
-    free(st);
+    const long long steps = (long long)ceil(t_end / dt - 1e-9);
+    for (long long k = 1; k <= steps && r.failed_at == -1.0; k++) {
+        fl_step_stats_reset(st);
+        if (ops->step(solver, &w, dt, st) != FL_OK || fl_measure_density(&w, &g, rho, st, &err) != FL_OK) {
+            snprintf(r.reason, sizeof r.reason, "a particle left the neighbor grid");
+            r.failed_at = k * dt;
+            break;
+        }
+        r.steps++;
+        r.mean_err += st->density_err_avg;
+        r.peak_err = fmax(r.peak_err, st->density_err_avg);
+        if (fl_stability_check(&stab, st, r.reason, sizeof r.reason))
+            r.failed_at = k * dt;
+    }
+    if (r.steps > 0)
+        r.mean_err /= r.steps;
+    fl_nbgrid_free(&g);
+    free(rho), free(st);
     ops->destroy(solver);
     fl_world_free(&w);
     fl_scene_free(&s);
-    return failed;
+    return r;
 }
 
 /* Martin & Moyce's (1952) surge front, Z = x / a against T = t sqrt(2 g / a),
