@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "compare.h"
 #include "fl_commit.h"
 #include "harness.h"
 #include "plot.h"
@@ -25,6 +26,13 @@ static const char *usage =
     "  (none)                 the default job: the dam break under SPH into out/\n"
     "  run SCENE --solver NAME [options]\n"
     "                         simulate SCENE (a .json path, or a name from scenes/)\n"
+    "  compare SCENE [--solvers LIST] [run options]\n"
+    "                         the same scene through each solver (default: all), one\n"
+    "                         folder each in DIR/<solver>/ (DIR default out/compare),\n"
+    "                         then DIR/compare.csv and .md (status, steps, time,\n"
+    "                         compression) and DIR/compare_density.png and .svg;\n"
+    "                         an unstable or failed solver is recorded, not fatal.\n"
+    "                         Solver parameters: --set solvers.NAME.KEY=VALUE\n"
     "  bench [grid | SOLVER...] [options]\n"
     "                         timed benchmarks; rows appended to docs/perf/*.csv\n"
     "  list                   the solvers and the shipped scenes\n"
@@ -141,6 +149,57 @@ static void plot_summary(const char *dir)
         fprintf(stderr, "fluidlab: plots skipped: %s\n", msg);
 }
 
+/* The options run and compare share. Returns 1 when a is one of them (its
+ * value, when it takes one, is v, and *takes says so), 0 when it is not, and
+ * the exit code of die() on a bad value. */
+static int run_option(const char *a, const char *v, fl_run_config *c, int *plot, int *takes)
+{
+    *takes = strcmp(a, "--dt") == 0 || strcmp(a, "--substeps") == 0 || strcmp(a, "--frames") == 0 ||
+             strcmp(a, "--set") == 0 || strcmp(a, "--out") == 0 || strcmp(a, "--save") == 0 ||
+             strcmp(a, "--threads") == 0;
+    if (*takes && !v)
+        return -die("%s: expected a value", a);
+    if (strcmp(a, "--dt") == 0) {
+        if (strcmp(v, "cfl") == 0)
+            c->dt_cfl = 1;
+        else if (!parse_number(v, &c->dt) || c->dt <= 0.0)
+            return -die("--dt: expected a positive number of seconds or cfl, got '%s'", v);
+    } else if (strcmp(a, "--substeps") == 0) {
+        if (!parse_count(v, &c->substeps))
+            return -die("--substeps: expected a whole number >= 1, got '%s'", v);
+    } else if (strcmp(a, "--frames") == 0) {
+        if (!parse_count(v, &c->frames))
+            return -die("--frames: expected a whole number >= 1, got '%s'", v);
+    } else if (strcmp(a, "--threads") == 0) {
+        if (!parse_count(v, &c->threads) || c->threads > 256)
+            return -die("--threads: expected a whole number in [1, 256], got '%s'", v);
+    } else if (strcmp(a, "--set") == 0) {
+        if (c->set_count == FL_MAX_SETS)
+            return -die("--set %s: too many overrides", v);
+        c->sets[c->set_count++] = v;
+    } else if (strcmp(a, "--out") == 0) {
+        c->out_dir = v;
+    } else if (strcmp(a, "--save") == 0) {
+        char buf[64];
+        snprintf(buf, sizeof buf, "%s", v);
+        for (char *t = strtok(buf, ","); t; t = strtok(NULL, ",")) {
+            if (strcmp(t, "bin") == 0)
+                c->save_bin = 1;
+            else if (strcmp(t, "vtk") == 0)
+                c->save_vtk = 1;
+            else
+                return -die("--save: expected bin, vtk or bin,vtk, got '%s'", v);
+        }
+    } else if (strcmp(a, "--quiet") == 0) {
+        c->progress = 0;
+    } else if (strcmp(a, "--no-plot") == 0) {
+        *plot = 0;
+    } else {
+        return 0;
+    }
+    return 1;
+}
+
 static int cmd_run(int argc, char **argv, const char *default_scene)
 {
     int plot = 1;
@@ -151,53 +210,19 @@ static int cmd_run(int argc, char **argv, const char *default_scene)
     for (int k = 0; k < argc; k++) {
         const char *a = argv[k];
         const char *v = k + 1 < argc ? argv[k + 1] : NULL;
-        int takes = strcmp(a, "--solver") == 0 || strcmp(a, "--dt") == 0 || strcmp(a, "--substeps") == 0 ||
-                    strcmp(a, "--frames") == 0 || strcmp(a, "--set") == 0 || strcmp(a, "--out") == 0 ||
-                    strcmp(a, "--save") == 0 || strcmp(a, "--threads") == 0;
-        if (takes && !v)
-            return die("%s: expected a value", a);
-        if (strcmp(a, "--solver") == 0) {
+        int takes = 0, rc = run_option(a, v, &c, &plot, &takes);
+        if (rc < 0)
+            return -rc;
+        if (rc == 0 && strcmp(a, "--solver") == 0) {
+            if (!v)
+                return die("%s: expected a value", a);
             c.solver = v;
-        } else if (strcmp(a, "--dt") == 0) {
-            if (strcmp(v, "cfl") == 0)
-                c.dt_cfl = 1;
-            else if (!parse_number(v, &c.dt) || c.dt <= 0.0)
-                return die("--dt: expected a positive number of seconds or cfl, got '%s'", v);
-        } else if (strcmp(a, "--substeps") == 0) {
-            if (!parse_count(v, &c.substeps))
-                return die("--substeps: expected a whole number >= 1, got '%s'", v);
-        } else if (strcmp(a, "--frames") == 0) {
-            if (!parse_count(v, &c.frames))
-                return die("--frames: expected a whole number >= 1, got '%s'", v);
-        } else if (strcmp(a, "--threads") == 0) {
-            if (!parse_count(v, &c.threads) || c.threads > 256)
-                return die("--threads: expected a whole number in [1, 256], got '%s'", v);
-        } else if (strcmp(a, "--set") == 0) {
-            if (c.set_count == FL_MAX_SETS)
-                return die("--set %s: too many overrides", v);
-            c.sets[c.set_count++] = v;
-        } else if (strcmp(a, "--out") == 0) {
-            c.out_dir = v;
-        } else if (strcmp(a, "--save") == 0) {
-            char buf[64];
-            snprintf(buf, sizeof buf, "%s", v);
-            for (char *t = strtok(buf, ","); t; t = strtok(NULL, ",")) {
-                if (strcmp(t, "bin") == 0)
-                    c.save_bin = 1;
-                else if (strcmp(t, "vtk") == 0)
-                    c.save_vtk = 1;
-                else
-                    return die("--save: expected bin, vtk or bin,vtk, got '%s'", v);
-            }
-        } else if (strcmp(a, "--quiet") == 0) {
-            c.progress = 0;
-        } else if (strcmp(a, "--no-plot") == 0) {
-            plot = 0;
-        } else if (a[0] == '-') {
+            takes = 1;
+        } else if (rc == 0 && a[0] == '-') {
             return die("%s: unknown option (see fluidlab --help)", a);
-        } else if (c.scene && c.scene != default_scene) {
+        } else if (rc == 0 && c.scene && c.scene != default_scene) {
             return die("%s: more than one scene given", a);
-        } else {
+        } else if (rc == 0) {
             c.scene = a;
         }
         k += takes;
@@ -222,6 +247,107 @@ static int cmd_run(int argc, char **argv, const char *default_scene)
     return 0;
 }
 
+#define FL_MAX_COMPARE 16
+
+/* DIR/compare_density.png and .svg from DIR/density.csv. */
+static void plot_compare(const char *dir)
+{
+    char msg[512];
+    const char *script = FL_SOURCE_DIR "/plots/compare.gp";
+    if (fl_plot_render(script, dir, "png", msg, sizeof msg) || fl_plot_render(script, dir, "svg", msg, sizeof msg))
+        fprintf(stderr, "fluidlab: plots skipped: %s\n", msg);
+}
+
+static int cmd_compare(int argc, char **argv)
+{
+    int plot = 1;
+    fl_run_config c;
+    fl_run_config_default(&c);
+    c.out_dir = "out/compare";
+    c.progress = isatty(STDERR_FILENO);
+    char list[512] = "";
+    for (int k = 0; fl_solvers[k]; k++) /* default: every registered solver */
+        snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", k ? "," : "", fl_solvers[k]->name);
+    for (int k = 0; k < argc; k++) {
+        const char *a = argv[k];
+        const char *v = k + 1 < argc ? argv[k + 1] : NULL;
+        int takes = 0, rc = run_option(a, v, &c, &plot, &takes);
+        if (rc < 0)
+            return -rc;
+        if (rc == 0 && strcmp(a, "--solvers") == 0) {
+            if (!v)
+                return die("%s: expected a value", a);
+            snprintf(list, sizeof list, "%s", v);
+            takes = 1;
+        } else if (rc == 0 && a[0] == '-') {
+            return die("%s: unknown option (see fluidlab --help)", a);
+        } else if (rc == 0 && c.scene) {
+            return die("%s: more than one scene given", a);
+        } else if (rc == 0) {
+            c.scene = a;
+        }
+        k += takes;
+    }
+    if (!c.scene)
+        return die("%s", "compare: expected a scene (a .json file or a name from `fluidlab list`)");
+    if (strchr(c.out_dir, '\''))
+        return die("--out %s: a folder name with a quote cannot be passed to gnuplot", c.out_dir);
+    fl_compare_entry e[FL_MAX_COMPARE];
+    memset(e, 0, sizeof e);
+    int n = 0;
+    char names[512];
+    snprintf(names, sizeof names, "%s", list);
+    for (char *save = NULL, *t = strtok_r(names, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+        if (!fl_solver_find(t))
+            return die("--solvers: unknown solver '%s' (see fluidlab list)", t);
+        for (int q = 0; q < n; q++)
+            if (strcmp(e[q].solver, t) == 0)
+                return die("--solvers: '%s' given twice", t);
+        if (n == FL_MAX_COMPARE)
+            return die("--solvers %s: too many solvers", list);
+        e[n++].solver = t;
+    }
+    if (n == 0)
+        return die("%s", "--solvers: expected a comma-separated list of solvers");
+    const char *dir = c.out_dir;
+    char sub[FL_MAX_COMPARE][1024];
+    for (int k = 0; k < n; k++) {
+        snprintf(sub[k], sizeof sub[k], "%s/%s", dir, e[k].solver);
+        c.solver = e[k].solver;
+        c.out_dir = sub[k];
+        if (c.progress)
+            fprintf(stderr, "fluidlab: compare: solver %d of %d, %s\n", k + 1, n, c.solver);
+        fl_error err;
+        int rc = fl_run(&c, &e[k].result, &err);
+        if (rc == FL_ERR_IO)
+            return die("%s", err.msg) + 1;
+        if (rc == FL_ERR_INPUT && k == 0)
+            return die("%s", err.msg); /* the scene or an override: nothing is written */
+        e[k].ran = rc == FL_OK;
+        if (rc)
+            snprintf(e[k].error, sizeof e[k].error, "%s", err.msg);
+        if (rc == FL_OK && plot)
+            plot_summary(c.out_dir);
+    }
+    fl_error err;
+    if (fl_compare_write(dir, e, n, &err))
+        return die("%s", err.msg) + 1;
+    if (plot && fl_plot_available())
+        plot_compare(dir);
+    for (int k = 0; k < n; k++) {
+        const fl_run_result *r = &e[k].result;
+        if (!e[k].ran)
+            fprintf(stderr, "fluidlab: %-8s did not run: %s\n", e[k].solver, e[k].error);
+        else
+            fprintf(stderr, "fluidlab: %-8s %s%s, %lld steps, %.1f s, mean compression %.3f %%\n", e[k].solver,
+                    r->status == FL_RUN_STABLE ? "stable" : "unstable: ", r->status == FL_RUN_STABLE ? "" : r->reason,
+                    r->steps, r->wall_s, 100.0 * r->mean_err_avg);
+    }
+    fprintf(stderr, "fluidlab: compare: output in %s/ (compare.csv, compare.md, density.csv%s)\n", dir,
+            plot && fl_plot_available() ? ", compare_density.png/.svg" : "");
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2) {
@@ -241,6 +367,8 @@ int main(int argc, char **argv)
         return cmd_list();
     if (strcmp(cmd, "run") == 0)
         return cmd_run(argc - 2, argv + 2, NULL);
+    if (strcmp(cmd, "compare") == 0)
+        return cmd_compare(argc - 2, argv + 2);
     if (strcmp(cmd, "bench") == 0)
         return fl_bench_main(argc - 2, argv + 2);
     return die("%s: unknown command (see fluidlab --help)", cmd);

@@ -1,0 +1,127 @@
+/* compare.c: the files of `fluidlab compare` (compare.h). */
+#include "compare.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The 0-based index of column name in a CSV header line, or -1. */
+static int column_of(const char *header, const char *name)
+{
+    size_t len = strlen(name);
+    int col = 0;
+    for (const char *p = header; *p; col++) {
+        const char *end = strpbrk(p, ",\r\n");
+        size_t n = end ? (size_t)(end - p) : strlen(p);
+        if (n == len && strncmp(p, name, len) == 0)
+            return col;
+        if (!end || *end != ',')
+            break;
+        p = end + 1;
+    }
+    return -1;
+}
+
+/* Field col of a CSV line as a number; 0 when it is missing. */
+static double field(const char *line, int col, int *ok)
+{
+    const char *p = line;
+    for (int c = 0; c < col && p; c++) {
+        p = strchr(p, ',');
+        if (p)
+            p++;
+    }
+    char *end;
+    double v = p ? strtod(p, &end) : 0.0;
+    *ok &= p != NULL && end != p;
+    return v;
+}
+
+/* Appends the time and compression columns of dir/solver/stats.csv to out
+ * as one block. */
+static int append_block(FILE *out, const char *dir, const char *solver, fl_error *err)
+{
+    char path[1200], line[8192];
+    snprintf(path, sizeof path, "%s/%s/stats.csv", dir, solver);
+    FILE *in = fopen(path, "r");
+    if (!in)
+        return fl_fail(err, FL_ERR_IO, "%s: cannot read: %s", path, strerror(errno));
+    int rc = FL_OK, t = -1, a = -1, m = -1;
+    if (fgets(line, sizeof line, in))
+        t = column_of(line, "time"), a = column_of(line, "density_err_avg"), m = column_of(line, "density_err_max");
+    if (t < 0 || a < 0 || m < 0)
+        rc = fl_fail(err, FL_ERR_IO, "%s: expected the columns time, density_err_avg and density_err_max", path);
+    fprintf(out, "time,%s,%s\n", solver, solver);
+    while (rc == FL_OK && fgets(line, sizeof line, in)) {
+        int ok = 1;
+        double tv = field(line, t, &ok), av = field(line, a, &ok), mv = field(line, m, &ok);
+        if (!ok)
+            rc = fl_fail(err, FL_ERR_IO, "%s: a row without the time or compression values", path);
+        else
+            fprintf(out, "%.9g,%.9g,%.9g\n", tv, av, mv);
+    }
+    fputs("\n\n", out);
+    fclose(in);
+    return rc;
+}
+
+static const char *status_of(const fl_compare_entry *e)
+{
+    return !e->ran ? "failed" : e->result.status == FL_RUN_STABLE ? "stable" : "unstable";
+}
+
+int fl_compare_write(const char *dir, const fl_compare_entry *e, int n, fl_error *err)
+{
+    char path[1200];
+    snprintf(path, sizeof path, "%s/compare.csv", dir);
+    FILE *csv = fopen(path, "w");
+    if (!csv)
+        return fl_fail(err, FL_ERR_IO, "%s: cannot write: %s", path, strerror(errno));
+    fputs("solver,status,reason,steps,simulated_s,wall_s,ms_per_step,mean_compression_percent\n", csv);
+    for (int k = 0; k < n; k++) {
+        const fl_run_result *r = &e[k].result;
+        const char *why = e[k].ran ? r->reason : e[k].error;
+        char quoted[640];
+        size_t q = 0;
+        for (const char *p = why; *p && q + 2 < sizeof quoted; p++)
+            quoted[q++] = *p == '"' ? '\'' : *p; /* the reason goes in double quotes */
+        quoted[q] = '\0';
+        fprintf(csv, "%s,%s,\"%s\",%lld,%.6g,%.6g,%.6g,%.6g\n", e[k].solver, status_of(&e[k]), quoted, r->steps,
+                r->sim_time, r->wall_s, r->steps > 0 ? 1e3 * r->wall_s / (double)r->steps : 0.0,
+                100.0 * r->mean_err_avg);
+    }
+    int ok = fclose(csv) == 0;
+
+    snprintf(path, sizeof path, "%s/compare.md", dir);
+    FILE *md = ok ? fopen(path, "w") : NULL;
+    if (md) {
+        fputs("| solver | status | steps | simulated, s | wall, s | ms per step | mean compression |\n"
+              "| --- | --- | --- | --- | --- | --- | --- |\n",
+              md);
+        for (int k = 0; k < n; k++) {
+            const fl_run_result *r = &e[k].result;
+            fprintf(md, "| %s | %s%s%s | %lld | %.3f | %.1f | %.3f | %.3f %% |\n", e[k].solver, status_of(&e[k]),
+                    e[k].ran && r->status == FL_RUN_STABLE ? "" : ": ", e[k].ran ? r->reason : e[k].error,
+                    r->steps, r->sim_time, r->wall_s, r->steps > 0 ? 1e3 * r->wall_s / (double)r->steps : 0.0,
+                    100.0 * r->mean_err_avg);
+        }
+        ok &= fclose(md) == 0;
+    } else {
+        ok = 0;
+    }
+    if (!ok)
+        return fl_fail(err, FL_ERR_IO, "%s: cannot write: %s", path, strerror(errno));
+
+    snprintf(path, sizeof path, "%s/density.csv", dir);
+    FILE *dens = fopen(path, "w");
+    if (!dens)
+        return fl_fail(err, FL_ERR_IO, "%s: cannot write: %s", path, strerror(errno));
+    int rc = FL_OK;
+    for (int k = 0; k < n && rc == FL_OK; k++)
+        if (e[k].ran)
+            rc = append_block(dens, dir, e[k].solver, err);
+    if (fclose(dens) != 0 && rc == FL_OK)
+        rc = fl_fail(err, FL_ERR_IO, "%s: cannot write: %s", path, strerror(errno));
+    return rc;
+}
