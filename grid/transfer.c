@@ -110,16 +110,28 @@ int fl_transfer_p2g(fl_mac_grid *g, const float *x, const float *y, const float 
     return FL_OK;
 }
 
-int fl_transfer_g2p(const fl_mac_grid *g, const double *u, const double *v, const double *w,
-                    const float *x, const float *y, const float *z, int n, float *vx, float *vy,
-                    float *vz, fl_error *err)
+/* The trilinear interpolation of field a at stencil corner f with
+ * fractions t, along x, then y, then z. */
+static inline double interp(const double *a, long f, long s1, long s2, const double t[3])
+{
+    double c00 = a[f] + t[0] * (a[f + 1] - a[f]);
+    double c10 = a[f + s1] + t[0] * (a[f + s1 + 1] - a[f + s1]);
+    double c01 = a[f + s2] + t[0] * (a[f + s2 + 1] - a[f + s2]);
+    double c11 = a[f + s1 + s2] + t[0] * (a[f + s1 + s2 + 1] - a[f + s1 + s2]);
+    double c0 = c00 + t[1] * (c10 - c00), c1 = c01 + t[1] * (c11 - c01);
+    return c0 + t[2] * (c1 - c0);
+}
+
+/* G2P of field a into out and, when b is not NULL, of field b into
+ * out_b, with one stencil per particle and component. */
+static int g2p(const fl_mac_grid *g, const double *const a[3], const double *const b[3], const float *x,
+               const float *y, const float *z, int n, float *const out[3], float *const out_b[3],
+               fl_error *err)
 {
     int first, outside = count_outside(g, x, y, z, n, &first);
     if (outside > 0)
         return outside_error(x, y, z, outside, first, err);
     face_lattice l[3] = {lattice_of(g, 0), lattice_of(g, 1), lattice_of(g, 2)};
-    const double *vel[3] = {u, v, w};
-    float *out[3] = {vx, vy, vz};
 #pragma omp parallel for schedule(static)
     for (int p = 0; p < n; p++) {
         double pos[3] = {x[p], y[p], z[p]};
@@ -127,15 +139,26 @@ int fl_transfer_g2p(const fl_mac_grid *g, const double *u, const double *v, cons
             double t[3];
             long f = face_stencil(&l[axis], g->lo, g->dx, pos, t);
             long s1 = l[axis].dim[0], s2 = (long)l[axis].dim[0] * l[axis].dim[1];
-            const double *a = vel[axis];
-            /* along x, then y, then z */
-            double c00 = a[f] + t[0] * (a[f + 1] - a[f]);
-            double c10 = a[f + s1] + t[0] * (a[f + s1 + 1] - a[f + s1]);
-            double c01 = a[f + s2] + t[0] * (a[f + s2 + 1] - a[f + s2]);
-            double c11 = a[f + s1 + s2] + t[0] * (a[f + s1 + s2 + 1] - a[f + s1 + s2]);
-            double c0 = c00 + t[1] * (c10 - c00), c1 = c01 + t[1] * (c11 - c01);
-            out[axis][p] = (float)(c0 + t[2] * (c1 - c0));
+            out[axis][p] = (float)interp(a[axis], f, s1, s2, t);
+            if (b)
+                out_b[axis][p] = (float)interp(b[axis], f, s1, s2, t);
         }
     }
     return FL_OK;
+}
+
+int fl_transfer_g2p(const fl_mac_grid *g, const double *u, const double *v, const double *w,
+                    const float *x, const float *y, const float *z, int n, float *vx, float *vy,
+                    float *vz, fl_error *err)
+{
+    const double *const a[3] = {u, v, w};
+    float *const out[3] = {vx, vy, vz};
+    return g2p(g, a, NULL, x, y, z, n, out, NULL, err);
+}
+
+int fl_transfer_g2p_pair(const fl_mac_grid *g, const double *const a[3], const double *const b[3],
+                         const float *x, const float *y, const float *z, int n, float *const out_a[3],
+                         float *const out_b[3], fl_error *err)
+{
+    return g2p(g, a, b, x, y, z, n, out_a, out_b, err);
 }

@@ -36,6 +36,13 @@ int fl_transfer_g2p(const fl_mac_grid *g, const double *u, const double *v, cons
                     const float *x, const float *y, const float *z, int n, float *vx, float *vy,
                     float *vz, fl_error *err);
 
+/* fl_transfer_g2p of two sets of face fields a and b (each u, v, w) at the
+ * same positions, into out_a and out_b (each vx, vy, vz): one stencil per
+ * particle and component serves both (PIC velocity and FLIP change). */
+int fl_transfer_g2p_pair(const fl_mac_grid *g, const double *const a[3], const double *const b[3],
+                         const float *x, const float *y, const float *z, int n, float *const out_a[3],
+                         float *const out_b[3], fl_error *err);
+
 #ifdef __cplusplus
 }
 #endif

@@ -478,9 +478,10 @@ static int flip_substep(flip_solver *s, fl_world *w, double h, fl_step_stats *st
             f->saved[q] = f->u[q] - f->saved[q];
     }
     double t6 = fl_now_ms();
-    if ((rc = fl_transfer_g2p(g, g->u, g->v, g->w, p->x, p->y, p->z, p->count, s->ax, s->ay, s->az, err)) ||
-        (rc = fl_transfer_g2p(g, s->f[0].saved, s->f[1].saved, s->f[2].saved, p->x, p->y, p->z, p->count,
-                              s->bx, s->by, s->bz, err)))
+    const double *const grid_vel[3] = {g->u, g->v, g->w};
+    const double *const change[3] = {s->f[0].saved, s->f[1].saved, s->f[2].saved};
+    float *const pic[3] = {s->ax, s->ay, s->az}, *const dflip[3] = {s->bx, s->by, s->bz};
+    if ((rc = fl_transfer_g2p_pair(g, grid_vel, change, p->x, p->y, p->z, p->count, pic, dflip, err)))
         return rc;
     flip_blend(s, p);
     double t7 = fl_now_ms();
