@@ -24,8 +24,9 @@ extern "C" {
 
 /* g->u, v, w (m/s) from n particles at (x, y, z) (m) with velocities
  * (vx, vy, vz) (m/s); a face with no particle within reach gets 0 and a
- * zero weight sum. Deterministic: each component is summed in particle
- * order (the three components run in parallel). */
+ * zero weight sum. Deterministic: each face is summed in particle order
+ * (the threads own slabs of face layers along z, balanced by particle
+ * count), the same result on any number of threads. */
 int fl_transfer_p2g(fl_mac_grid *g, const float *x, const float *y, const float *z, const float *vx,
                     const float *vy, const float *vz, int n, fl_error *err);
 
