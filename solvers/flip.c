@@ -361,9 +361,14 @@ static void flip_blend(flip_solver *s, fl_particles *p)
     }
 }
 
-/* Appends one solve's residual history (iterations 1..n) to the step's. */
+/* Appends one solve's residual history (iterations 1..n) to the step's
+ * and counts it in the step's per-solve maximum and unconverged count. */
 static void flip_record(fl_step_stats *st, const double *history, const fl_pcg_result *res)
 {
+    if (res->iterations > st->solve_iterations_max)
+        st->solve_iterations_max = res->iterations;
+    if (res->reason < 0)
+        st->solves_unconverged++;
     for (int k = 1; k < res->history_len; k++) {
         if (st->iterations < FL_MAX_HISTORY)
             st->residual[st->iterations] = history[k];
