@@ -191,6 +191,7 @@ static int bench_solver(const bench_opts *o, const char *name)
     double *stage = calloc((size_t)n * FL_STAGE_COUNT, sizeof *stage);
     double *iters = calloc((size_t)n, sizeof *iters), *subs = calloc((size_t)n, sizeof *subs);
     double *per_solve = calloc((size_t)n, sizeof *per_solve);
+    int solve_max = 0, unconverged = 0;
     for (int r = -1; r < n && !bad; r++) {
         int count = r < 0 ? o->warmup : o->steps;
         double sum_stage[FL_STAGE_COUNT] = {0}, sum_iter = 0.0, sum_sub = 0.0;
@@ -202,6 +203,9 @@ static int bench_solver(const bench_opts *o, const char *name)
                 sum_stage[q] += st->stage_ms[q];
             sum_iter += st->iterations;
             sum_sub += st->substeps;
+            if (st->solve_iterations_max > solve_max)
+                solve_max = st->solve_iterations_max;
+            unconverged += st->solves_unconverged;
         }
         double elapsed = fl_now_ms() - t0;
         if (r < 0 || count == 0)
@@ -232,8 +236,11 @@ static int bench_solver(const bench_opts *o, const char *name)
                        100.0 * sq[q][0] / sum[0]);
         printf("| **step** | **%.3f** | %.3f | %.3f | |\n", sum[0], sum[1], sum[2]);
         printf("mean iterations per step: %.2f\n", si[0]);
-        if (ss[2] > 1.0) /* solvers that substep (FLIP): one pressure solve each */
+        if (ss[2] > 1.0) { /* solvers that substep (FLIP): one pressure solve each */
             printf("mean substeps per step: %.2f, iterations per substep: %.2f\n", ss[0], sp[0]);
+            printf("most iterations in one solve: %d, solves short of the tolerance: %d (warm-up included)\n",
+                   solve_max, unconverged);
+        }
         char header[1024] = "date,commit,benchmark,machine,threads,particles,command,repeats,steps,dt,"
                             "step_ms_median,step_ms_min,step_ms_max,iterations";
         for (int q = 0; q < FL_STAGE_COUNT; q++)

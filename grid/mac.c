@@ -65,7 +65,8 @@ int fl_mac_grid_create(const fl_world *w, const fl_mac_config *cfg, fl_mac_grid 
     g->p = fl_alloc(nc * sizeof(double));
     g->rhs = fl_alloc(nc * sizeof(double));
     g->label = fl_alloc(nc);
-    if (!g->u || !g->v || !g->w || !g->wu || !g->wv || !g->ww || !g->p || !g->rhs || !g->label) {
+    g->slab = fl_alloc((size_t)(n[2] + 1) * sizeof(long));
+    if (!g->u || !g->v || !g->w || !g->wu || !g->wv || !g->ww || !g->p || !g->rhs || !g->label || !g->slab) {
         fl_mac_grid_destroy(&g);
         return fl_fail(err, FL_ERR_MEMORY, "mac grid: out of memory for %dx%dx%d cells", n[0], n[1], n[2]);
     }
@@ -110,6 +111,7 @@ void fl_mac_grid_destroy(fl_mac_grid **gp)
     fl_free(g->p);
     fl_free(g->rhs);
     fl_free(g->label);
+    fl_free(g->slab);
     fl_pcg_destroy(&g->pcg);
     fl_free(g);
     *gp = NULL;

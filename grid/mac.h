@@ -41,6 +41,7 @@ typedef struct fl_mac_grid {
     unsigned char *label;  /* FL_CELL_FLUID, FL_CELL_AIR or FL_CELL_SOLID per cell */
     double *rhs;           /* right-hand side of the last projection, Pa */
     fl_pcg *pcg;           /* solver workspace */
+    long *slab;            /* P2G workspace: particles per cell layer k, nz + 1 entries */
 } fl_mac_grid;
 
 /* Grid over the world's domain: ceil(extent / dx) cells per axis inside it

@@ -5,14 +5,16 @@
  *
  * Every vector spans the whole grid and is kept at 0 outside the FLUID
  * cells, so that the stencils read neighbours without testing labels. The
- * dot products add per-block partial sums in block order: the same result
- * on any number of threads. */
+ * iterations visit only the FLUID cells, through a list of them in cell
+ * order built at the start of each solve. The dot products add per-block
+ * partial sums (blocks of that list) in block order: the same result on
+ * any number of threads. */
 #include "pcg.h"
 
 #include <math.h>
 #include <string.h>
 
-/* Cells per block of a dot product: small enough for many blocks per
+/* FLUID cells per block of a dot product: small enough for many blocks per
  * thread, large enough that the partial sums cost nothing. */
 #define PCG_BLOCK 4096
 
@@ -44,15 +46,15 @@ int fl_pcg_create(int nx, int ny, int nz, fl_pcg **out, fl_error *err)
     s->ny = ny;
     s->nz = nz;
     s->ncells = (long)nx * ny * nz;
-    s->nblocks = (s->ncells + PCG_BLOCK - 1) / PCG_BLOCK;
     size_t bytes = (size_t)s->ncells * sizeof(double);
     s->r = fl_alloc(bytes);
     s->z = fl_alloc(bytes);
     s->s = fl_alloc(bytes);
     s->q = fl_alloc(bytes);
     s->precon = fl_alloc(bytes);
-    s->partial = fl_alloc((size_t)s->nblocks * sizeof(double));
-    if (!s->r || !s->z || !s->s || !s->q || !s->precon || !s->partial) {
+    s->fluid = fl_alloc((size_t)s->ncells * sizeof(long));
+    s->partial = fl_alloc((size_t)((s->ncells + PCG_BLOCK - 1) / PCG_BLOCK) * sizeof(double));
+    if (!s->r || !s->z || !s->s || !s->q || !s->precon || !s->fluid || !s->partial) {
         fl_pcg_destroy(&s);
         return fl_fail(err, FL_ERR_MEMORY, "pcg: out of memory for a %dx%dx%d grid", nx, ny, nz);
     }
@@ -70,6 +72,7 @@ void fl_pcg_destroy(fl_pcg **sp)
     fl_free(s->s);
     fl_free(s->q);
     fl_free(s->precon);
+    fl_free(s->fluid);
     fl_free(s->partial);
     fl_free(s);
     *sp = NULL;
@@ -83,10 +86,11 @@ static double sum_blocks(const fl_pcg *s)
     return sum;
 }
 
+/* One past the last FLUID-list index of block b. */
 static inline long block_end(const fl_pcg *s, long b)
 {
     long e = (b + 1) * PCG_BLOCK;
-    return e < s->ncells ? e : s->ncells;
+    return e < s->nfluid ? e : s->nfluid;
 }
 
 static double dot(fl_pcg *s, const double *a, const double *b)
@@ -94,8 +98,10 @@ static double dot(fl_pcg *s, const double *a, const double *b)
 #pragma omp parallel for schedule(static)
     for (long blk = 0; blk < s->nblocks; blk++) {
         double sum = 0.0;
-        for (long c = blk * PCG_BLOCK; c < block_end(s, blk); c++)
+        for (long n = blk * PCG_BLOCK; n < block_end(s, blk); n++) {
+            long c = s->fluid[n];
             sum += a[c] * b[c];
+        }
         s->partial[blk] = sum;
     }
     return sum_blocks(s);
@@ -108,8 +114,9 @@ static double apply_dot(fl_pcg *s, const unsigned char *label, const double *x, 
 #pragma omp parallel for schedule(static)
     for (long blk = 0; blk < s->nblocks; blk++) {
         double sum = 0.0;
-        for (long c = blk * PCG_BLOCK; c < block_end(s, blk); c++) {
-            double v = label[c] == FL_CELL_FLUID ? fl_poisson_apply_cell(label, x, c, sx, sxy) : 0.0;
+        for (long n = blk * PCG_BLOCK; n < block_end(s, blk); n++) {
+            long c = s->fluid[n];
+            double v = fl_poisson_apply_cell(label, x, c, sx, sxy);
             q[c] = v;
             sum += x[c] * v;
         }
@@ -126,7 +133,8 @@ static double step_dot(fl_pcg *s, double alpha, double *p)
 #pragma omp parallel for schedule(static)
     for (long blk = 0; blk < s->nblocks; blk++) {
         double sum = 0.0;
-        for (long c = blk * PCG_BLOCK; c < block_end(s, blk); c++) {
+        for (long n = blk * PCG_BLOCK; n < block_end(s, blk); n++) {
+            long c = s->fluid[n];
             p[c] += alpha * d[c];
             r[c] -= alpha * q[c];
             sum += r[c] * r[c];
@@ -151,9 +159,8 @@ static void mic0_factor(fl_pcg *s, const unsigned char *label, double tau, doubl
     long sx = s->nx, sxy = (long)s->nx * s->ny;
     double *pc = s->precon;
     memset(pc, 0, (size_t)s->ncells * sizeof(double));
-    for (long c = sxy; c < s->ncells - sxy; c++) {
-        if (label[c] != FL_CELL_FLUID)
-            continue;
+    for (long n = 0; n < s->nfluid; n++) {
+        long c = s->fluid[n];
         double diag = fl_poisson_diag(label, c, sx, sxy);
         if (diag == 0.0)
             continue;
@@ -170,54 +177,51 @@ static void mic0_factor(fl_pcg *s, const unsigned char *label, double tau, doubl
 
 /* z = (L L^T)^-1 r: forward substitution L q = r in cell order, then
  * L^T z = q in reverse order, in place in z (outside FLUID z stays 0). */
-static void mic0_apply(fl_pcg *s, const unsigned char *label)
+static void mic0_apply(fl_pcg *s)
 {
     long sx = s->nx, sxy = (long)s->nx * s->ny;
     const double *pc = s->precon, *r = s->r;
     double *z = s->z;
-    for (long c = sxy; c < s->ncells - sxy; c++) {
-        if (label[c] != FL_CELL_FLUID)
-            continue;
+    for (long n = 0; n < s->nfluid; n++) {
+        long c = s->fluid[n];
         z[c] = (r[c] + pc[c - 1] * z[c - 1] + pc[c - sx] * z[c - sx] + pc[c - sxy] * z[c - sxy]) * pc[c];
     }
-    for (long c = s->ncells - sxy - 1; c >= sxy; c--) {
-        if (label[c] != FL_CELL_FLUID)
-            continue;
+    for (long n = s->nfluid - 1; n >= 0; n--) {
+        long c = s->fluid[n];
         z[c] = (z[c] + pc[c] * (z[c + 1] + z[c + sx] + z[c + sxy])) * pc[c];
     }
 }
 
-/* Jacobi: precon = 1 / diagonal on FLUID cells, 0 elsewhere. */
+/* Jacobi: precon = 1 / diagonal on FLUID cells (only those are read). */
 static void jacobi_factor(fl_pcg *s, const unsigned char *label)
 {
     long sx = s->nx, sxy = (long)s->nx * s->ny;
     double *pc = s->precon;
 #pragma omp parallel for schedule(static)
-    for (long c = 0; c < s->ncells; c++) {
-        int diag = label[c] == FL_CELL_FLUID ? fl_poisson_diag(label, c, sx, sxy) : 0;
+    for (long n = 0; n < s->nfluid; n++) {
+        long c = s->fluid[n];
+        int diag = fl_poisson_diag(label, c, sx, sxy);
         pc[c] = diag > 0 ? 1.0 / diag : 0.0;
     }
 }
 
 /* z = M^-1 r; returns z.r. */
-static double precondition_dot(fl_pcg *s, const unsigned char *label, fl_precond kind)
+static double precondition_dot(fl_pcg *s, fl_precond kind)
 {
     const double *r = s->r;
     double *z = s->z;
     if (kind == FL_PRECOND_MIC0) {
-        mic0_apply(s, label);
-        return dot(s, z, r);
-    }
-    if (kind == FL_PRECOND_NONE) {
-        memcpy(z, r, (size_t)s->ncells * sizeof(double));
+        mic0_apply(s);
         return dot(s, z, r);
     }
     const double *pc = s->precon;
+    int plain = kind == FL_PRECOND_NONE;
 #pragma omp parallel for schedule(static)
     for (long blk = 0; blk < s->nblocks; blk++) {
         double sum = 0.0;
-        for (long c = blk * PCG_BLOCK; c < block_end(s, blk); c++) {
-            z[c] = pc[c] * r[c];
+        for (long n = blk * PCG_BLOCK; n < block_end(s, blk); n++) {
+            long c = s->fluid[n];
+            z[c] = plain ? r[c] : pc[c] * r[c];
             sum += z[c] * r[c];
         }
         s->partial[blk] = sum;
@@ -225,14 +229,16 @@ static double precondition_dot(fl_pcg *s, const unsigned char *label, fl_precond
     return sum_blocks(s);
 }
 
-/* s = z + beta s */
+/* s = z + beta s (on the FLUID cells; s stays 0 elsewhere) */
 static void update_direction(fl_pcg *s, double beta)
 {
     const double *z = s->z;
     double *d = s->s;
 #pragma omp parallel for schedule(static)
-    for (long c = 0; c < s->ncells; c++)
+    for (long n = 0; n < s->nfluid; n++) {
+        long c = s->fluid[n];
         d[c] = z[c] + beta * d[c];
+    }
 }
 
 /* FLUID cells on the outer layer would read outside the arrays. */
@@ -273,16 +279,20 @@ int fl_pcg_solve(fl_pcg *s, const unsigned char *label, const double *b, double 
     if (outer >= 0)
         return fl_fail(err, FL_ERR_INPUT, "pcg: FLUID cell %ld lies on the grid's outer layer", outer);
 
-    long fluid = 0;
-#pragma omp parallel for schedule(static) reduction(+ : fluid)
+#pragma omp parallel for schedule(static)
     for (long c = 0; c < s->ncells; c++) {
-        int f = label[c] == FL_CELL_FLUID;
         p[c] = 0.0;
-        s->r[c] = f ? b[c] : 0.0;
+        s->r[c] = label[c] == FL_CELL_FLUID ? b[c] : 0.0;
         s->z[c] = 0.0;
-        fluid += f;
+        s->s[c] = 0.0;
     }
-    res->fluid_cells = (int)fluid;
+    long nfluid = 0;
+    for (long c = 0; c < s->ncells; c++)
+        if (label[c] == FL_CELL_FLUID)
+            s->fluid[nfluid++] = c;
+    s->nfluid = nfluid;
+    s->nblocks = (nfluid + PCG_BLOCK - 1) / PCG_BLOCK;
+    res->fluid_cells = (int)nfluid;
 
     double bnorm = sqrt(dot(s, s->r, s->r));
     if (bnorm == 0.0) {
@@ -301,8 +311,8 @@ int fl_pcg_solve(fl_pcg *s, const unsigned char *label, const double *b, double 
         mic0_factor(s, label, opt->mic_tau, opt->mic_sigma);
     else if (opt->precond == FL_PRECOND_JACOBI)
         jacobi_factor(s, label);
-    double zr = precondition_dot(s, label, opt->precond);
-    memcpy(s->s, s->z, (size_t)s->ncells * sizeof(double));
+    double zr = precondition_dot(s, opt->precond);
+    update_direction(s, 0.0);
 
     res->reason = FL_PCG_DIVERGED_MAX_ITER;
     for (int k = 1; k <= opt->max_iter; k++) {
@@ -320,7 +330,7 @@ int fl_pcg_solve(fl_pcg *s, const unsigned char *label, const double *b, double 
             res->reason = FL_PCG_CONVERGED_RTOL;
             break;
         }
-        double zr_new = precondition_dot(s, label, opt->precond);
+        double zr_new = precondition_dot(s, opt->precond);
         update_direction(s, zr_new / zr);
         zr = zr_new;
     }

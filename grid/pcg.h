@@ -88,15 +88,17 @@ typedef struct fl_pcg_result {
 } fl_pcg_result;
 
 /* Workspace of a solve on an nx x ny x nz grid (the vectors r, z, s, q, the
- * MIC(0) factor and the block sums), allocated once so that a solve does
- * not allocate. */
+ * MIC(0) factor, the list of FLUID cells and the block sums), allocated once
+ * so that a solve does not allocate. */
 typedef struct fl_pcg {
     int nx, ny, nz;
     long ncells;
     double *r, *z, *s, *q;
     double *precon;      /* per FLUID cell, 0 elsewhere: MIC(0) 1 / sqrt(pivot), Jacobi 1 / diagonal */
+    long *fluid;         /* the FLUID cells of the current solve, in cell order */
+    long nfluid;
     double *partial;     /* one sum per block of the dot products */
-    long nblocks;
+    long nblocks;        /* blocks of the FLUID list in the current solve */
 } fl_pcg;
 
 int fl_pcg_create(int nx, int ny, int nz, fl_pcg **out, fl_error *err);

@@ -24,8 +24,9 @@ extern "C" {
 
 /* g->u, v, w (m/s) from n particles at (x, y, z) (m) with velocities
  * (vx, vy, vz) (m/s); a face with no particle within reach gets 0 and a
- * zero weight sum. Deterministic: each component is summed in particle
- * order (the three components run in parallel). */
+ * zero weight sum. Deterministic: each face is summed in particle order
+ * (the threads own slabs of face layers along z, balanced by particle
+ * count), the same result on any number of threads. */
 int fl_transfer_p2g(fl_mac_grid *g, const float *x, const float *y, const float *z, const float *vx,
                     const float *vy, const float *vz, int n, fl_error *err);
 
@@ -35,6 +36,13 @@ int fl_transfer_p2g(fl_mac_grid *g, const float *x, const float *y, const float 
 int fl_transfer_g2p(const fl_mac_grid *g, const double *u, const double *v, const double *w,
                     const float *x, const float *y, const float *z, int n, float *vx, float *vy,
                     float *vz, fl_error *err);
+
+/* fl_transfer_g2p of two sets of face fields a and b (each u, v, w) at the
+ * same positions, into out_a and out_b (each vx, vy, vz): one stencil per
+ * particle and component serves both (PIC velocity and FLIP change). */
+int fl_transfer_g2p_pair(const fl_mac_grid *g, const double *const a[3], const double *const b[3],
+                         const float *x, const float *y, const float *z, int n, float *const out_a[3],
+                         float *const out_b[3], fl_error *err);
 
 #ifdef __cplusplus
 }

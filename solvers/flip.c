@@ -361,9 +361,14 @@ static void flip_blend(flip_solver *s, fl_particles *p)
     }
 }
 
-/* Appends one solve's residual history (iterations 1..n) to the step's. */
+/* Appends one solve's residual history (iterations 1..n) to the step's
+ * and counts it in the step's per-solve maximum and unconverged count. */
 static void flip_record(fl_step_stats *st, const double *history, const fl_pcg_result *res)
 {
+    if (res->iterations > st->solve_iterations_max)
+        st->solve_iterations_max = res->iterations;
+    if (res->reason < 0)
+        st->solves_unconverged++;
     for (int k = 1; k < res->history_len; k++) {
         if (st->iterations < FL_MAX_HISTORY)
             st->residual[st->iterations] = history[k];
@@ -478,9 +483,10 @@ static int flip_substep(flip_solver *s, fl_world *w, double h, fl_step_stats *st
             f->saved[q] = f->u[q] - f->saved[q];
     }
     double t6 = fl_now_ms();
-    if ((rc = fl_transfer_g2p(g, g->u, g->v, g->w, p->x, p->y, p->z, p->count, s->ax, s->ay, s->az, err)) ||
-        (rc = fl_transfer_g2p(g, s->f[0].saved, s->f[1].saved, s->f[2].saved, p->x, p->y, p->z, p->count,
-                              s->bx, s->by, s->bz, err)))
+    const double *const grid_vel[3] = {g->u, g->v, g->w};
+    const double *const change[3] = {s->f[0].saved, s->f[1].saved, s->f[2].saved};
+    float *const pic[3] = {s->ax, s->ay, s->az}, *const dflip[3] = {s->bx, s->by, s->bz};
+    if ((rc = fl_transfer_g2p_pair(g, grid_vel, change, p->x, p->y, p->z, p->count, pic, dflip, err)))
         return rc;
     flip_blend(s, p);
     double t7 = fl_now_ms();

@@ -55,6 +55,9 @@ typedef struct fl_step_stats {
                                       * substeps); 1 for the solvers that take the step whole */
     double dt_limit;                 /* largest stable next step, s, from the solver's CFL and
                                       * force criteria; 0 when it has none ("dt": "cfl" uses it) */
+    int solve_iterations_max;        /* most iterations of one linear solve in the step (FLIP) */
+    int solves_unconverged;          /* linear solves of the step that stopped short of their
+                                      * tolerance (FLIP: MICCG at max_iter or broken down) */
 } fl_step_stats;
 
 typedef struct fl_solver_ops {

@@ -20,6 +20,7 @@ void fl_step_stats_reset(fl_step_stats *st)
     memset(st->stage_ms, 0, sizeof st->stage_ms);
     st->max_speed = st->cfl = 0.0;
     st->nan_count = 0;
+    st->solve_iterations_max = st->solves_unconverged = 0;
     st->substeps = 1;
     st->dt_limit = 0.0;
 }

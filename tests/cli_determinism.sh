@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Determinism through the real binary: the same run twice, and once on one
 # thread, gives identical physics columns in stats.csv (everything but the
-# stage timers, ms_*), and the same convergence.csv; PBF's on one and two
-# threads too.
+# stage timers, ms_*), and the same convergence.csv; PBF's and FLIP's on one
+# and two threads too.
 # usage: cli_determinism.sh FLUIDLAB SCRATCH_DIR
 set -u
 bin=$1
@@ -52,6 +52,18 @@ pbf "$dir/pbf2"; check "PBF run" $?
 pbf "$dir/pbf1" --threads 1; check "PBF one-thread run" $?
 cmp -s <(physics "$dir/pbf1/stats.csv") <(physics "$dir/pbf2/stats.csv"); check "PBF: same physics columns on 1 and 2 threads" $?
 cmp -s "$dir/pbf1/convergence.csv" "$dir/pbf2/convergence.csv"; check "PBF: same convergence.csv on 1 and 2 threads" $?
+
+# FLIP: P2G by thread slabs, PCG dot products by blocks of the FLUID list
+flip() { # out dir, extra args...
+  local out=$1
+  shift
+  "$bin" run dam_break --solver flip --frames 2 --set fluid.spacing=0.01 --quiet --no-plot --out "$out" "$@" \
+    >/dev/null 2>&1
+}
+flip "$dir/flip2"; check "FLIP run" $?
+flip "$dir/flip1" --threads 1; check "FLIP one-thread run" $?
+cmp -s <(physics "$dir/flip1/stats.csv") <(physics "$dir/flip2/stats.csv"); check "FLIP: same physics columns on 1 and 2 threads" $?
+cmp -s "$dir/flip1/convergence.csv" "$dir/flip2/convergence.csv"; check "FLIP: same convergence.csv on 1 and 2 threads" $?
 
 # "dt": "cfl": WCSPH's steps follow its stability limit and land on the frame times
 "$bin" run dam_break --solver wcsph --dt cfl --frames 3 --set fluid.spacing=0.02 --quiet --no-plot \

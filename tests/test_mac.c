@@ -519,6 +519,24 @@ static void test_transfers(void)
     printf("G2P of a linear grid field at %d random points: max error %.2e m/s\n", np, gworst);
     ENSURE(gworst < 1e-5);
 
+    /* the pair G2P gives each field exactly what G2P gives it alone */
+    float *pa = malloc(6 * (size_t)np * sizeof(float));
+    ENSURE(pa != NULL);
+    float *const out_a[3] = {pa, pa + np, pa + 2 * np}, *const out_b[3] = {pa + 3 * np, pa + 4 * np, pa + 5 * np};
+    const double *const fa[3] = {g->u, g->v, g->w}, *const fb[3] = {g->w, g->u, g->v};
+    ENSURE(fl_transfer_g2p_pair(g, fa, fb, x, y, z, np, out_a, out_b, &err) == FL_OK);
+    int pair_same = 1;
+    for (int p = 0; p < np; p++)
+        for (int a = 0; a < 3; a++)
+            pair_same &= out_a[a][p] == vel[a][p];
+    ENSURE(fl_transfer_g2p(g, g->w, g->u, g->v, x, y, z, np, vx, vy, vz, &err) == FL_OK);
+    for (int p = 0; p < np; p++)
+        for (int a = 0; a < 3; a++)
+            pair_same &= out_b[a][p] == vel[a][p];
+    printf("G2P pair equals two G2P calls: %s\n", pair_same ? "yes" : "no");
+    ENSURE(pair_same);
+    free(pa);
+
     /* a particle outside the grid, or NaN: an error, nothing written */
     double u_before = g->u[fl_mac_u(g, 3, 3, 3)];
     x[5] = 5.0f;
