@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # test_plots.sh: the gnuplot run summary (plots/run_summary.gp) on a small
-# stats.csv fixture (tests/fixtures/stats_small.csv).
+# stats.csv fixture (tests/fixtures/stats_small.csv), and the comparison's
+# density chart (plots/compare.gp) on a small density.csv fixture
+# (tests/fixtures/density_small.csv: three solvers).
 #
 # Usage: test_plots.sh PLOTS_DIR SCRATCH_DIR [FIXTURE]
 #   PLOTS_DIR    folder holding run_summary.gp
@@ -121,5 +123,28 @@ fresh plots_badfmt
 cp "$fixture" "$scratch/plots_badfmt/stats.csv"
 if run_gp plots_badfmt -e "fmt='jpeg'"; then fail "fmt='jpeg' fails"; else pass; fi
 check "fmt='jpeg' leaves no picture" test ! -e "$scratch/plots_badfmt/summary.jpeg"
+
+# --- the comparison chart (plots/compare.gp) -----------------------------------
+compare_gp="$plots_dir/compare.gp"
+density="$(cd "$(dirname "$0")" && pwd)/fixtures/density_small.csv"
+fresh compare_png
+cp "$density" "$scratch/compare_png/density.csv"
+check "compare.gp exits 0 on the fixture" \
+    bash -c "cd '$scratch' && gnuplot -e \"dir='compare_png'\" '$compare_gp' >'$scratch/compare_png.log' 2>&1"
+cpng="$scratch/compare_png/compare_density.png"
+check "compare_density.png is a PNG" test "$(hex "$cpng" 0 8)" = "89504e470d0a1a0a"
+check "compare_density.png is 900x700" test "$(hex "$cpng" 16 8)" = "00000384000002bc"
+check "compare.gp printed no warning" bash -c "! grep -qi 'warning\|error\|undefined' '$scratch/compare_png.log'"
+(cd "$scratch" && gnuplot -e "dir='compare_png'" -e "fmt='svg'" "$compare_gp") 2>/dev/null
+check "compare_density.svg is an SVG document" grep -q "<svg" "$scratch/compare_png/compare_density.svg"
+check "the SVG names the three solvers" \
+    bash -c "grep -q '>sph<' '$scratch/compare_png/compare_density.svg' && grep -q '>pcisph<' '$scratch/compare_png/compare_density.svg' && grep -q '>flip<' '$scratch/compare_png/compare_density.svg'"
+fresh compare_missing
+if (cd "$scratch" && gnuplot -e "dir='compare_missing'" "$compare_gp") >/dev/null 2>&1; then
+    fail "compare.gp fails without density.csv"
+else
+    pass
+fi
+check "compare.gp without density.csv leaves no picture" test ! -e "$scratch/compare_missing/compare_density.png"
 
 report
