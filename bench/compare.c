@@ -1,4 +1,5 @@
-/* compare.c: the files of `fluidlab compare` (compare.h). */
+/* compare.c: the files of `fluidlab compare` and `fluidlab sweep`
+ * (compare.h). */
 #include "compare.h"
 
 #include <errno.h>
@@ -66,9 +67,23 @@ static int append_block(FILE *out, const char *dir, const char *solver, fl_error
     return rc;
 }
 
-static const char *status_of(const fl_compare_entry *e)
+static const char *status_of(int ran, const fl_run_result *r)
 {
-    return !e->ran ? "failed" : e->result.status == FL_RUN_STABLE ? "stable" : "unstable";
+    return !ran ? "failed" : r->status == FL_RUN_STABLE ? "stable" : "unstable";
+}
+
+/* text for a double-quoted CSV field: its double quotes become single */
+static void csv_text(const char *text, char *out, size_t len)
+{
+    size_t q = 0;
+    for (const char *p = text; *p && q + 1 < len; p++)
+        out[q++] = *p == '"' ? '\'' : *p;
+    out[q] = '\0';
+}
+
+static double ms_per_step(const fl_run_result *r)
+{
+    return r->steps > 0 ? 1e3 * r->wall_s / (double)r->steps : 0.0;
 }
 
 int fl_compare_write(const char *dir, const fl_compare_entry *e, int n, fl_error *err)
@@ -81,15 +96,10 @@ int fl_compare_write(const char *dir, const fl_compare_entry *e, int n, fl_error
     fputs("solver,status,reason,steps,simulated_s,wall_s,ms_per_step,mean_compression_percent\n", csv);
     for (int k = 0; k < n; k++) {
         const fl_run_result *r = &e[k].result;
-        const char *why = e[k].ran ? r->reason : e[k].error;
         char quoted[640];
-        size_t q = 0;
-        for (const char *p = why; *p && q + 2 < sizeof quoted; p++)
-            quoted[q++] = *p == '"' ? '\'' : *p; /* the reason goes in double quotes */
-        quoted[q] = '\0';
-        fprintf(csv, "%s,%s,\"%s\",%lld,%.6g,%.6g,%.6g,%.6g\n", e[k].solver, status_of(&e[k]), quoted, r->steps,
-                r->sim_time, r->wall_s, r->steps > 0 ? 1e3 * r->wall_s / (double)r->steps : 0.0,
-                100.0 * r->mean_err_avg);
+        csv_text(e[k].ran ? r->reason : e[k].error, quoted, sizeof quoted);
+        fprintf(csv, "%s,%s,\"%s\",%lld,%.6g,%.6g,%.6g,%.6g\n", e[k].solver, status_of(e[k].ran, r), quoted,
+                r->steps, r->sim_time, r->wall_s, ms_per_step(r), 100.0 * r->mean_err_avg);
     }
     int ok = fclose(csv) == 0;
 
@@ -101,9 +111,9 @@ int fl_compare_write(const char *dir, const fl_compare_entry *e, int n, fl_error
               md);
         for (int k = 0; k < n; k++) {
             const fl_run_result *r = &e[k].result;
-            fprintf(md, "| %s | %s%s%s | %lld | %.3f | %.1f | %.3f | %.3f %% |\n", e[k].solver, status_of(&e[k]),
-                    e[k].ran && r->status == FL_RUN_STABLE ? "" : ": ", e[k].ran ? r->reason : e[k].error,
-                    r->steps, r->sim_time, r->wall_s, r->steps > 0 ? 1e3 * r->wall_s / (double)r->steps : 0.0,
+            fprintf(md, "| %s | %s%s%s | %lld | %.3f | %.1f | %.3f | %.3f %% |\n", e[k].solver,
+                    status_of(e[k].ran, r), e[k].ran && r->status == FL_RUN_STABLE ? "" : ": ",
+                    e[k].ran ? r->reason : e[k].error, r->steps, r->sim_time, r->wall_s, ms_per_step(r),
                     100.0 * r->mean_err_avg);
         }
         ok &= fclose(md) == 0;
@@ -124,4 +134,48 @@ int fl_compare_write(const char *dir, const fl_compare_entry *e, int n, fl_error
     if (fclose(dens) != 0 && rc == FL_OK)
         rc = fl_fail(err, FL_ERR_IO, "%s: cannot write: %s", path, strerror(errno));
     return rc;
+}
+
+int fl_sweep_write(const char *dir, const fl_sweep_case *c, int n, fl_error *err)
+{
+    char path[1200];
+    snprintf(path, sizeof path, "%s/sweep.csv", dir);
+    FILE *csv = fopen(path, "w");
+    if (!csv)
+        return fl_fail(err, FL_ERR_IO, "%s: cannot write: %s", path, strerror(errno));
+    fputs("case,folder,dt,substeps,iterations,status,failed_at_s,reason,steps,simulated_s,wall_s,ms_per_step,"
+          "mean_compression_percent\n",
+          csv);
+    for (int k = 0; k < n; k++) {
+        const fl_run_result *r = &c[k].result;
+        const int broke = c[k].ran && r->status != FL_RUN_STABLE;
+        char quoted[640];
+        csv_text(c[k].ran ? r->reason : c[k].error, quoted, sizeof quoted);
+        fprintf(csv, "%d,%s,%.6g,%d,%d,%s,%.6g,\"%s\",%lld,%.6g,%.6g,%.6g,%.6g\n", k + 1, c[k].dir, c[k].dt,
+                c[k].substeps, c[k].iterations, status_of(c[k].ran, r), broke ? r->sim_time : -1.0, quoted,
+                r->steps, r->sim_time, r->wall_s, ms_per_step(r), 100.0 * r->mean_err_avg);
+    }
+    if (fclose(csv) != 0)
+        return fl_fail(err, FL_ERR_IO, "%s: cannot write: %s", path, strerror(errno));
+    snprintf(path, sizeof path, "%s/sweep.md", dir);
+    FILE *md = fopen(path, "w");
+    if (!md)
+        return fl_fail(err, FL_ERR_IO, "%s: cannot write: %s", path, strerror(errno));
+    fputs("| case | dt, s | substeps | iterations | status | broke at, s | steps | wall, s | mean compression |\n"
+          "| --- | --- | --- | --- | --- | --- | --- | --- | --- |\n",
+          md);
+    for (int k = 0; k < n; k++) {
+        const fl_run_result *r = &c[k].result;
+        const int broke = c[k].ran && r->status != FL_RUN_STABLE;
+        char at[32] = "-";
+        if (broke)
+            snprintf(at, sizeof at, "%.4f", r->sim_time);
+        fprintf(md, "| %d | %.6g | %d | %d | %s%s%s | %s | %lld | %.1f | %.3f %% |\n", k + 1,
+                c[k].ran ? (r->steps > 0 ? r->sim_time / (double)r->steps : c[k].dt) : c[k].dt, c[k].substeps,
+                c[k].iterations, status_of(c[k].ran, r), broke || !c[k].ran ? ": " : "",
+                c[k].ran ? r->reason : c[k].error, at, r->steps, r->wall_s, 100.0 * r->mean_err_avg);
+    }
+    if (fclose(md) != 0)
+        return fl_fail(err, FL_ERR_IO, "%s: cannot write: %s", path, strerror(errno));
+    return FL_OK;
 }

@@ -1,6 +1,7 @@
-/* compare.h: `fluidlab compare`, the same scene through several solvers:
- * the per-solver run folders come from fl_run (harness.h); this module
- * writes what puts them side by side. Only bench/ prints. */
+/* compare.h: `fluidlab compare`, the same scene through several solvers,
+ * and `fluidlab sweep`, one solver through several steps: the run folders
+ * come from fl_run (harness.h); this module writes what puts them side by
+ * side. Only bench/ prints. */
 #ifndef FL_COMPARE_H
 #define FL_COMPARE_H
 
@@ -24,5 +25,22 @@ typedef struct fl_compare_entry {
  *                 "time,<solver>,<solver>"), for plots/compare.gp
  * Solvers that did not run have no block. */
 int fl_compare_write(const char *dir, const fl_compare_entry *e, int n, fl_error *err);
+
+/* One case of a sweep: the step (dt, or substeps per frame) and the
+ * pressure iterations (0: the solver's own) it ran with. */
+typedef struct fl_sweep_case {
+    double dt;               /* s; 0 when the case is given by substeps */
+    int substeps;            /* steps per frame; 0 when given by dt */
+    int iterations;
+    char dir[1024];          /* its run folder */
+    int ran;
+    fl_run_result result;
+    char error[600];
+} fl_sweep_case;
+
+/* Writes dir/sweep.csv and dir/sweep.md: one row per case with its step,
+ * iterations, status (stable, unstable, failed), the simulated time at
+ * which it broke and why, steps, wall time and mean compression. */
+int fl_sweep_write(const char *dir, const fl_sweep_case *c, int n, fl_error *err);
 
 #endif

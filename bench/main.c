@@ -33,6 +33,12 @@ static const char *usage =
     "                         compression) and DIR/compare_density.png and .svg;\n"
     "                         an unstable or failed solver is recorded, not fatal.\n"
     "                         Solver parameters: --set solvers.NAME.KEY=VALUE\n"
+    "  sweep SCENE --solver NAME (--dt LIST | --substeps LIST) [--iters LIST]\n"
+    "                         [run options]: the stability sweep: every step (and\n"
+    "                         iteration count, PCISPH and PBF) to the end of the\n"
+    "                         scene or until it breaks the stability criteria; each\n"
+    "                         case in DIR/case_NN/ (DIR default out/sweep), and\n"
+    "                         DIR/sweep.csv and .md: when and why each case broke\n"
     "  bench [grid | SOLVER...] [options]\n"
     "                         timed benchmarks; rows appended to docs/perf/*.csv\n"
     "  list                   the solvers and the shipped scenes\n"
@@ -348,6 +354,138 @@ static int cmd_compare(int argc, char **argv)
     return 0;
 }
 
+#define FL_MAX_SWEEP 64
+
+/* Splits a comma-separated list of positive numbers into out (at most max);
+ * the count, or -1 on a bad entry. whole: each must be a whole number. */
+static int parse_list(const char *list, double *out, int max, int whole)
+{
+    char buf[1024];
+    snprintf(buf, sizeof buf, "%s", list);
+    int n = 0;
+    for (char *save = NULL, *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+        double v;
+        if (n == max || !parse_number(t, &v) || !(v > 0.0) || (whole && v != floor(v)))
+            return -1;
+        out[n++] = v;
+    }
+    return n;
+}
+
+static int cmd_sweep(int argc, char **argv)
+{
+    int plot = 1;
+    fl_run_config c;
+    fl_run_config_default(&c);
+    c.out_dir = "out/sweep";
+    c.progress = 0;
+    const int tty = isatty(STDERR_FILENO);
+    const char *dt_list = NULL, *sub_list = NULL, *it_list = NULL;
+    for (int k = 0; k < argc; k++) {
+        const char *a = argv[k];
+        const char *v = k + 1 < argc ? argv[k + 1] : NULL;
+        const char **list = strcmp(a, "--dt") == 0         ? &dt_list
+                            : strcmp(a, "--substeps") == 0 ? &sub_list
+                            : strcmp(a, "--iters") == 0    ? &it_list
+                                                           : NULL;
+        if (list || strcmp(a, "--solver") == 0) {
+            if (!v)
+                return die("%s: expected a value", a);
+            if (list)
+                *list = v;
+            else
+                c.solver = v;
+            k++;
+            continue;
+        }
+        int takes = 0, rc = run_option(a, v, &c, &plot, &takes);
+        if (rc < 0)
+            return -rc;
+        if (rc == 0 && a[0] == '-')
+            return die("%s: unknown option (see fluidlab --help)", a);
+        if (rc == 0 && c.scene)
+            return die("%s: more than one scene given", a);
+        if (rc == 0)
+            c.scene = a;
+        k += takes;
+    }
+    if (!c.scene)
+        return die("%s", "sweep: expected a scene (a .json file or a name from `fluidlab list`)");
+    const fl_solver_ops *ops = fl_solver_find(c.solver);
+    if (!ops)
+        return die("--solver: unknown solver '%s' (see fluidlab list)", c.solver);
+    if (!dt_list == !sub_list)
+        return die("%s", "sweep: expected one of --dt LIST (seconds) or --substeps LIST (steps per frame)");
+    double steps[FL_MAX_SWEEP], iters[FL_MAX_SWEEP];
+    int ns = parse_list(dt_list ? dt_list : sub_list, steps, FL_MAX_SWEEP, sub_list != NULL);
+    if (ns <= 0)
+        return die(dt_list ? "--dt %s: expected a comma-separated list of positive seconds"
+                           : "--substeps %s: expected a comma-separated list of whole numbers >= 1",
+                   dt_list ? dt_list : sub_list);
+    int ni = 1;
+    iters[0] = 0.0;
+    if (it_list) {
+        if (!ops->iteration_keys)
+            return die("--iters: solver '%s' has no iteration count to set", c.solver);
+        ni = parse_list(it_list, iters, FL_MAX_SWEEP, 1);
+        if (ni <= 0)
+            return die("--iters %s: expected a comma-separated list of whole numbers >= 1", it_list);
+    }
+    if (ns * ni > FL_MAX_SWEEP)
+        return die("sweep: more than 64 cases", "");
+    const char *dir = c.out_dir;
+    static fl_sweep_case cases[FL_MAX_SWEEP];
+    memset(cases, 0, sizeof cases);
+    const int base_sets = c.set_count;
+    char set_text[FL_MAX_SWEEP][4][128];
+    int n = 0;
+    for (int a = 0; a < ns; a++)
+        for (int b = 0; b < ni; b++, n++) {
+            fl_sweep_case *sc = &cases[n];
+            sc->dt = dt_list ? steps[a] : 0.0;
+            sc->substeps = sub_list ? (int)steps[a] : 0;
+            sc->iterations = (int)iters[b];
+            snprintf(sc->dir, sizeof sc->dir, "%s/case_%02d", dir, n + 1);
+            c.dt = sc->dt;
+            c.substeps = sc->substeps;
+            c.set_count = base_sets;
+            for (int q = 0; it_list && ops->iteration_keys[q] && q < 4; q++) {
+                if (c.set_count == FL_MAX_SETS)
+                    return die("%s", "sweep: too many --set overrides");
+                snprintf(set_text[n][q], sizeof set_text[n][q], "solvers.%s.%s=%d", c.solver, ops->iteration_keys[q],
+                         sc->iterations);
+                c.sets[c.set_count++] = set_text[n][q];
+            }
+            c.out_dir = sc->dir;
+            if (tty)
+                fprintf(stderr, "fluidlab: sweep: case %d of %d\n", n + 1, ns * ni);
+            fl_error err;
+            int rc = fl_run(&c, &sc->result, &err);
+            if (rc == FL_ERR_IO)
+                return die("%s", err.msg) + 1;
+            if (rc == FL_ERR_INPUT && n == 0)
+                return die("%s", err.msg); /* the scene or an override: nothing is written */
+            sc->ran = rc == FL_OK;
+            if (rc)
+                snprintf(sc->error, sizeof sc->error, "%s", err.msg);
+        }
+    fl_error err;
+    if (fl_sweep_write(dir, cases, n, &err))
+        return die("%s", err.msg) + 1;
+    for (int k = 0; k < n; k++) {
+        const fl_run_result *r = &cases[k].result;
+        if (!cases[k].ran)
+            fprintf(stderr, "fluidlab: case %d did not run: %s\n", k + 1, cases[k].error);
+        else if (r->status != FL_RUN_STABLE)
+            fprintf(stderr, "fluidlab: case %d unstable at %s\n", k + 1, r->reason);
+        else
+            fprintf(stderr, "fluidlab: case %d stable, %lld steps, mean compression %.3f %%\n", k + 1, r->steps,
+                    100.0 * r->mean_err_avg);
+    }
+    fprintf(stderr, "fluidlab: sweep: output in %s/ (sweep.csv, sweep.md, case_NN/)\n", dir);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2) {
@@ -369,6 +507,8 @@ int main(int argc, char **argv)
         return cmd_run(argc - 2, argv + 2, NULL);
     if (strcmp(cmd, "compare") == 0)
         return cmd_compare(argc - 2, argv + 2);
+    if (strcmp(cmd, "sweep") == 0)
+        return cmd_sweep(argc - 2, argv + 2);
     if (strcmp(cmd, "bench") == 0)
         return fl_bench_main(argc - 2, argv + 2);
     return die("%s: unknown command (see fluidlab --help)", cmd);

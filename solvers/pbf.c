@@ -671,10 +671,13 @@ static int pbf_step(void *self, fl_world *w, double dt, fl_step_stats *st)
     return FL_OK;
 }
 
+static const char *const pbf_iteration_keys[] = {"solver_iterations", NULL};
+
 const fl_solver_ops fl_pbf_ops = {
     .name = "pbf",
     .summary = "position based fluids (Macklin & Müller 2013): Jacobi density constraints, s_corr, XSPH, vorticity",
     .create = pbf_create,
     .step = pbf_step,
     .destroy = pbf_destroy,
+    .iteration_keys = pbf_iteration_keys,
 };

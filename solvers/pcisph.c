@@ -259,10 +259,13 @@ static int pcisph_step(void *self, fl_world *w, double dt, fl_step_stats *st)
     return FL_OK;
 }
 
+static const char *const pcisph_iteration_keys[] = {"min_iterations", "max_iterations", NULL};
+
 const fl_solver_ops fl_pcisph_ops = {
     .name = "pcisph",
     .summary = "predictive-corrective incompressible SPH (Solenthaler & Pajarola 2009)",
     .create = pcisph_create,
     .step = pcisph_step,
     .destroy = pcisph_destroy,
+    .iteration_keys = pcisph_iteration_keys,
 };

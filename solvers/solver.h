@@ -66,6 +66,10 @@ typedef struct fl_solver_ops {
     void *(*create)(fl_world *w, const fl_params *p, fl_error *err);
     int (*step)(void *self, fl_world *w, double dt, fl_step_stats *st);
     void (*destroy)(void *self);
+    /* the parameters that fix the pressure iterations per step, all set to
+     * the same count by `fluidlab sweep --iters` (NULL-terminated; NULL for
+     * a solver without such a count) */
+    const char *const *iteration_keys;
 } fl_solver_ops;
 
 /* The registered CPU solvers, NULL-terminated. */

@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# `fluidlab sweep` through the real binary, on a tiny dam break (d = 0.04 m,
+# 3 frames): WCSPH at dt = 0.5 ms (stable) and 10 ms (blows up at its third
+# step), and PCISPH at 10 substeps a frame with 2 and 4 iterations.
+# Checks: the deliberately unstable case is recorded as unstable, with the
+# time it broke and the reason, and does not stop the sweep (the case after
+# it runs, exit 0); every case has its run folder; --iters reaches the
+# solver (stats.csv's iterations); bad lists, a solver without iterations
+# and a missing step list are refused with one line and exit 1, nothing
+# written.
+# usage: cli_sweep.sh FLUIDLAB SCRATCH_DIR
+set -u
+bin=$1
+dir=$2
+rm -rf "$dir"
+mkdir -p "$dir"
+passed=0
+failed=0
+check() { # name, condition result
+  if [ "$2" -eq 0 ]; then passed=$((passed + 1)); echo "ok: $1"; else failed=$((failed + 1)); echo "FAILED: $1"; fi
+}
+tiny=(--set fluid.spacing=0.04 --frames 3 --quiet)
+
+out=$dir/wcsph
+"$bin" sweep dam_break --solver wcsph "${tiny[@]}" --dt 0.01,0.0005 --out "$out" 2>"$dir/wcsph.txt"
+check "the sweep exits 0 although a case is unstable" $?
+[ "$(wc -l < "$out/sweep.csv")" -eq 3 ]; check "sweep.csv: a header and two cases" $?
+grep -q '^1,[^,]*,0.01,0,0,unstable,0.03,".*max speed' "$out/sweep.csv"
+check "dt = 0.01 s: unstable at t = 0.03 s, the reason recorded" $?
+grep -q '^2,[^,]*,0.0005,0,0,stable,-1,' "$out/sweep.csv"; check "dt = 0.5 ms, after it: stable" $?
+[ -s "$out/case_01/run.json" ] && [ -s "$out/case_02/stats.csv" ]; check "each case has its run folder" $?
+grep -q '"status":[[:space:]]*"unstable"' "$out/case_01/run.json"; check "the case's run.json says unstable" $?
+[ "$(grep -c '^| [0-9]' "$out/sweep.md")" -eq 2 ]; check "sweep.md: two cases" $?
+
+out=$dir/pcisph
+"$bin" sweep dam_break --solver pcisph "${tiny[@]}" --substeps 10 --iters 2,4 --out "$out" 2>/dev/null
+check "a substeps x iterations sweep exits 0" $?
+iters() { cut -d, -f"$(head -1 "$1" | tr ',' '\n' | grep -n '^iterations$' | cut -d: -f1)" "$1" | tail -n +2 | sort -u; }
+[ "$(iters "$out/case_01/stats.csv")" = 2 ] && [ "$(iters "$out/case_02/stats.csv")" = 4 ]
+check "--iters 2,4 gives PCISPH 2 and 4 iterations per step" $?
+
+bad() { # name, args...: one line on stderr, exit 1, nothing written
+  local name=$1
+  shift
+  "$bin" sweep dam_break "$@" --out "$dir/bad" 2>"$dir/bad.txt"
+  [ $? -eq 1 ] && [ "$(wc -l < "$dir/bad.txt")" -eq 1 ] && [ ! -e "$dir/bad" ]
+  check "$name: one line, exit 1, nothing written" $?
+}
+bad "a negative step" --solver sph --dt 0.001,-2
+bad "no step list" --solver sph
+bad "iterations for SPH" --solver sph --dt 0.001 --iters 3
+bad "fractional substeps" --solver sph --substeps 2.5
+bad "an unknown solver" --solver nosuch --dt 0.001
+
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]
