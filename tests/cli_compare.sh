@@ -9,15 +9,7 @@
 # nothing written.
 # usage: cli_compare.sh FLUIDLAB SCRATCH_DIR
 set -u
-bin=$1
-dir=$2
-rm -rf "$dir"
-mkdir -p "$dir"
-passed=0
-failed=0
-check() { # name, condition result
-  if [ "$2" -eq 0 ]; then passed=$((passed + 1)); echo "ok: $1"; else failed=$((failed + 1)); echo "FAILED: $1"; fi
-}
+source "$(dirname "$0")/cli_common.sh"
 
 out=$dir/cmp
 "$bin" compare dam_break --solvers sph,wcsph,flip --set fluid.spacing=0.04 --frames 3 --dt 0.01 --quiet \
@@ -46,5 +38,4 @@ check "an unknown solver: one line, exit 1" $?
 [ $? -eq 1 ] && [ "$(wc -l < "$dir/bad2.txt")" -eq 1 ]; check "a bad scene key: one line, exit 1" $?
 [ ! -e "$dir/bad2" ]; check "a bad scene key: nothing written" $?
 
-echo "$passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+report

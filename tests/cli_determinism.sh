@@ -5,15 +5,7 @@
 # and two threads too.
 # usage: cli_determinism.sh FLUIDLAB SCRATCH_DIR
 set -u
-bin=$1
-dir=$2
-rm -rf "$dir"
-mkdir -p "$dir"
-passed=0
-failed=0
-check() { # name, condition result
-  if [ "$2" -eq 0 ]; then passed=$((passed + 1)); echo "ok: $1"; else failed=$((failed + 1)); echo "FAILED: $1"; fi
-}
+source "$(dirname "$0")/cli_common.sh"
 
 run() { # out dir, extra args...
   local out=$1
@@ -77,5 +69,4 @@ check "adaptive dt varies, stays under a frame, ends at 3 frames (0.1 s)" $?
 grep -Eq '"dt":[[:space:]]*"cfl"' "$dir/cfl/run.json"
 check "run.json records dt = cfl" $?
 
-echo "$passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+report

@@ -10,15 +10,7 @@
 # written.
 # usage: cli_sweep.sh FLUIDLAB SCRATCH_DIR
 set -u
-bin=$1
-dir=$2
-rm -rf "$dir"
-mkdir -p "$dir"
-passed=0
-failed=0
-check() { # name, condition result
-  if [ "$2" -eq 0 ]; then passed=$((passed + 1)); echo "ok: $1"; else failed=$((failed + 1)); echo "FAILED: $1"; fi
-}
+source "$(dirname "$0")/cli_common.sh"
 tiny=(--set fluid.spacing=0.04 --frames 3 --quiet)
 
 out=$dir/wcsph
@@ -52,5 +44,4 @@ bad "iterations for SPH" --solver sph --dt 0.001 --iters 3
 bad "fractional substeps" --solver sph --substeps 2.5
 bad "an unknown solver" --solver nosuch --dt 0.001
 
-echo "$passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+report
