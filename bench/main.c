@@ -206,6 +206,60 @@ static int run_option(const char *a, const char *v, fl_run_config *c, int *plot,
     return 1;
 }
 
+/* The command line of run, compare and sweep: each command's own options
+ * that take a value (own[k], its value into *val[k]; checked first, so a
+ * command may take over a run option's name), the run options, and the one
+ * scene. Returns 0, or the exit code of die(). */
+static int parse_command(int argc, char **argv, fl_run_config *c, int *plot, const char *const *own,
+                         const char **const *val)
+{
+    const char *first_scene = c->scene;
+    for (int k = 0; k < argc; k++) {
+        const char *a = argv[k];
+        const char *v = k + 1 < argc ? argv[k + 1] : NULL;
+        int mine = -1;
+        for (int q = 0; own[q]; q++)
+            if (strcmp(a, own[q]) == 0)
+                mine = q;
+        if (mine >= 0) {
+            if (!v)
+                return die("%s: expected a value", a);
+            *val[mine] = v;
+            k++;
+            continue;
+        }
+        int takes = 0, rc = run_option(a, v, c, plot, &takes);
+        if (rc < 0)
+            return -rc;
+        if (rc == 0 && a[0] == '-')
+            return die("%s: unknown option (see fluidlab --help)", a);
+        if (rc == 0 && c->scene && c->scene != first_scene)
+            return die("%s: more than one scene given", a);
+        if (rc == 0)
+            c->scene = a;
+        k += takes;
+    }
+    return 0;
+}
+
+/* One run of compare or sweep into c->out_dir: a failed run is recorded in
+ * *ran and error, not fatal, but an output error is (exit 2), and so is bad
+ * input on the first run (exit 1: the scene or an override, before anything
+ * is written). Returns -1 to go on, or the exit code. */
+static int run_case(const fl_run_config *c, fl_run_result *res, int *ran, char *error, size_t len, int first)
+{
+    fl_error err;
+    int rc = fl_run(c, res, &err);
+    if (rc == FL_ERR_IO)
+        return die("%s", err.msg) + 1;
+    if (rc == FL_ERR_INPUT && first)
+        return die("%s", err.msg);
+    *ran = rc == FL_OK;
+    if (rc)
+        snprintf(error, len, "%s", err.msg);
+    return -1;
+}
+
 static int cmd_run(int argc, char **argv, const char *default_scene)
 {
     int plot = 1;
@@ -213,26 +267,11 @@ static int cmd_run(int argc, char **argv, const char *default_scene)
     fl_run_config_default(&c);
     c.scene = default_scene;
     c.progress = isatty(STDERR_FILENO);
-    for (int k = 0; k < argc; k++) {
-        const char *a = argv[k];
-        const char *v = k + 1 < argc ? argv[k + 1] : NULL;
-        int takes = 0, rc = run_option(a, v, &c, &plot, &takes);
-        if (rc < 0)
-            return -rc;
-        if (rc == 0 && strcmp(a, "--solver") == 0) {
-            if (!v)
-                return die("%s: expected a value", a);
-            c.solver = v;
-            takes = 1;
-        } else if (rc == 0 && a[0] == '-') {
-            return die("%s: unknown option (see fluidlab --help)", a);
-        } else if (rc == 0 && c.scene && c.scene != default_scene) {
-            return die("%s: more than one scene given", a);
-        } else if (rc == 0) {
-            c.scene = a;
-        }
-        k += takes;
-    }
+    const char *own[] = {"--solver", NULL};
+    const char **val[] = {&c.solver};
+    int prc = parse_command(argc, argv, &c, &plot, own, val);
+    if (prc)
+        return prc;
     if (!c.scene)
         return die("%s", "run: expected a scene (a .json file or a name from `fluidlab list`)");
     fl_run_result res;
@@ -274,26 +313,14 @@ static int cmd_compare(int argc, char **argv)
     char list[512] = "";
     for (int k = 0; fl_solvers[k]; k++) /* default: every registered solver */
         snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", k ? "," : "", fl_solvers[k]->name);
-    for (int k = 0; k < argc; k++) {
-        const char *a = argv[k];
-        const char *v = k + 1 < argc ? argv[k + 1] : NULL;
-        int takes = 0, rc = run_option(a, v, &c, &plot, &takes);
-        if (rc < 0)
-            return -rc;
-        if (rc == 0 && strcmp(a, "--solvers") == 0) {
-            if (!v)
-                return die("%s: expected a value", a);
-            snprintf(list, sizeof list, "%s", v);
-            takes = 1;
-        } else if (rc == 0 && a[0] == '-') {
-            return die("%s: unknown option (see fluidlab --help)", a);
-        } else if (rc == 0 && c.scene) {
-            return die("%s: more than one scene given", a);
-        } else if (rc == 0) {
-            c.scene = a;
-        }
-        k += takes;
-    }
+    const char *given = NULL;
+    const char *own[] = {"--solvers", NULL};
+    const char **val[] = {&given};
+    int prc = parse_command(argc, argv, &c, &plot, own, val);
+    if (prc)
+        return prc;
+    if (given)
+        snprintf(list, sizeof list, "%s", given);
     if (!c.scene)
         return die("%s", "compare: expected a scene (a .json file or a name from `fluidlab list`)");
     if (strchr(c.out_dir, '\''))
@@ -323,16 +350,10 @@ static int cmd_compare(int argc, char **argv)
         c.out_dir = sub[k];
         if (c.progress)
             fprintf(stderr, "fluidlab: compare: solver %d of %d, %s\n", k + 1, n, c.solver);
-        fl_error err;
-        int rc = fl_run(&c, &e[k].result, &err);
-        if (rc == FL_ERR_IO)
-            return die("%s", err.msg) + 1;
-        if (rc == FL_ERR_INPUT && k == 0)
-            return die("%s", err.msg); /* the scene or an override: nothing is written */
-        e[k].ran = rc == FL_OK;
-        if (rc)
-            snprintf(e[k].error, sizeof e[k].error, "%s", err.msg);
-        if (rc == FL_OK && plot)
+        int rc = run_case(&c, &e[k].result, &e[k].ran, e[k].error, sizeof e[k].error, k == 0);
+        if (rc >= 0)
+            return rc;
+        if (e[k].ran && plot)
             plot_summary(c.out_dir);
     }
     fl_error err;
@@ -378,37 +399,13 @@ static int cmd_sweep(int argc, char **argv)
     fl_run_config c;
     fl_run_config_default(&c);
     c.out_dir = "out/sweep";
-    c.progress = 0;
-    const int tty = isatty(STDERR_FILENO);
+    c.progress = isatty(STDERR_FILENO);
     const char *dt_list = NULL, *sub_list = NULL, *it_list = NULL;
-    for (int k = 0; k < argc; k++) {
-        const char *a = argv[k];
-        const char *v = k + 1 < argc ? argv[k + 1] : NULL;
-        const char **list = strcmp(a, "--dt") == 0         ? &dt_list
-                            : strcmp(a, "--substeps") == 0 ? &sub_list
-                            : strcmp(a, "--iters") == 0    ? &it_list
-                                                           : NULL;
-        if (list || strcmp(a, "--solver") == 0) {
-            if (!v)
-                return die("%s: expected a value", a);
-            if (list)
-                *list = v;
-            else
-                c.solver = v;
-            k++;
-            continue;
-        }
-        int takes = 0, rc = run_option(a, v, &c, &plot, &takes);
-        if (rc < 0)
-            return -rc;
-        if (rc == 0 && a[0] == '-')
-            return die("%s: unknown option (see fluidlab --help)", a);
-        if (rc == 0 && c.scene)
-            return die("%s: more than one scene given", a);
-        if (rc == 0)
-            c.scene = a;
-        k += takes;
-    }
+    const char *own[] = {"--solver", "--dt", "--substeps", "--iters", NULL};
+    const char **val[] = {&c.solver, &dt_list, &sub_list, &it_list};
+    int prc = parse_command(argc, argv, &c, &plot, own, val);
+    if (prc)
+        return prc;
     if (!c.scene)
         return die("%s", "sweep: expected a scene (a .json file or a name from `fluidlab list`)");
     const fl_solver_ops *ops = fl_solver_find(c.solver);
@@ -449,7 +446,7 @@ static int cmd_sweep(int argc, char **argv)
             c.dt = sc->dt;
             c.substeps = sc->substeps;
             c.set_count = base_sets;
-            for (int q = 0; it_list && ops->iteration_keys[q] && q < 4; q++) {
+            for (int q = 0; it_list && q < 4 && ops->iteration_keys[q]; q++) {
                 if (c.set_count == FL_MAX_SETS)
                     return die("%s", "sweep: too many --set overrides");
                 snprintf(set_text[n][q], sizeof set_text[n][q], "solvers.%s.%s=%d", c.solver, ops->iteration_keys[q],
@@ -457,17 +454,11 @@ static int cmd_sweep(int argc, char **argv)
                 c.sets[c.set_count++] = set_text[n][q];
             }
             c.out_dir = sc->dir;
-            if (tty)
+            if (c.progress)
                 fprintf(stderr, "fluidlab: sweep: case %d of %d\n", n + 1, ns * ni);
-            fl_error err;
-            int rc = fl_run(&c, &sc->result, &err);
-            if (rc == FL_ERR_IO)
-                return die("%s", err.msg) + 1;
-            if (rc == FL_ERR_INPUT && n == 0)
-                return die("%s", err.msg); /* the scene or an override: nothing is written */
-            sc->ran = rc == FL_OK;
-            if (rc)
-                snprintf(sc->error, sizeof sc->error, "%s", err.msg);
+            int rc = run_case(&c, &sc->result, &sc->ran, sc->error, sizeof sc->error, n == 0);
+            if (rc >= 0)
+                return rc;
         }
     fl_error err;
     if (fl_sweep_write(dir, cases, n, &err))
