@@ -74,14 +74,6 @@ static double kinetic_energy(const fl_world *w)
     return e;
 }
 
-static double front_x(const fl_world *w)
-{
-    double front = -INFINITY;
-    for (int i = 0; i < w->fluid.count; i++)
-        front = fmax(front, w->fluid.x[i]);
-    return front;
-}
-
 static void tank_at_rest(void)
 {
     fl_scene s;
@@ -133,45 +125,37 @@ static dam_result dam_break(const char *name, const char *spacing)
 {
     dam_result r;
     memset(&r, 0, sizeof r);
-    double T_mm[32], Z_mm[32];
-    int n_mm = martin_moyce_front(T_mm, Z_mm, 32);
     fl_scene s;
     fl_world w;
     const char *sets[1] = {spacing};
     void *solver = start_solver(name, FL_SOURCE_DIR "/scenes/dam_break.json", sets, 1, &s, &w);
-    if (!solver || n_mm != 15)
+    if (!solver)
         return r;
     const fl_solver_ops *ops = fl_solver_find(name);
-    const double a = s.blocks[0].hi[0] - s.blocks[0].lo[0], dx = 2.0 * w.spacing, dt = 1.0 / 100.0;
-    const double t_of_T = 1.0 / sqrt(2.0 * 9.81 / a);
+    const double a = s.blocks[0].hi[0] - s.blocks[0].lo[0], dx = 2.0 * w.spacing, dt = 1.0 / 100.0, g = 9.81;
+    const double t_of_T = sqrt(a / (2.0 * g));
     r.count0 = w.fluid.count;
     int in_solid0;
     cell_census(&w, dx, &in_solid0, &r.cells0);
     fl_step_stats *st = calloc(1, sizeof *st);
-    int rc = FL_OK, p = 0;
-    double prev_front = front_x(&w);
+    int rc = FL_OK;
+    front_history h = {0};
+    front_record(&h, w.time, front_x(&w));
     const int steps = 200;
     for (int k = 1; k <= steps && rc == FL_OK; k++) {
-        double t0 = w.time;
         fl_step_stats_reset(st);
         rc = ops->step(solver, &w, dt, st);
         w.time += dt;
         r.most_cfl = fmax(r.most_cfl, st->cfl);
         r.most_substeps = st->substeps > r.most_substeps ? st->substeps : r.most_substeps;
-        double front = front_x(&w);
-        for (; p < n_mm && t_of_T * T_mm[p] <= w.time; p++) {
-            if (T_mm[p] < 1.0 || T_mm[p] > 3.0)
-                continue;
-            double tp = t_of_T * T_mm[p];
-            double x = prev_front + (front - prev_front) * (tp - t0) / dt;
-            double Z = (x - w.domain.lo[0]) / a, err = Z / Z_mm[p] - 1.0;
-            printf("%s T = %.2f (t = %.4f s): Z = %.3f, Martin & Moyce %.2f (%+.1f %%)\n", name, T_mm[p], tp, Z,
-                   Z_mm[p], 100 * err);
-            r.worst_front = fmax(r.worst_front, fabs(err));
-            r.compared++;
-        }
-        prev_front = front;
+        front_record(&h, w.time, front_x(&w));
     }
+    fl_front_point pt[16];
+    r.compared = fl_front_compare(h.t, h.x, h.n, a, w.domain.lo[0], g, 1.0, 3.0, pt, 16, &r.worst_front);
+    for (int p = 0; p < r.compared; p++)
+        printf("%s T = %.2f (t = %.4f s): Z = %.3f, Martin & Moyce %.2f (%+.1f %%)\n", name, pt[p].T,
+               t_of_T * pt[p].T, pt[p].Z, pt[p].Z_mm, 100 * pt[p].err);
+    front_history_free(&h);
     r.ok = rc == FL_OK && st->nan_count == 0;
     r.count = w.fluid.count;
     cell_census(&w, dx, &r.in_solid, &r.cells);

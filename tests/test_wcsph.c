@@ -33,10 +33,6 @@ static void hydrostatic(void)
 
 static void dam_break_front(void)
 {
-    double T_mm[32], Z_mm[32];
-    int n_mm = martin_moyce_front(T_mm, Z_mm, 32);
-    ENSURE(n_mm == 15);
-
     fl_scene s;
     fl_world w;
     const fl_solver_ops *ops = fl_solver_find("wcsph");
@@ -45,30 +41,27 @@ static void dam_break_front(void)
     if (!solver)
         return;
     const double a = s.blocks[0].hi[0] - s.blocks[0].lo[0], g = 9.81, dt = fl_scene_dt(&s);
-    const double t_of_T = 1.0 / sqrt(2.0 * g / a);
+    const double t_end = 3.0 * sqrt(a / (2.0 * g)); /* T = 3 */
     fl_step_stats *st = calloc(1, sizeof *st);
-    double worst = 0.0;
-    int compared = 0, rc = FL_OK;
+    front_history h = {0};
+    int rc = FL_OK;
     double t = 0.0;
-    for (int p = 0; p < n_mm && rc == FL_OK; p++) {
-        if (T_mm[p] < 1.0 || T_mm[p] > 3.0)
-            continue;
-        while (t + 0.5 * dt < T_mm[p] * t_of_T && rc == FL_OK) {
-            fl_step_stats_reset(st);
-            rc = ops->step(solver, &w, dt, st);
-            t += dt;
-        }
-        double front = -INFINITY;
-        for (int i = 0; i < w.fluid.count; i++)
-            front = fmax(front, w.fluid.x[i]);
-        double Z = (front - w.domain.lo[0]) / a, err = Z / Z_mm[p] - 1.0;
-        printf("T = %.2f: Z = %.3f, Martin & Moyce %.2f (%+.1f %%)\n", T_mm[p], Z, Z_mm[p], 100 * err);
-        worst = fmax(worst, fabs(err));
-        compared++;
+    front_record(&h, t, front_x(&w));
+    while (t < t_end && rc == FL_OK) {
+        fl_step_stats_reset(st);
+        rc = ops->step(solver, &w, dt, st);
+        t += dt;
+        front_record(&h, t, front_x(&w));
     }
+    fl_front_point pt[16];
+    double worst;
+    int compared = fl_front_compare(h.t, h.x, h.n, a, w.domain.lo[0], g, 1.0, 3.0, pt, 16, &worst);
+    for (int p = 0; p < compared; p++)
+        printf("T = %.2f: Z = %.3f, Martin & Moyce %.2f (%+.1f %%)\n", pt[p].T, pt[p].Z, pt[p].Z_mm, 100 * pt[p].err);
     ENSURE(rc == FL_OK);
     ENSURE(compared == 11);
     ENSURE(worst < 0.15);
+    front_history_free(&h);
     free(st);
     ops->destroy(solver);
     fl_world_free(&w);

@@ -1,7 +1,8 @@
 /* validation.h: what the physics tests of the particle solvers share:
  * starting a solver on a shipped scene, the pressure slope of a tank at
  * rest and the slope at which the discrete SPH gradient balances gravity,
- * and Martin & Moyce's dam-break front. */
+ * and the dam-break front's history (compared with Martin & Moyce by
+ * bench/front.h). */
 #ifndef FL_TEST_VALIDATION_H
 #define FL_TEST_VALIDATION_H
 
@@ -10,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "front.h"
 #include "harness.h"
 #include "kernels.h"
 
@@ -227,21 +229,43 @@ static inline stability_run run_stability(const char *name, const char *scene, c
     return r;
 }
 
-/* Martin & Moyce's (1952) surge front, Z = x / a against T = t sqrt(2 g / a),
- * copied from ../shared/reference/ with its source; returns the number of
- * points read (15), at most max. */
-static inline int martin_moyce_front(double *T, double *Z, int max)
+/* The dam-break front: the largest x of a fluid particle, m. */
+static inline double front_x(const fl_world *w)
 {
-    int n = 0;
-    FILE *csv = fopen(FL_SOURCE_DIR "/tests/data/martin_moyce_1952_n2.csv", "r");
-    if (!csv)
-        return 0;
-    char line[256];
-    while (fgets(line, sizeof line, csv) && n < max)
-        if (strncmp(line, "front_Z_vs_T,", 13) == 0 && sscanf(line + 13, "%lf,%lf", &T[n], &Z[n]) == 2)
-            n++;
-    fclose(csv);
-    return n;
+    double front = -INFINITY;
+    for (int i = 0; i < w->fluid.count; i++)
+        front = fmax(front, w->fluid.x[i]);
+    return front;
+}
+
+/* A front history for fl_front_compare (bench/front.h): (t[k], x[k]) for
+ * k < n, in s and m. Start it zeroed; free it with front_history_free. */
+typedef struct front_history {
+    double *t, *x;
+    int n, cap;
+} front_history;
+
+/* Appends (t, x), growing the arrays; a sample that cannot be stored (out
+ * of memory) is dropped, and the comparison then finds fewer points. */
+static inline void front_record(front_history *h, double t, double x)
+{
+    if (h->n == h->cap) {
+        int cap = h->cap ? 2 * h->cap : 1024;
+        double *nt = realloc(h->t, sizeof(double) * (size_t)cap);
+        if (nt)
+            h->t = nt;
+        double *nx = nt ? realloc(h->x, sizeof(double) * (size_t)cap) : NULL;
+        if (!nx)
+            return;
+        h->x = nx, h->cap = cap;
+    }
+    h->t[h->n] = t, h->x[h->n] = x, h->n++;
+}
+
+static inline void front_history_free(front_history *h)
+{
+    free(h->t), free(h->x);
+    memset(h, 0, sizeof *h);
 }
 
 #endif
