@@ -99,7 +99,7 @@ int fl_measure_density(const fl_world *w, fl_nbgrid *g, float *rho, fl_step_stat
 
 /* ---- output files ------------------------------------------------------ */
 
-static int make_dirs(const char *path, fl_error *err)
+int fl_make_dirs(const char *path, fl_error *err)
 {
     char buf[1024];
     snprintf(buf, sizeof buf, "%s", path);
@@ -310,10 +310,10 @@ static int run_prepare(const fl_run_config *c, run_state *r, run_clock *clk, fl_
 static int open_outputs(const fl_run_config *c, run_state *r, fl_error *err)
 {
     char path[1200];
-    int rc = make_dirs(c->out_dir, err);
+    int rc = fl_make_dirs(c->out_dir, err);
     if (rc == FL_OK && (c->save_bin || c->save_vtk)) {
         snprintf(path, sizeof path, "%s/frames", c->out_dir);
-        rc = make_dirs(path, err);
+        rc = fl_make_dirs(path, err);
     }
     if (rc)
         return rc;

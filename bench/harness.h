@@ -70,6 +70,9 @@ int fl_measure_density(const fl_world *w, fl_nbgrid *g, float *rho, fl_step_stat
 /* Builds the world of a scene, boundary volumes included. */
 int fl_build_world(const fl_scene *s, fl_world *w, fl_error *err);
 
+/* Creates the folder path and its parents (mkdir -p). */
+int fl_make_dirs(const char *path, fl_error *err);
+
 /* Machine description ("cpu model, N cores, M GiB") for logs. */
 void fl_machine_description(char *out, int len);
 

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "compare.h"
+#include "figures.h"
 #include "fl_commit.h"
 #include "harness.h"
 #include "plot.h"
@@ -23,7 +24,7 @@ static const char *usage =
     "Runs fluid solvers on identical scenes and measures them the same way.\n"
     "\n"
     "commands:\n"
-    "  (none)                 the default job: the dam break under SPH into out/\n"
+    "  (none)                 the default job: figures --quick (every figure, coarse)\n"
     "  run SCENE --solver NAME [options]\n"
     "                         simulate SCENE (a .json path, or a name from scenes/)\n"
     "  compare SCENE [--solvers LIST] [run options]\n"
@@ -39,6 +40,12 @@ static const char *usage =
     "                         scene or until it breaks the stability criteria; each\n"
     "                         case in DIR/case_NN/ (DIR default out/sweep), and\n"
     "                         DIR/sweep.csv and .md: when and why each case broke\n"
+    "  figures [--quick] [--only LIST] [--out DIR]\n"
+    "                         every figure of docs/figures.md (density over time,\n"
+    "                         convergence, stage timings, stability, the dam-break\n"
+    "                         front, cost scaling) from fresh runs into DIR (default\n"
+    "                         out/figures): PNG, SVG, CSV and report.md; see\n"
+    "                         fluidlab figures --help\n"
     "  bench [grid | SOLVER...] [options]\n"
     "                         timed benchmarks; rows appended to docs/perf/*.csv\n"
     "  list                   the solvers and the shipped scenes\n"
@@ -106,7 +113,7 @@ static int parse_count(const char *s, int *out)
 
 static void list_scenes(void)
 {
-    static const char *names[] = {"dam_break", "hydrostatic", "drop", "dam_break_59k"};
+    static const char *names[] = {"dam_break", "hydrostatic", "drop", "dam_break_59k", "pbf_table1", "flip_case1", "flip_150"};
     printf("scenes (in %s/scenes):\n", FL_SOURCE_DIR);
     for (size_t k = 0; k < sizeof names / sizeof names[0]; k++) {
         char path[1024];
@@ -260,12 +267,11 @@ static int run_case(const fl_run_config *c, fl_run_result *res, int *ran, char *
     return -1;
 }
 
-static int cmd_run(int argc, char **argv, const char *default_scene)
+static int cmd_run(int argc, char **argv)
 {
     int plot = 1;
     fl_run_config c;
     fl_run_config_default(&c);
-    c.scene = default_scene;
     c.progress = isatty(STDERR_FILENO);
     const char *own[] = {"--solver", NULL};
     const char **val[] = {&c.solver};
@@ -480,8 +486,8 @@ static int cmd_sweep(int argc, char **argv)
 int main(int argc, char **argv)
 {
     if (argc < 2) {
-        char *def[] = {"--solver", "sph", "--out", "out"};
-        return cmd_run(4, def, "dam_break");
+        char *def[] = {"--quick"};
+        return fl_figures_main(1, def);
     }
     const char *cmd = argv[1];
     if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0 || strcmp(cmd, "help") == 0) {
@@ -495,11 +501,13 @@ int main(int argc, char **argv)
     if (strcmp(cmd, "list") == 0)
         return cmd_list();
     if (strcmp(cmd, "run") == 0)
-        return cmd_run(argc - 2, argv + 2, NULL);
+        return cmd_run(argc - 2, argv + 2);
     if (strcmp(cmd, "compare") == 0)
         return cmd_compare(argc - 2, argv + 2);
     if (strcmp(cmd, "sweep") == 0)
         return cmd_sweep(argc - 2, argv + 2);
+    if (strcmp(cmd, "figures") == 0)
+        return fl_figures_main(argc - 2, argv + 2);
     if (strcmp(cmd, "bench") == 0)
         return fl_bench_main(argc - 2, argv + 2);
     return die("%s: unknown command (see fluidlab --help)", cmd);

@@ -2,7 +2,8 @@
 # test_plots.sh: the gnuplot run summary (plots/run_summary.gp) on a small
 # stats.csv fixture (tests/fixtures/stats_small.csv), and the comparison's
 # density chart (plots/compare.gp) on a small density.csv fixture
-# (tests/fixtures/density_small.csv: three solvers).
+# (tests/fixtures/density_small.csv: three solvers), and the six figure
+# scripts of `fluidlab figures` (plots/fig*.gp) on tests/fixtures/figures/.
 #
 # Usage: test_plots.sh PLOTS_DIR SCRATCH_DIR [FIXTURE]
 #   PLOTS_DIR    folder holding run_summary.gp
@@ -146,5 +147,35 @@ else
     pass
 fi
 check "compare.gp without density.csv leaves no picture" test ! -e "$scratch/compare_missing/compare_density.png"
+
+# --- the figures of `fluidlab figures` (plots/fig*.gp) ---------------------------
+# Each script on its fixture (tests/fixtures/figures/): a PNG and an SVG,
+# no warning, the legend's names in the SVG; without its CSV, a non-zero
+# exit and no picture.
+figures_fixture="$(cd "$(dirname "$0")" && pwd)/fixtures/figures"
+fresh figures_out
+cp "$figures_fixture"/*.csv "$scratch/figures_out/"
+fresh figures_missing
+for name in fig1_density:pbf fig2_convergence:MICCG fig3_stages:pressure_solve fig4_stability:pcisph \
+            fig5_front:Martin fig6_scaling:flip; do
+    fig=${name%%:*}
+    word=${name#*:}
+    gp="$plots_dir/$fig.gp"
+    log="$scratch/figures_out/$fig.log"
+    check "$fig.gp exits 0 on its fixture (png)" \
+        bash -c "gnuplot -e \"dir='$scratch/figures_out'\" -e \"fmt='png'\" '$gp' >'$log' 2>&1"
+    check "$fig.gp exits 0 on its fixture (svg)" \
+        bash -c "gnuplot -e \"dir='$scratch/figures_out'\" -e \"fmt='svg'\" '$gp' >>'$log' 2>&1"
+    check "$fig.png is a PNG" test "$(hex "$scratch/figures_out/$fig.png" 0 8)" = "89504e470d0a1a0a"
+    check "$fig.svg is an SVG document" grep -q "<svg" "$scratch/figures_out/$fig.svg"
+    check "$fig.svg names $word" grep -q "$word" "$scratch/figures_out/$fig.svg"
+    check "$fig.gp printed no warning" bash -c "! grep -qi 'warning\|error\|undefined' '$log'"
+    if gnuplot -e "dir='$scratch/figures_missing'" "$gp" >/dev/null 2>&1; then
+        fail "$fig.gp fails without its CSV"
+    else
+        pass
+    fi
+    check "$fig.gp without its CSV leaves no picture" test ! -e "$scratch/figures_missing/$fig.png"
+done
 
 report

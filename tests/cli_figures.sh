@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# `fluidlab figures` through the real binary.
+#   cli_figures.sh FLUIDLAB SCRATCH_DIR           --smoke: every figure at the
+#       smallest sizes (the pipeline, in both CI builds)
+#   cli_figures.sh FLUIDLAB SCRATCH_DIR --quick   the README's default job
+#       (label long, Release only)
+# Checks: exit 0; for each of the six figures its CSV, and with gnuplot its
+# PNG and SVG; report.md with six sections, the command, the commit and one
+# table row per run; every planned run has its folder; the unstable cases
+# are recorded as such in report.md, not fatal. Bad options: one line,
+# exit 1, nothing written.
+set -u
+source "$(dirname "$0")/cli_common.sh"
+mode=${3:---smoke}
+
+out=$dir/figures
+"$bin" figures "$mode" --quiet --out "$out" 2>"$dir/stderr.txt"
+check "figures $mode exits 0" $?
+for f in fig1_density fig2_convergence fig2_pressure fig3_stages fig3_percent fig4_stability fig5_front fig6_scaling; do
+  [ -s "$out/$f.csv" ]; check "$f.csv is written" $?
+done
+if command -v gnuplot >/dev/null; then
+  for f in fig1_density fig2_convergence fig3_stages fig4_stability fig5_front fig6_scaling; do
+    [ "$(head -c 8 "$out/$f.png" | od -An -tx1 | tr -d ' \n')" = 89504e470d0a1a0a ]; check "$f.png is a PNG" $?
+    grep -q '<svg' "$out/$f.svg"; check "$f.svg is an SVG" $?
+  done
+fi
+[ "$(grep -c '^## Figure [1-6]\. ' "$out/report.md")" -eq 6 ]; check "report.md has six figure sections" $?
+grep -q "fluidlab figures $mode" "$out/report.md"; check "report.md names the command" $?
+grep -q "commit [0-9a-f]" "$out/report.md"; check "report.md names the commit" $?
+grep -q "^Reading: " "$out/report.md"; check "report.md reads the figures" $?
+[ ! -e "$out/report.md.part" ]; check "no half-written report is left" $?
+runs=$(find "$out/runs" -name run.json | wc -l)
+[ "$runs" -ge 60 ]; check "every planned run has its folder ($runs)" $?
+# figure 4: SPH at one step per 60 Hz frame breaks the criteria at every size
+grep -q '^| sph | .*1: unstable: step [0-9]* (t = [0-9.]* s): max speed' "$out/report.md"
+check "the unstable cases are recorded with when and why" $?
+grep -q '^sph,0,1,0,0.0166667,0,' "$out/fig4_stability.csv"; check "fig4_stability.csv: sph at 1 step per frame unstable" $?
+
+"$bin" figures --only 7 --out "$dir/bad1" 2>"$dir/bad1.txt"
+[ $? -eq 1 ] && [ "$(wc -l < "$dir/bad1.txt")" -eq 1 ] && grep -q -- "--only 7" "$dir/bad1.txt"
+check "--only 7: one line, exit 1" $?
+[ ! -e "$dir/bad1" ]; check "--only 7: nothing written" $?
+"$bin" figures --fast --out "$dir/bad2" 2>"$dir/bad2.txt"
+[ $? -eq 1 ] && [ "$(wc -l < "$dir/bad2.txt")" -eq 1 ] && grep -q -- "--fast: unknown option" "$dir/bad2.txt"
+check "an unknown option: one line, exit 1" $?
+[ ! -e "$dir/bad2" ]; check "an unknown option: nothing written" $?
+report
