@@ -391,15 +391,8 @@ static FILE *open_csv(const figures *F, const char *name, char *path, int len)
 /* Draws figure f with plots/<name>.gp as PNG and SVG. */
 static void draw(figures *F, int f)
 {
-    if (!F->plot)
+    if (!F->plot || F->plots_skipped)
         return;
-    if (!fl_plot_available()) {
-        if (!F->plots_skipped)
-            fprintf(stderr, "fluidlab: figures: plots skipped: gnuplot not found (install it: apt-get install "
-                            "gnuplot-nox); the CSV files and report.md are written\n");
-        F->plots_skipped = 1;
-        return;
-    }
     char script[1024], msg[512];
     snprintf(script, sizeof script, "%s/plots/%s.gp", FL_SOURCE_DIR, fig_files[f]);
     if (fl_plot_render(script, F->out, "png", msg, sizeof msg) ||
@@ -429,9 +422,13 @@ static void section_head(figures *F, int f, const char *extra_csv)
     if (F->plot && !F->plots_skipped)
         fprintf(r, "![Figure %d](%s.png)\n\n", f, fig_files[f]);
     fprintf(r, "Data: `%s.csv`%s%s%s. Drawn by `plots/%s.gp` (`gnuplot -e \"dir='%s'\" -e \"fmt='png'\" "
-               "plots/%s.gp`). Pictures: `%s.png`, `%s.svg`.\n\n",
+               "plots/%s.gp`). ",
             fig_files[f], extra_csv ? ", `" : "", extra_csv ? extra_csv : "", extra_csv ? "`" : "", fig_files[f],
-            F->out, fig_files[f], fig_files[f], fig_files[f]);
+            F->out, fig_files[f]);
+    if (F->plot && !F->plots_skipped)
+        fprintf(r, "Pictures: `%s.png`, `%s.svg`.\n\n", fig_files[f], fig_files[f]);
+    else
+        fprintf(r, "Pictures: not drawn (%s).\n\n", F->plot ? "gnuplot was not found" : "--no-plot");
 }
 
 static void runs_table(figures *F, int fig, int group)
@@ -1018,6 +1015,11 @@ int fl_figures_main(int argc, char **argv)
         F.threads = omp_get_max_threads();
     resolutions(&F);
     plan(&F);
+    if (F.plot && !fl_plot_available()) {
+        fprintf(stderr, "fluidlab: figures: plots skipped: gnuplot not found (install it: apt-get install "
+                        "gnuplot-nox); the CSV files and report.md are written\n");
+        F.plots_skipped = 1;
+    }
     char report_path[1100], tmp_path[1200];
     snprintf(report_path, sizeof report_path, "%s/report.md", F.out);
     snprintf(tmp_path, sizeof tmp_path, "%s/report.md.part", F.out);

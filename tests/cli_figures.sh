@@ -7,8 +7,9 @@
 # Checks: exit 0; for each of the six figures its CSV, and with gnuplot its
 # PNG and SVG; report.md with six sections, the command, the commit and one
 # table row per run; every planned run has its folder; the unstable cases
-# are recorded as such in report.md, not fatal. Bad options: one line,
-# exit 1, nothing written.
+# are recorded as such in report.md, not fatal. Without gnuplot (PATH
+# emptied): the CSV and report.md, one line saying how to install it. Bad
+# options: one line, exit 1, nothing written.
 set -u
 source "$(dirname "$0")/cli_common.sh"
 mode=${3:---smoke}
@@ -36,6 +37,15 @@ runs=$(find "$out/runs" -name run.json | wc -l)
 grep -q '^| sph | .*1: unstable: step [0-9]* (t = [0-9.]* s): max speed' "$out/report.md"
 check "the unstable cases are recorded with when and why" $?
 grep -q '^sph,0,1,0,0.0166667,0,' "$out/fig4_stability.csv"; check "fig4_stability.csv: sph at 1 step per frame unstable" $?
+
+# without gnuplot: the CSV files and report.md, and one line saying so
+nog=$dir/no_gnuplot
+PATH=/nonexistent "$bin" figures --smoke --only 6 --quiet --out "$nog" 2>"$dir/nog.txt"
+check "without gnuplot: exit 0" $?
+[ -s "$nog/fig6_scaling.csv" ] && [ -s "$nog/report.md" ]; check "without gnuplot: CSV and report.md written" $?
+[ ! -e "$nog/fig6_scaling.png" ]; check "without gnuplot: no picture" $?
+[ "$(grep -c 'gnuplot not found (install it: apt-get install gnuplot-nox)' "$dir/nog.txt")" -eq 1 ]
+check "without gnuplot: said once, with how to install it" $?
 
 "$bin" figures --only 7 --out "$dir/bad1" 2>"$dir/bad1.txt"
 [ $? -eq 1 ] && [ "$(wc -l < "$dir/bad1.txt")" -eq 1 ] && grep -q -- "--only 7" "$dir/bad1.txt"
