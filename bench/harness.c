@@ -16,6 +16,7 @@
 #include "fl_commit.h"
 #include "harness.h"
 #include "io.h"
+#include "live.h"
 
 /* How the run advances: a fixed step, or ("dt": "cfl") each step as large
  * as the solver's last dt_limit allows, cut so that frames fall on their
@@ -241,10 +242,14 @@ typedef struct run_state {
     float *metric_rho;
     fl_step_stats *stats;
     FILE *stats_csv, *conv_csv;
+    fl_live_plot *live;
 } run_state;
 
 static void run_state_free(run_state *r)
 {
+    char msg[256];
+    if (r->live && fl_live_close(&r->live, msg, sizeof msg))
+        fprintf(stderr, "fluidlab: %s\n", msg);
     if (r->stats_csv)
         fclose(r->stats_csv);
     if (r->conv_csv)
@@ -350,6 +355,13 @@ int fl_run(const fl_run_config *c, fl_run_result *res, fl_error *err)
         run_state_free(&r);
         return rc;
     }
+    if (c->live_plot) {
+        char title[400], msg[256];
+        snprintf(title, sizeof title, "fluidlab: %s on %s", c->solver, r.scene.name);
+        r.live = fl_live_open(title, msg, sizeof msg);
+        if (!r.live)
+            fprintf(stderr, "fluidlab: %s\n", msg);
+    }
 
     fl_stability stab;
     fl_stability_init(&stab, &r.world);
@@ -383,6 +395,14 @@ int fl_run(const fl_run_config *c, fl_run_result *res, fl_error *err)
         err_sum += st->density_err_avg;
         write_stats_row(r.stats_csv, k, r.world.time, dt, &r.world, st, step_ms);
         write_convergence(r.conv_csv, k, r.world.time, st);
+        if (r.live) {
+            fl_live_add(r.live, r.world.time, st->density_err_avg, st->density_err_max, st->max_speed);
+            if (fl_live_due(r.live)) {
+                if (c->progress && fl_live_text(r.live))
+                    fputc('\n', stderr); /* the text plot starts below the progress line */
+                fl_live_draw(r.live);
+            }
+        }
         char why[200];
         if (fl_stability_check(&stab, st, why, sizeof why)) {
             res->status = FL_RUN_UNSTABLE;

@@ -22,6 +22,7 @@ typedef struct fl_run_config {
     int save_bin, save_vtk;
     int threads;                  /* 0 = OpenMP's default */
     int progress;                 /* progress line on stderr */
+    int live_plot;                /* --plot live: compression and speed streamed to gnuplot (plots/live.h) */
 } fl_run_config;
 
 typedef enum fl_run_status {

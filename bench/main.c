@@ -63,7 +63,10 @@ static const char *usage =
     "  --save bin,vtk         also write particle frames (frames/NNNN.bin, .vtk)\n"
     "  --threads N            OpenMP threads\n"
     "  --quiet                no progress line\n"
-    "  --no-plot              do not draw DIR/summary.png and .svg with gnuplot\n"
+    "  --no-plot, --plot none do not draw DIR/summary.png and .svg with gnuplot\n"
+    "  --plot live            also plot compression and max speed while it runs: a\n"
+    "                         gnuplot window (qt or x11) when DISPLAY is set, else\n"
+    "                         text on stdout every 2 s (compare: one plot per solver)\n"
     "\n"
     "bench options:\n"
     "  --particles N          fluid particles (the scene is resampled; 0: as it is);\n"
@@ -169,7 +172,7 @@ static int run_option(const char *a, const char *v, fl_run_config *c, int *plot,
 {
     *takes = strcmp(a, "--dt") == 0 || strcmp(a, "--substeps") == 0 || strcmp(a, "--frames") == 0 ||
              strcmp(a, "--set") == 0 || strcmp(a, "--out") == 0 || strcmp(a, "--save") == 0 ||
-             strcmp(a, "--threads") == 0;
+             strcmp(a, "--threads") == 0 || strcmp(a, "--plot") == 0;
     if (*takes && !v)
         return -die("%s: expected a value", a);
     if (strcmp(a, "--dt") == 0) {
@@ -205,8 +208,12 @@ static int run_option(const char *a, const char *v, fl_run_config *c, int *plot,
         }
     } else if (strcmp(a, "--quiet") == 0) {
         c->progress = 0;
-    } else if (strcmp(a, "--no-plot") == 0) {
+    } else if (strcmp(a, "--no-plot") == 0 || (strcmp(a, "--plot") == 0 && strcmp(v, "none") == 0)) {
         *plot = 0;
+    } else if (strcmp(a, "--plot") == 0) {
+        if (strcmp(v, "live") != 0)
+            return -die("--plot: expected live or none, got '%s'", v);
+        c->live_plot = 1;
     } else {
         return 0;
     }
