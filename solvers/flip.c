@@ -19,6 +19,10 @@
  *      pieces where the projected u is faster than the substep assumed),
  *      then particles that ended in a SOLID cell pushed out to the nearest
  *      non-SOLID cell.
+ *   then, once per step, after its substeps (not in the report):
+ *   12 volume correction: particles moved out of over-full cells and into
+ *      gaps inside the water by a potential displacement from one more
+ *      Poisson solve (flip_correct_volume), velocities untouched.
  * Velocities are extrapolated two face layers into the AIR beyond the faces
  * the fluid defines (Bridson, "Fluid Simulation for Computer Graphics",
  * ch. 4), so that the interpolation stencils of surface particles read fluid
@@ -43,6 +47,7 @@ typedef struct flip_params {
     double cfl;        /* largest particle move per substep, cells */
     double jitter;     /* seeding: fraction of a sub-cell a particle may move from its centre */
     double seed;       /* seeding RNG seed */
+    double volume;     /* volume correction: fraction of a cell's particle excess moved out per step */
 } flip_params;
 
 /* One velocity component on its face lattice: values, the saved copy (then
@@ -65,15 +70,23 @@ typedef struct flip_solver {
     float *ax, *ay, *az;      /* PIC velocity at x, then the grid velocity at the midpoint */
     float *bx, *by, *bz;      /* FLIP change at x */
     float *qx, *qy, *qz;      /* RK2 midpoints */
+    int *count;               /* particles per cell, from the labelling */
+    double *psi, *vrhs;       /* volume correction: potential and right-hand side per cell */
+    double rest_count;        /* particles in a cell at rest, (dx / d)^3 */
 } flip_solver;
 
 static const char *const flip_keys[] = {"alpha", "dx", "tolerance", "max_iterations", "preconditioner",
-                                        "cfl", "jitter", "seed", NULL};
+                                        "cfl", "jitter", "seed", "volume_correction", NULL};
 
 /* Layers of faces the velocities are extrapolated past the faces the
  * fluid defines: a particle moves at most one cell per substep and its
  * stencil reaches one face further. */
 #define FLIP_EXTRAPOLATION_LAYERS 2
+
+/* Relative residual of the volume correction's solve: its potential moves
+ * particles by fractions of a cell, so 1e-4 of that is far below a
+ * particle's jitter. */
+#define FLIP_VOLUME_TOLERANCE 1e-4
 
 static void flip_destroy(void *self)
 {
@@ -89,6 +102,9 @@ static void flip_destroy(void *self)
     for (size_t k = 0; k < sizeof arrays / sizeof arrays[0]; k++)
         fl_free(arrays[k]);
     fl_free(s->history);
+    fl_free(s->count);
+    fl_free(s->psi);
+    fl_free(s->vrhs);
     fl_mac_grid_destroy(&s->g);
     free(s);
 }
@@ -137,7 +153,8 @@ static void *flip_create_alpha(fl_world *w, const fl_params *p, double alpha_def
         fl_params_get(p, "preconditioner", FL_PRECOND_MIC0, FL_PRECOND_MIC0, FL_PRECOND_NONE, &pre, err) ||
         fl_params_get(p, "cfl", 1.0, 0.01, 1.0, &prm.cfl, err) ||
         fl_params_get(p, "jitter", 1.0, 0.0, 1.0, &prm.jitter, err) ||
-        fl_params_get(p, "seed", 1.0, 0.0, 1e15, &prm.seed, err))
+        fl_params_get(p, "seed", 1.0, 0.0, 1e15, &prm.seed, err) ||
+        fl_params_get(p, "volume_correction", 0.5, 0.0, 1.0, &prm.volume, err))
         return NULL;
     if (pre != floor(pre)) {
         fl_fail(err, FL_ERR_INPUT, "%s.preconditioner: expected 0 (MIC(0)), 1 (Jacobi) or 2 (none), got %g",
@@ -178,6 +195,9 @@ static void *flip_create_alpha(fl_world *w, const fl_params *p, double alpha_def
     for (size_t k = 0; k < sizeof arrays / sizeof arrays[0]; k++)
         ok &= (*arrays[k] = fl_alloc(bytes)) != NULL;
     ok &= (s->history = fl_alloc((size_t)(prm.max_iter + 1) * sizeof(double))) != NULL;
+    ok &= (s->count = fl_alloc((size_t)g->ncells * sizeof(int))) != NULL;
+    ok &= (s->psi = fl_alloc((size_t)g->ncells * sizeof(double))) != NULL;
+    ok &= (s->vrhs = fl_alloc((size_t)g->ncells * sizeof(double))) != NULL;
     if (!ok) {
         flip_destroy(s);
         fl_fail(err, FL_ERR_MEMORY, "out of memory for the FLIP solver's %d particles", w->fluid.count);
@@ -189,6 +209,7 @@ static void *flip_create_alpha(fl_world *w, const fl_params *p, double alpha_def
     s->pcg.max_iter = prm.max_iter;
     s->pcg.history = s->history;
     s->pcg.history_cap = prm.max_iter + 1;
+    s->rest_count = pow(prm.dx / w->spacing, 3.0);
     flip_seed(&prm, w);
     return s;
 }
@@ -237,9 +258,10 @@ static void flip_valid_from_labels(const fl_mac_grid *g, flip_field *f, int axis
             }
 }
 
-/* Each invalid face next to a valid one (same lattice, 6 neighbours) takes
- * the mean of its valid neighbours and becomes valid for the next layer. */
-static void flip_extrapolate(flip_field *f, int layers)
+/* Each invalid face of values u next to a valid one (same lattice, 6
+ * neighbours) takes the mean of its valid neighbours and becomes valid for
+ * the next layer. */
+static void flip_extrapolate(flip_field *f, double *u, int layers)
 {
     const int d0 = f->dim[0], d1 = f->dim[1], d2 = f->dim[2];
     const long s1 = d0, s2 = (long)d0 * d1;
@@ -255,19 +277,19 @@ static void flip_extrapolate(flip_field *f, int layers)
                     double sum = 0.0;
                     int n = 0;
                     if (i > 0 && f->valid[q - 1])
-                        sum += f->u[q - 1], n++;
+                        sum += u[q - 1], n++;
                     if (i < d0 - 1 && f->valid[q + 1])
-                        sum += f->u[q + 1], n++;
+                        sum += u[q + 1], n++;
                     if (j > 0 && f->valid[q - s1])
-                        sum += f->u[q - s1], n++;
+                        sum += u[q - s1], n++;
                     if (j < d1 - 1 && f->valid[q + s1])
-                        sum += f->u[q + s1], n++;
+                        sum += u[q + s1], n++;
                     if (k > 0 && f->valid[q - s2])
-                        sum += f->u[q - s2], n++;
+                        sum += u[q - s2], n++;
                     if (k < d2 - 1 && f->valid[q + s2])
-                        sum += f->u[q + s2], n++;
+                        sum += u[q + s2], n++;
                     if (n > 0) {
-                        f->u[q] = sum / n;
+                        u[q] = sum / n;
                         f->fresh[q] = 1;
                     }
                 }
@@ -278,16 +300,20 @@ static void flip_extrapolate(flip_field *f, int layers)
 }
 
 /* Step 6: every non-SOLID cell AIR, then the cells holding a particle
- * FLUID. Serial: many particles write the same cell byte. */
-static void flip_label_cells(fl_mac_grid *g, const fl_particles *p)
+ * FLUID; count[c] gets the particles in cell c (the volume correction's
+ * density). Serial: many particles write the same cell. */
+static void flip_label_cells(fl_mac_grid *g, const fl_particles *p, int *count)
 {
     #pragma omp parallel for schedule(static)
-    for (long c = 0; c < g->ncells; c++)
+    for (long c = 0; c < g->ncells; c++) {
+        count[c] = 0;
         if (g->label[c] != FL_CELL_SOLID)
             g->label[c] = FL_CELL_AIR;
+    }
     for (int i = 0; i < p->count; i++) {
         long c = fl_mac_cell(g, (int)((p->x[i] - g->lo[0]) / g->dx), (int)((p->y[i] - g->lo[1]) / g->dx),
                              (int)((p->z[i] - g->lo[2]) / g->dx));
+        count[c]++;
         if (g->label[c] != FL_CELL_SOLID)
             g->label[c] = FL_CELL_FLUID;
     }
@@ -454,7 +480,7 @@ static int flip_substep(flip_solver *s, fl_world *w, double h, fl_step_stats *st
     for (int a = 0; a < 3; a++) {
         flip_field *f = &s->f[a];
         flip_valid_from_weights(f);
-        flip_extrapolate(f, FLIP_EXTRAPOLATION_LAYERS);
+        flip_extrapolate(f, f->u, FLIP_EXTRAPOLATION_LAYERS);
         memcpy(f->saved, f->u, (size_t)f->n * sizeof(double));
     }
     double t2 = fl_now_ms();
@@ -466,7 +492,7 @@ static int flip_substep(flip_solver *s, fl_world *w, double h, fl_step_stats *st
             f->u[q] += dv;
     }
     double t3 = fl_now_ms();
-    flip_label_cells(g, p);
+    flip_label_cells(g, p, s->count);
     double t4 = fl_now_ms();
     fl_pcg_result res;
     rc = fl_mac_project(g, h, w->rho0, &s->pcg, &res, err);
@@ -477,7 +503,7 @@ static int flip_substep(flip_solver *s, fl_world *w, double h, fl_step_stats *st
     for (int a = 0; a < 3; a++) {
         flip_field *f = &s->f[a];
         flip_valid_from_labels(g, f, a);
-        flip_extrapolate(f, FLIP_EXTRAPOLATION_LAYERS);
+        flip_extrapolate(f, f->u, FLIP_EXTRAPOLATION_LAYERS);
         #pragma omp parallel for schedule(static)
         for (long q = 0; q < f->n; q++)
             f->saved[q] = f->u[q] - f->saved[q];
@@ -502,6 +528,85 @@ static int flip_substep(flip_solver *s, fl_world *w, double h, fl_step_stats *st
     st->stage_ms[FL_STAGE_PRESSURE_SOLVE] += t5 - t4;
     st->stage_ms[FL_STAGE_INTEGRATE] += t8 - t7;
     return flip_advect(s, w, h / pieces, pieces, st, moved, err);
+}
+
+/* The volume correction, once per step after its substeps (an addition to
+ * the report's steps 1-11): the projection keeps the grid velocity
+ * divergence-free, not the particle spacing, so particles bunch in some
+ * cells and leave gaps in others, and the gaps spread the FLUID cells.
+ * With e = count / rest - 1 the relative excess of a FLUID cell, a
+ * displacement D = -grad phi with div D = beta e moves the fraction beta
+ * of each over-full cell's excess out and fills the under-full cells that
+ * have no AIR neighbour (a gap inside the water; a surface cell is partial
+ * by nature and left alone). phi = psi dx^2 solves A psi = beta e with the
+ * pressure system's A (p = 0 in AIR, D.n = 0 on SOLID faces); D is
+ * interpolated to the particles like a velocity and added to their
+ * positions. The velocities are left as they are: no momentum is added. */
+static int flip_correct_volume(flip_solver *s, fl_world *w, fl_step_stats *st, fl_error *err)
+{
+    fl_mac_grid *g = s->g;
+    fl_particles *p = &w->fluid;
+    const double beta = s->prm.volume, rest = s->rest_count, dx = g->dx;
+    const long sx = g->nx, sxy = (long)g->nx * g->ny;
+    flip_label_cells(g, p, s->count);
+    const unsigned char *label = g->label;
+    /* FLUID cells are never on the grid's outer layer (the SOLID walls), so
+     * their six neighbours exist */
+    #pragma omp parallel for schedule(static)
+    for (long c = 0; c < g->ncells; c++) {
+        double e = 0.0;
+        if (label[c] == FL_CELL_FLUID) {
+            e = s->count[c] / rest - 1.0;
+            if (e < 0.0 && (label[c - 1] == FL_CELL_AIR || label[c + 1] == FL_CELL_AIR ||
+                            label[c - sx] == FL_CELL_AIR || label[c + sx] == FL_CELL_AIR ||
+                            label[c - sxy] == FL_CELL_AIR || label[c + sxy] == FL_CELL_AIR))
+                e = 0.0;
+        }
+        s->vrhs[c] = beta * e;
+    }
+    fl_pcg_options opt = s->pcg;
+    opt.tol = FLIP_VOLUME_TOLERANCE;
+    opt.history = NULL;
+    opt.history_cap = 0;
+    fl_pcg_result res;
+    int rc = fl_pcg_solve(g->pcg, label, s->vrhs, s->psi, &opt, &res, err);
+    if (rc)
+        return rc;
+    if (res.reason < 0)
+        st->solves_unconverged++;
+    for (int a = 0; a < 3; a++) {
+        flip_field *f = &s->f[a];
+        #pragma omp parallel for schedule(static)
+        for (int k = 0; k < f->dim[2]; k++)
+            for (int j = 0; j < f->dim[1]; j++)
+                for (int i = 0; i < f->dim[0]; i++) {
+                    int c[3] = {i, j, k};
+                    int la = flip_label(g, i, j, k);
+                    c[a] -= 1;
+                    int lb = flip_label(g, c[0], c[1], c[2]);
+                    long q = i + (long)f->dim[0] * (j + (long)f->dim[1] * k);
+                    double d = 0.0;
+                    if (la != FL_CELL_SOLID && lb != FL_CELL_SOLID && (la == FL_CELL_FLUID || lb == FL_CELL_FLUID))
+                        d = -(s->psi[fl_mac_cell(g, i, j, k)] - s->psi[fl_mac_cell(g, c[0], c[1], c[2])]) * dx;
+                    f->saved[q] = d;
+                    f->valid[q] = la == FL_CELL_FLUID || lb == FL_CELL_FLUID || la == FL_CELL_SOLID ||
+                                  lb == FL_CELL_SOLID;
+                }
+        flip_extrapolate(f, f->saved, 1);
+    }
+    if ((rc = fl_transfer_g2p(g, s->f[0].saved, s->f[1].saved, s->f[2].saved, p->x, p->y, p->z, p->count, s->ax,
+                              s->ay, s->az, err)))
+        return rc;
+    #pragma omp parallel for schedule(static)
+    for (int i = 0; i < p->count; i++) {
+        float x[3] = {p->x[i] + s->ax[i], p->y[i] + s->ay[i], p->z[i] + s->az[i]};
+        float v[3] = {p->vx[i], p->vy[i], p->vz[i]};
+        flip_clamp_to_grid(g, x);
+        flip_push_out(g, x, v);
+        p->x[i] = x[0], p->y[i] = x[1], p->z[i] = x[2];
+        p->vx[i] = v[0], p->vy[i] = v[1], p->vz[i] = v[2];
+    }
+    return FL_OK;
 }
 
 /* The substep length for particles at up to vmax: cfl cells at vmax plus
@@ -534,6 +639,13 @@ static int flip_step(void *self, fl_world *w, double dt, fl_step_stats *st)
         moved = fmax(moved, m);
         t += h;
         substeps++;
+    }
+    if (s->prm.volume > 0.0 && substeps > 0) {
+        double t0 = fl_now_ms();
+        int rc = flip_correct_volume(s, w, st, &err);
+        if (rc)
+            return rc;
+        st->stage_ms[FL_STAGE_OTHER] += fl_now_ms() - t0;
     }
     st->substeps = substeps;
     st->max_speed = fl_max_speed(&w->fluid, &st->nan_count);
