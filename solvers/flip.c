@@ -53,6 +53,7 @@ typedef struct flip_params {
 /* One velocity component on its face lattice: values, the saved copy (then
  * the change), and the two validity masks of the extrapolation. */
 typedef struct flip_field {
+    int axis;
     int dim[3];
     long n;
     double *u;          /* the grid's array (borrowed) */
@@ -73,6 +74,8 @@ typedef struct flip_solver {
     int *count;               /* particles per cell, from the labelling */
     double *psi, *vrhs;       /* volume correction: potential and right-hand side per cell */
     double rest_count;        /* particles in a cell at rest, (dx / d)^3 */
+    int *band_lo, *band_hi;   /* the band: per row (j, k) of cells, i in [lo, hi) */
+    int *band_tlo, *band_thi; /* the band's dilation workspace */
 } flip_solver;
 
 static const char *const flip_keys[] = {"alpha", "dx", "tolerance", "max_iterations", "preconditioner",
@@ -82,6 +85,13 @@ static const char *const flip_keys[] = {"alpha", "dx", "tolerance", "max_iterati
  * fluid defines: a particle moves at most one cell per substep and its
  * stencil reaches one face further. */
 #define FLIP_EXTRAPOLATION_LAYERS 2
+
+/* The per-face work (extrapolation, the saved copy, gravity, the FLIP
+ * change) runs over the faces within FLIP_BAND cells of a FLUID cell only:
+ * the extrapolation reaches 2 faces past the fluid's faces and no particle
+ * stencil reaches further; the rest of the grid (most of it in a dam
+ * break) is never read. */
+#define FLIP_BAND 3
 
 /* Relative residual of the volume correction's solve: its potential moves
  * particles by fractions of a cell, so 1e-4 of that is far below a
@@ -105,6 +115,9 @@ static void flip_destroy(void *self)
     fl_free(s->count);
     fl_free(s->psi);
     fl_free(s->vrhs);
+    int *band[] = {s->band_lo, s->band_hi, s->band_tlo, s->band_thi};
+    for (size_t k = 0; k < sizeof band / sizeof band[0]; k++)
+        fl_free(band[k]);
     fl_mac_grid_destroy(&s->g);
     free(s);
 }
@@ -181,6 +194,7 @@ static void *flip_create_alpha(fl_world *w, const fl_params *p, double alpha_def
     int ok = 1;
     for (int a = 0; a < 3; a++) {
         flip_field *f = &s->f[a];
+        f->axis = a;
         f->dim[0] = g->nx, f->dim[1] = g->ny, f->dim[2] = g->nz;
         f->dim[a] += 1;
         f->n = (long)f->dim[0] * f->dim[1] * f->dim[2];
@@ -198,6 +212,9 @@ static void *flip_create_alpha(fl_world *w, const fl_params *p, double alpha_def
     ok &= (s->count = fl_alloc((size_t)g->ncells * sizeof(int))) != NULL;
     ok &= (s->psi = fl_alloc((size_t)g->ncells * sizeof(double))) != NULL;
     ok &= (s->vrhs = fl_alloc((size_t)g->ncells * sizeof(double))) != NULL;
+    int **band[] = {&s->band_lo, &s->band_hi, &s->band_tlo, &s->band_thi};
+    for (size_t k = 0; k < sizeof band / sizeof band[0]; k++)
+        ok &= (*band[k] = fl_alloc((size_t)g->ny * g->nz * sizeof(int))) != NULL;
     if (!ok) {
         flip_destroy(s);
         fl_fail(err, FL_ERR_MEMORY, "out of memory for the FLIP solver's %d particles", w->fluid.count);
@@ -232,22 +249,94 @@ static inline int flip_label(const fl_mac_grid *g, int i, int j, int k)
     return g->label[fl_mac_cell(g, i, j, k)];
 }
 
-/* Validity after P2G: a face is valid where a particle reached it. */
-static void flip_valid_from_weights(flip_field *f)
+/* The band from the labels: per row (j, k) of cells the hull [lo, hi) of
+ * its FLUID cells, dilated by FLIP_BAND cells along i, j and k. */
+static void flip_band_build(flip_solver *s)
 {
+    const fl_mac_grid *g = s->g;
+    const int nx = g->nx, ny = g->ny, nz = g->nz, m = FLIP_BAND;
+    int *lo = s->band_lo, *hi = s->band_hi, *tlo = s->band_tlo, *thi = s->band_thi;
     #pragma omp parallel for schedule(static)
-    for (long q = 0; q < f->n; q++)
-        f->valid[q] = f->wsum[q] > 0.0;
+    for (long r = 0; r < (long)ny * nz; r++) {
+        const unsigned char *row = g->label + r * nx;
+        int a = nx, b = 0;
+        for (int i = 0; i < nx; i++)
+            if (row[i] == FL_CELL_FLUID) {
+                a = i < a ? i : a;
+                b = i + 1;
+            }
+        tlo[r] = a, thi[r] = b;
+    }
+    #pragma omp parallel for schedule(static)
+    for (int k = 0; k < nz; k++)
+        for (int j = 0; j < ny; j++) {
+            int a = nx, b = 0;
+            for (int d = (j < m ? -j : -m); d <= m && j + d < ny; d++) {
+                long r = j + d + (long)ny * k;
+                a = tlo[r] < a ? tlo[r] : a;
+                b = thi[r] > b ? thi[r] : b;
+            }
+            lo[j + (long)ny * k] = a, hi[j + (long)ny * k] = b;
+        }
+    #pragma omp parallel for schedule(static)
+    for (int k = 0; k < nz; k++)
+        for (int j = 0; j < ny; j++) {
+            int a = nx, b = 0;
+            for (int d = (k < m ? -k : -m); d <= m && k + d < nz; d++) {
+                long r = j + (long)ny * (k + d);
+                a = lo[r] < a ? lo[r] : a;
+                b = hi[r] > b ? hi[r] : b;
+            }
+            tlo[j + (long)ny * k] = a < b ? (a > m ? a - m : 0) : nx;
+            thi[j + (long)ny * k] = a < b ? (b + m < nx ? b + m : nx) : 0;
+        }
+    memcpy(lo, tlo, (size_t)ny * nz * sizeof(int));
+    memcpy(hi, thi, (size_t)ny * nz * sizeof(int));
+}
+
+/* The band's faces [*i0, *i1) of row (j, k) of lattice f: the range of its
+ * cell row, one more face along x; the rows j = ny, k = nz of the v and w
+ * lattices (the outer wall's far faces) take row ny - 1, nz - 1. */
+static inline void flip_band_row(const flip_solver *s, const flip_field *f, int j, int k, int *i0, int *i1)
+{
+    const fl_mac_grid *g = s->g;
+    long r = (j < g->ny ? j : g->ny - 1) + (long)g->ny * (k < g->nz ? k : g->nz - 1);
+    *i0 = s->band_lo[r];
+    *i1 = s->band_hi[r] + (f->axis == 0);
+    if (*i1 > f->dim[0])
+        *i1 = f->dim[0];
+}
+
+/* Validity after P2G: a face is valid where a particle reached it (every
+ * face outside the band invalid). */
+static void flip_valid_from_weights(const flip_solver *s, flip_field *f)
+{
+    memset(f->valid, 0, (size_t)f->n);
+    #pragma omp parallel for collapse(2) schedule(static)
+    for (int k = 0; k < f->dim[2]; k++)
+        for (int j = 0; j < f->dim[1]; j++) {
+            int i0, i1;
+            flip_band_row(s, f, j, k, &i0, &i1);
+            long q0 = (long)f->dim[0] * (j + (long)f->dim[1] * k);
+            for (int i = i0; i < i1; i++)
+                f->valid[q0 + i] = f->wsum[q0 + i] > 0.0;
+        }
 }
 
 /* Validity after the projection: a face is valid where it touches a FLUID
- * cell (projected) or a SOLID cell (the solid's velocity, 0). */
-static void flip_valid_from_labels(const fl_mac_grid *g, flip_field *f, int axis)
+ * cell (projected) or a SOLID cell (the solid's velocity, 0); every face
+ * outside the band invalid. */
+static void flip_valid_from_labels(const flip_solver *s, flip_field *f)
 {
-    #pragma omp parallel for schedule(static)
+    const fl_mac_grid *g = s->g;
+    const int axis = f->axis;
+    memset(f->valid, 0, (size_t)f->n);
+    #pragma omp parallel for collapse(2) schedule(static)
     for (int k = 0; k < f->dim[2]; k++)
-        for (int j = 0; j < f->dim[1]; j++)
-            for (int i = 0; i < f->dim[0]; i++) {
+        for (int j = 0; j < f->dim[1]; j++) {
+            int i0, i1;
+            flip_band_row(s, f, j, k, &i0, &i1);
+            for (int i = i0; i < i1; i++) {
                 int c[3] = {i, j, k};
                 int la = flip_label(g, i, j, k);
                 c[axis] -= 1;
@@ -256,20 +345,23 @@ static void flip_valid_from_labels(const fl_mac_grid *g, flip_field *f, int axis
                 f->valid[q] = la == FL_CELL_FLUID || lb == FL_CELL_FLUID || la == FL_CELL_SOLID ||
                               lb == FL_CELL_SOLID;
             }
+        }
 }
 
-/* Each invalid face of values u next to a valid one (same lattice, 6
- * neighbours) takes the mean of its valid neighbours and becomes valid for
- * the next layer. */
-static void flip_extrapolate(flip_field *f, double *u, int layers)
+/* Each invalid face of values u in the band next to a valid one (same
+ * lattice, 6 neighbours) takes the mean of its valid neighbours and
+ * becomes valid for the next layer. */
+static void flip_extrapolate(const flip_solver *s, flip_field *f, double *u, int layers)
 {
     const int d0 = f->dim[0], d1 = f->dim[1], d2 = f->dim[2];
     const long s1 = d0, s2 = (long)d0 * d1;
     for (int layer = 0; layer < layers; layer++) {
-        #pragma omp parallel for schedule(static)
+        #pragma omp parallel for collapse(2) schedule(static)
         for (int k = 0; k < d2; k++)
-            for (int j = 0; j < d1; j++)
-                for (int i = 0; i < d0; i++) {
+            for (int j = 0; j < d1; j++) {
+                int i0, i1;
+                flip_band_row(s, f, j, k, &i0, &i1);
+                for (int i = i0; i < i1; i++) {
                     long q = i + s1 * j + s2 * k;
                     f->fresh[q] = 0;
                     if (f->valid[q])
@@ -293,10 +385,31 @@ static void flip_extrapolate(flip_field *f, double *u, int layers)
                         f->fresh[q] = 1;
                     }
                 }
-        #pragma omp parallel for schedule(static)
-        for (long q = 0; q < f->n; q++)
-            f->valid[q] |= f->fresh[q];
+            }
+        #pragma omp parallel for collapse(2) schedule(static)
+        for (int k = 0; k < d2; k++)
+            for (int j = 0; j < d1; j++) {
+                int i0, i1;
+                flip_band_row(s, f, j, k, &i0, &i1);
+                for (long q = i0 + s1 * j + s2 * k, e = i1 + s1 * j + s2 * k; q < e; q++)
+                    f->valid[q] |= f->fresh[q];
+            }
     }
+}
+
+/* Over the band's faces: dst = src - dst when change is set (the FLIP
+ * change), else dst = src + add (the saved copy with add 0, gravity). */
+static void flip_band_update(const flip_solver *s, const flip_field *f, double *dst, const double *src, int change,
+                             double add)
+{
+    #pragma omp parallel for collapse(2) schedule(static)
+    for (int k = 0; k < f->dim[2]; k++)
+        for (int j = 0; j < f->dim[1]; j++) {
+            int i0, i1;
+            flip_band_row(s, f, j, k, &i0, &i1);
+            for (long q = i0 + (long)f->dim[0] * (j + (long)f->dim[1] * k), e = q + (i1 - i0); q < e; q++)
+                dst[q] = change ? src[q] - dst[q] : src[q] + add;
+        }
 }
 
 /* Step 6: every non-SOLID cell AIR, then the cells holding a particle
@@ -477,23 +590,18 @@ static int flip_substep(flip_solver *s, fl_world *w, double h, fl_step_stats *st
     if (rc)
         return rc;
     double t1 = fl_now_ms();
+    flip_label_cells(g, p, s->count);
+    flip_band_build(s);
     for (int a = 0; a < 3; a++) {
         flip_field *f = &s->f[a];
-        flip_valid_from_weights(f);
-        flip_extrapolate(f, f->u, FLIP_EXTRAPOLATION_LAYERS);
-        memcpy(f->saved, f->u, (size_t)f->n * sizeof(double));
+        flip_valid_from_weights(s, f);
+        flip_extrapolate(s, f, f->u, FLIP_EXTRAPOLATION_LAYERS);
+        flip_band_update(s, f, f->saved, f->u, 0, 0.0);
     }
     double t2 = fl_now_ms();
-    for (int a = 0; a < 3; a++) {
-        flip_field *f = &s->f[a];
-        const double dv = w->gravity[a] * h;
-        #pragma omp parallel for schedule(static)
-        for (long q = 0; q < f->n; q++)
-            f->u[q] += dv;
-    }
+    for (int a = 0; a < 3; a++)
+        flip_band_update(s, &s->f[a], s->f[a].u, s->f[a].u, 0, w->gravity[a] * h);
     double t3 = fl_now_ms();
-    flip_label_cells(g, p, s->count);
-    double t4 = fl_now_ms();
     fl_pcg_result res;
     rc = fl_mac_project(g, h, w->rho0, &s->pcg, &res, err);
     if (rc)
@@ -502,11 +610,9 @@ static int flip_substep(flip_solver *s, fl_world *w, double h, fl_step_stats *st
     double t5 = fl_now_ms();
     for (int a = 0; a < 3; a++) {
         flip_field *f = &s->f[a];
-        flip_valid_from_labels(g, f, a);
-        flip_extrapolate(f, f->u, FLIP_EXTRAPOLATION_LAYERS);
-        #pragma omp parallel for schedule(static)
-        for (long q = 0; q < f->n; q++)
-            f->saved[q] = f->u[q] - f->saved[q];
+        flip_valid_from_labels(s, f);
+        flip_extrapolate(s, f, f->u, FLIP_EXTRAPOLATION_LAYERS);
+        flip_band_update(s, f, f->saved, f->u, 1, 0.0);
     }
     double t6 = fl_now_ms();
     const double *const grid_vel[3] = {g->u, g->v, g->w};
@@ -523,9 +629,9 @@ static int flip_substep(flip_solver *s, fl_world *w, double h, fl_step_stats *st
     int pieces = reach > 1.0 ? (int)ceil(reach - 1e-9) : 1;
     double t8 = fl_now_ms();
     st->stage_ms[FL_STAGE_TRANSFER] += (t1 - t0) + (t7 - t6);
-    st->stage_ms[FL_STAGE_BOUNDARY] += (t2 - t1) + (t4 - t3) + (t6 - t5);
+    st->stage_ms[FL_STAGE_BOUNDARY] += (t2 - t1) + (t6 - t5);
     st->stage_ms[FL_STAGE_VELOCITY_UPDATE] += t3 - t2;
-    st->stage_ms[FL_STAGE_PRESSURE_SOLVE] += t5 - t4;
+    st->stage_ms[FL_STAGE_PRESSURE_SOLVE] += t5 - t3;
     st->stage_ms[FL_STAGE_INTEGRATE] += t8 - t7;
     return flip_advect(s, w, h / pieces, pieces, st, moved, err);
 }
@@ -549,6 +655,7 @@ static int flip_correct_volume(flip_solver *s, fl_world *w, fl_step_stats *st, f
     const double beta = s->prm.volume, rest = s->rest_count, dx = g->dx;
     const long sx = g->nx, sxy = (long)g->nx * g->ny;
     flip_label_cells(g, p, s->count);
+    flip_band_build(s);
     const unsigned char *label = g->label;
     /* FLUID cells are never on the grid's outer layer (the SOLID walls), so
      * their six neighbours exist */
@@ -592,7 +699,7 @@ static int flip_correct_volume(flip_solver *s, fl_world *w, fl_step_stats *st, f
                     f->valid[q] = la == FL_CELL_FLUID || lb == FL_CELL_FLUID || la == FL_CELL_SOLID ||
                                   lb == FL_CELL_SOLID;
                 }
-        flip_extrapolate(f, f->saved, 1);
+        flip_extrapolate(s, f, f->saved, 1);
     }
     if ((rc = fl_transfer_g2p(g, s->f[0].saved, s->f[1].saved, s->f[2].saved, p->x, p->y, p->z, p->count, s->ax,
                               s->ay, s->az, err)))
