@@ -716,14 +716,15 @@ static int flip_correct_volume(flip_solver *s, fl_world *w, fl_step_stats *st, f
     return FL_OK;
 }
 
-/* The substep length for particles at up to vmax: cfl cells at vmax plus
- * the speed gravity can add, sqrt(|g| dx) (g h <= sqrt(|g| dx) whenever
- * h <= dx / sqrt(|g| dx)). */
+/* The substep length for particles at up to vmax: the longest h in which
+ * a particle at vmax, sped up by gravity for the whole substep, moves cfl
+ * cells: (vmax + |g| h) h = cfl dx, the positive root written so that it
+ * does not cancel. */
 static double flip_substep_limit(const flip_solver *s, const fl_world *w, double vmax)
 {
-    const double *gv = w->gravity, dx = s->g->dx;
+    const double *gv = w->gravity, reach = s->prm.cfl * s->g->dx;
     double g = sqrt(gv[0] * gv[0] + gv[1] * gv[1] + gv[2] * gv[2]);
-    return s->prm.cfl * dx / (vmax + sqrt(g * dx) + 1e-12);
+    return 2.0 * reach / (vmax + sqrt(vmax * vmax + 4.0 * g * reach) + 1e-12);
 }
 
 static int flip_step(void *self, fl_world *w, double dt, fl_step_stats *st)
