@@ -12,16 +12,11 @@
 #include "pcg.h"
 
 #include <math.h>
-#include <omp.h>
-#include <stdatomic.h>
 #include <string.h>
 
 /* FLUID cells per block of a dot product: small enough for many blocks per
  * thread, large enough that the partial sums cost nothing. */
 #define PCG_BLOCK 4096
-
-/* ints between two threads' progress counters: one cache line */
-#define PCG_PAD 16
 
 fl_pcg_options fl_default_pcg_options(void)
 {
@@ -59,10 +54,7 @@ int fl_pcg_create(int nx, int ny, int nz, fl_pcg **out, fl_error *err)
     s->precon = fl_alloc(bytes);
     s->fluid = fl_alloc((size_t)s->ncells * sizeof(long));
     s->partial = fl_alloc((size_t)((s->ncells + PCG_BLOCK - 1) / PCG_BLOCK) * sizeof(double));
-    s->split = fl_alloc((size_t)nz * (FL_PCG_SWEEP_THREADS + 1) * sizeof(long));
-    s->progress = fl_alloc((size_t)FL_PCG_SWEEP_THREADS * PCG_PAD * sizeof(atomic_int));
-    if (!s->r || !s->z || !s->s || !s->q || !s->precon || !s->fluid || !s->partial || !s->split ||
-        !s->progress) {
+    if (!s->r || !s->z || !s->s || !s->q || !s->precon || !s->fluid || !s->partial) {
         fl_pcg_destroy(&s);
         return fl_fail(err, FL_ERR_MEMORY, "pcg: out of memory for a %dx%dx%d grid", nx, ny, nz);
     }
@@ -82,8 +74,6 @@ void fl_pcg_destroy(fl_pcg **sp)
     fl_free(s->precon);
     fl_free(s->fluid);
     fl_free(s->partial);
-    fl_free(s->split);
-    fl_free(s->progress);
     fl_free(s);
     *sp = NULL;
 }
@@ -185,97 +175,20 @@ static void mic0_factor(fl_pcg *s, const unsigned char *label, double tau, doubl
     }
 }
 
-/* The pipelined sweeps: each z plane k of the FLUID list is cut into
- * sweep_threads consecutive parts (split), thread t sweeping part t of every
- * plane in turn. A cell reads its -x, -y and -z neighbours in the forward
- * sweep (+x, +y, +z backward): the first two lie in its own part or an
- * earlier part of the same plane, the third in plane k - 1 (k + 1), in any
- * part. So thread t starts plane k once thread t - 1 has finished plane k
- * and every later thread plane k - 1 (mirrored backward). Every cell then
- * computes what the sequential sweep computes, from the same values, in the
- * same order of operations: the same z on any number of threads. */
-static void sweep_split(fl_pcg *s)
-{
-    int nt = omp_get_max_threads();
-    nt = nt < 1 ? 1 : nt > FL_PCG_SWEEP_THREADS ? FL_PCG_SWEEP_THREADS : nt;
-    s->sweep_threads = nt;
-    long sxy = (long)s->nx * s->ny, n = 0;
-    for (int k = 0; k < s->nz; k++) {
-        long start = n;
-        while (n < s->nfluid && s->fluid[n] / sxy == k)
-            n++;
-        long *split = s->split + (long)k * (FL_PCG_SWEEP_THREADS + 1);
-        for (int t = 0; t <= nt; t++)
-            split[t] = start + (n - start) * t / nt;
-    }
-}
-
-/* Spins until counter *c reaches at least v; the acquire pairs with
- * publish's release, so the z written before the count are seen. */
-static inline void wait_for(atomic_int *c, int v)
-{
-    while (atomic_load_explicit(c, memory_order_acquire) < v)
-        ;
-}
-
-static inline void publish(atomic_int *c, int v)
-{
-    atomic_store_explicit(c, v, memory_order_release);
-}
-
 /* z = (L L^T)^-1 r: forward substitution L q = r in cell order, then
- * L^T z = q in reverse order, in place in z (outside FLUID z stays 0),
- * pipelined over the threads (sweep_split). */
+ * L^T z = q in reverse order, in place in z (outside FLUID z stays 0). */
 static void mic0_apply(fl_pcg *s)
 {
-    const long sx = s->nx, sxy = (long)s->nx * s->ny, stride = FL_PCG_SWEEP_THREADS + 1;
+    long sx = s->nx, sxy = (long)s->nx * s->ny;
     const double *pc = s->precon, *r = s->r;
     double *z = s->z;
-    const int nt = s->sweep_threads, nz = s->nz;
-    atomic_int *progress = s->progress;
-#pragma omp parallel num_threads(nt)
-    {
-        /* a team smaller than asked: thread 0 sweeps alone */
-        int team = omp_get_num_threads(), t = omp_get_thread_num();
-        int parts = team == nt ? nt : 1;
-        if (t < parts)
-            publish(&progress[t * PCG_PAD], 0);
-#pragma omp barrier
-        if (t < parts) {
-            for (int k = 0; k < nz; k++) {
-                const long *split = s->split + k * stride;
-                long lo = split[t * nt / parts], hi = split[(t + 1) * nt / parts];
-                if (t > 0)
-                    wait_for(&progress[(t - 1) * PCG_PAD], k + 1);
-                for (int u = t + 1; u < parts; u++)
-                    wait_for(&progress[u * PCG_PAD], k);
-                for (long n = lo; n < hi; n++) {
-                    long c = s->fluid[n];
-                    z[c] = (r[c] + pc[c - 1] * z[c - 1] + pc[c - sx] * z[c - sx] + pc[c - sxy] * z[c - sxy]) *
-                           pc[c];
-                }
-                publish(&progress[t * PCG_PAD], k + 1);
-            }
-        }
-#pragma omp barrier
-        if (t < parts)
-            publish(&progress[t * PCG_PAD], 0);
-#pragma omp barrier
-        if (t < parts) {
-            for (int k = nz - 1; k >= 0; k--) {
-                const long *split = s->split + k * stride;
-                long lo = split[t * nt / parts], hi = split[(t + 1) * nt / parts];
-                if (t < parts - 1)
-                    wait_for(&progress[(t + 1) * PCG_PAD], nz - k);
-                for (int u = 0; u < t; u++)
-                    wait_for(&progress[u * PCG_PAD], nz - k - 1);
-                for (long n = hi - 1; n >= lo; n--) {
-                    long c = s->fluid[n];
-                    z[c] = (z[c] + pc[c] * (z[c + 1] + z[c + sx] + z[c + sxy])) * pc[c];
-                }
-                publish(&progress[t * PCG_PAD], nz - k);
-            }
-        }
+    for (long n = 0; n < s->nfluid; n++) {
+        long c = s->fluid[n];
+        z[c] = (r[c] + pc[c - 1] * z[c - 1] + pc[c - sx] * z[c - sx] + pc[c - sxy] * z[c - sxy]) * pc[c];
+    }
+    for (long n = s->nfluid - 1; n >= 0; n--) {
+        long c = s->fluid[n];
+        z[c] = (z[c] + pc[c] * (z[c + 1] + z[c + sx] + z[c + sxy])) * pc[c];
     }
 }
 
@@ -394,10 +307,8 @@ int fl_pcg_solve(fl_pcg *s, const unsigned char *label, const double *b, double 
         return FL_OK;
     }
 
-    if (opt->precond == FL_PRECOND_MIC0) {
+    if (opt->precond == FL_PRECOND_MIC0)
         mic0_factor(s, label, opt->mic_tau, opt->mic_sigma);
-        sweep_split(s);
-    }
     else if (opt->precond == FL_PRECOND_JACOBI)
         jacobi_factor(s, label);
     double zr = precondition_dot(s, opt->precond);

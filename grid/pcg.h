@@ -20,8 +20,6 @@
 #ifndef FL_PCG_H
 #define FL_PCG_H
 
-#include <stdatomic.h>
-
 #include "fl_common.h"
 
 #ifdef __cplusplus
@@ -101,15 +99,7 @@ typedef struct fl_pcg {
     long nfluid;
     double *partial;     /* one sum per block of the dot products */
     long nblocks;        /* blocks of the FLUID list in the current solve */
-    int sweep_threads;   /* threads of the MIC(0) sweeps in the current solve */
-    long *split;         /* FLUID-list index where thread t's part of plane k starts,
-                          * at k (FL_PCG_SWEEP_THREADS + 1) + t */
-    atomic_int *progress; /* planes each thread has swept, one cache line apart */
 } fl_pcg;
-
-/* Most threads the MIC(0) sweeps use (more threads than this: the rest
- * wait at the sweeps). */
-#define FL_PCG_SWEEP_THREADS 64
 
 int fl_pcg_create(int nx, int ny, int nz, fl_pcg **out, fl_error *err);
 void fl_pcg_destroy(fl_pcg **s);
