@@ -23,28 +23,48 @@ static face_lattice lattice_of(const fl_mac_grid *g, int axis)
     return l;
 }
 
-/* The corner sample (i0 + (j0 + k0 dim1) dim0 of the 2x2x2 stencil) and
- * the fractions t in [0, 1] of a position on lattice l. */
-static inline long face_stencil(const face_lattice *l, const double lo[3], double dx, const double pos[3],
-                                double t[3])
+/* The lower sample i of the pair around lattice coordinate f on an axis
+ * of dim samples, and the fraction t in [0, 1] between the two (clamped at
+ * the ends). */
+static inline void locate(double f, int dim, int *i, double *t)
 {
-    int i0[3];
-    for (int a = 0; a < 3; a++) {
-        double f = (pos[a] - lo[a]) / dx - l->offset[a];
-        double fl = floor(f);
-        int i = (int)fl;
-        double frac = f - fl;
-        if (i < 0) {
-            i = 0;
-            frac = 0.0;
-        } else if (i > l->dim[a] - 2) {
-            i = l->dim[a] - 2;
-            frac = 1.0;
-        }
-        i0[a] = i;
-        t[a] = frac;
+    double fl = floor(f);
+    int k = (int)fl;
+    double frac = f - fl;
+    if (k < 0) {
+        k = 0;
+        frac = 0.0;
+    } else if (k > dim - 2) {
+        k = dim - 2;
+        frac = 1.0;
     }
-    return i0[0] + (long)l->dim[0] * (i0[1] + (long)l->dim[1] * i0[2]);
+    *i = k;
+    *t = frac;
+}
+
+/* A position's 2x2x2 stencils on the three lattices l: corner sample
+ * f[a] (i0 + (j0 + k0 dim1) dim0 on lattice a) and fractions t[a][0..2].
+ * Along its own axis a lattice samples at whole cell coordinates, across
+ * it at half cells, so two locate calls per axis serve all three. */
+static inline void stencils(const face_lattice l[3], const double lo[3], double dx, const double pos[3], long f[3],
+                            double t[3][3])
+{
+    int i_on[3], i_across[3];
+    double t_on[3], t_across[3];
+    for (int b = 0; b < 3; b++) {
+        double c = (pos[b] - lo[b]) / dx;
+        locate(c - l[b].offset[b], l[b].dim[b], &i_on[b], &t_on[b]);
+        int other = (b + 1) % 3;
+        locate(c - l[other].offset[b], l[other].dim[b], &i_across[b], &t_across[b]);
+    }
+    for (int a = 0; a < 3; a++) {
+        int i[3];
+        for (int b = 0; b < 3; b++) {
+            i[b] = b == a ? i_on[b] : i_across[b];
+            t[a][b] = b == a ? t_on[b] : t_across[b];
+        }
+        f[a] = i[0] + (long)l[a].dim[0] * (i[1] + (long)l[a].dim[1] * i[2]);
+    }
 }
 
 /* Number of positions outside the grid box (NaN included); the first in *first. */
@@ -90,13 +110,11 @@ static int slab_start(const fl_mac_grid *g, long n, int t, int nt)
     return k;
 }
 
-/* Scatter of particle p's component axis onto the faces of layers [k_lo,
- * k_hi) of lattice l. */
-static inline void scatter(const face_lattice *l, const double lo[3], double dx, const double pos[3], double vp,
-                           int k_lo, int k_hi, double *u, double *ws)
+/* Scatter of a particle's velocity component vp, stencil corner f and
+ * fractions t on lattice l, onto the faces of layers [k_lo, k_hi). */
+static inline void scatter(const face_lattice *l, long f, const double t[3], double vp, int k_lo, int k_hi,
+                           double *u, double *ws)
 {
-    double t[3];
-    long f = face_stencil(l, lo, dx, pos, t);
     long s1 = l->dim[0], s2 = (long)l->dim[0] * l->dim[1];
     int k0 = (int)(f / s2);
     for (int dk = 0; dk < 2; dk++) {
@@ -150,9 +168,11 @@ int fl_transfer_p2g(fl_mac_grid *g, const float *x, const float *y, const float 
                 int k = (int)((z[p] - g->lo[2]) / g->dx);
                 if (k + 1 < k_lo || k - 1 >= k_hi)
                     continue;
-                double pos[3] = {x[p], y[p], z[p]};
+                double pos[3] = {x[p], y[p], z[p]}, t[3][3];
+                long f[3];
+                stencils(l, g->lo, g->dx, pos, f, t);
                 for (int a = 0; a < 3; a++)
-                    scatter(&l[a], g->lo, g->dx, pos, pv[a][p], k_lo, k_hi, vel[a], wsum[a]);
+                    scatter(&l[a], f[a], t[a], pv[a][p], k_lo, k_hi, vel[a], wsum[a]);
             }
         }
         for (int a = 0; a < 3; a++) {
@@ -191,14 +211,14 @@ static int g2p(const fl_mac_grid *g, const double *const a[3], const double *con
     face_lattice l[3] = {lattice_of(g, 0), lattice_of(g, 1), lattice_of(g, 2)};
 #pragma omp parallel for schedule(static)
     for (int p = 0; p < n; p++) {
-        double pos[3] = {x[p], y[p], z[p]};
+        double pos[3] = {x[p], y[p], z[p]}, t[3][3];
+        long f[3];
+        stencils(l, g->lo, g->dx, pos, f, t);
         for (int axis = 0; axis < 3; axis++) {
-            double t[3];
-            long f = face_stencil(&l[axis], g->lo, g->dx, pos, t);
             long s1 = l[axis].dim[0], s2 = (long)l[axis].dim[0] * l[axis].dim[1];
-            out[axis][p] = (float)interp(a[axis], f, s1, s2, t);
+            out[axis][p] = (float)interp(a[axis], f[axis], s1, s2, t[axis]);
             if (b)
-                out_b[axis][p] = (float)interp(b[axis], f, s1, s2, t);
+                out_b[axis][p] = (float)interp(b[axis], f[axis], s1, s2, t[axis]);
         }
     }
     return FL_OK;

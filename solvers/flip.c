@@ -19,6 +19,10 @@
  *      pieces where the projected u is faster than the substep assumed),
  *      then particles that ended in a SOLID cell pushed out to the nearest
  *      non-SOLID cell.
+ *   then, once per step, after its substeps (not in the report):
+ *   12 volume correction: particles moved out of over-full cells and into
+ *      gaps inside the water by a potential displacement from one more
+ *      Poisson solve (flip_correct_volume), velocities untouched.
  * Velocities are extrapolated two face layers into the AIR beyond the faces
  * the fluid defines (Bridson, "Fluid Simulation for Computer Graphics",
  * ch. 4), so that the interpolation stencils of surface particles read fluid
@@ -43,11 +47,13 @@ typedef struct flip_params {
     double cfl;        /* largest particle move per substep, cells */
     double jitter;     /* seeding: fraction of a sub-cell a particle may move from its centre */
     double seed;       /* seeding RNG seed */
+    double volume;     /* volume correction: fraction of a cell's particle excess moved out per step */
 } flip_params;
 
 /* One velocity component on its face lattice: values, the saved copy (then
  * the change), and the two validity masks of the extrapolation. */
 typedef struct flip_field {
+    int axis;
     int dim[3];
     long n;
     double *u;          /* the grid's array (borrowed) */
@@ -65,15 +71,32 @@ typedef struct flip_solver {
     float *ax, *ay, *az;      /* PIC velocity at x, then the grid velocity at the midpoint */
     float *bx, *by, *bz;      /* FLIP change at x */
     float *qx, *qy, *qz;      /* RK2 midpoints */
+    int *count;               /* particles per cell, from the labelling */
+    double *psi, *vrhs;       /* volume correction: potential and right-hand side per cell */
+    double rest_count;        /* particles in a cell at rest, (dx / d)^3 */
+    int *band_lo, *band_hi;   /* the band: per row (j, k) of cells, i in [lo, hi) */
+    int *band_tlo, *band_thi; /* the band's dilation workspace */
 } flip_solver;
 
 static const char *const flip_keys[] = {"alpha", "dx", "tolerance", "max_iterations", "preconditioner",
-                                        "cfl", "jitter", "seed", NULL};
+                                        "cfl", "jitter", "seed", "volume_correction", NULL};
 
 /* Layers of faces the velocities are extrapolated past the faces the
  * fluid defines: a particle moves at most one cell per substep and its
  * stencil reaches one face further. */
 #define FLIP_EXTRAPOLATION_LAYERS 2
+
+/* The per-face work (extrapolation, the saved copy, gravity, the FLIP
+ * change) runs over the faces within FLIP_BAND cells of a FLUID cell only:
+ * the extrapolation reaches 2 faces past the fluid's faces and no particle
+ * stencil reaches further; the rest of the grid (most of it in a dam
+ * break) is never read. */
+#define FLIP_BAND 3
+
+/* Relative residual of the volume correction's solve: its potential moves
+ * particles by fractions of a cell, so 1e-4 of that is far below a
+ * particle's jitter. */
+#define FLIP_VOLUME_TOLERANCE 1e-4
 
 static void flip_destroy(void *self)
 {
@@ -89,6 +112,12 @@ static void flip_destroy(void *self)
     for (size_t k = 0; k < sizeof arrays / sizeof arrays[0]; k++)
         fl_free(arrays[k]);
     fl_free(s->history);
+    fl_free(s->count);
+    fl_free(s->psi);
+    fl_free(s->vrhs);
+    int *band[] = {s->band_lo, s->band_hi, s->band_tlo, s->band_thi};
+    for (size_t k = 0; k < sizeof band / sizeof band[0]; k++)
+        fl_free(band[k]);
     fl_mac_grid_destroy(&s->g);
     free(s);
 }
@@ -137,7 +166,8 @@ static void *flip_create_alpha(fl_world *w, const fl_params *p, double alpha_def
         fl_params_get(p, "preconditioner", FL_PRECOND_MIC0, FL_PRECOND_MIC0, FL_PRECOND_NONE, &pre, err) ||
         fl_params_get(p, "cfl", 1.0, 0.01, 1.0, &prm.cfl, err) ||
         fl_params_get(p, "jitter", 1.0, 0.0, 1.0, &prm.jitter, err) ||
-        fl_params_get(p, "seed", 1.0, 0.0, 1e15, &prm.seed, err))
+        fl_params_get(p, "seed", 1.0, 0.0, 1e15, &prm.seed, err) ||
+        fl_params_get(p, "volume_correction", 0.5, 0.0, 1.0, &prm.volume, err))
         return NULL;
     if (pre != floor(pre)) {
         fl_fail(err, FL_ERR_INPUT, "%s.preconditioner: expected 0 (MIC(0)), 1 (Jacobi) or 2 (none), got %g",
@@ -164,6 +194,7 @@ static void *flip_create_alpha(fl_world *w, const fl_params *p, double alpha_def
     int ok = 1;
     for (int a = 0; a < 3; a++) {
         flip_field *f = &s->f[a];
+        f->axis = a;
         f->dim[0] = g->nx, f->dim[1] = g->ny, f->dim[2] = g->nz;
         f->dim[a] += 1;
         f->n = (long)f->dim[0] * f->dim[1] * f->dim[2];
@@ -178,6 +209,12 @@ static void *flip_create_alpha(fl_world *w, const fl_params *p, double alpha_def
     for (size_t k = 0; k < sizeof arrays / sizeof arrays[0]; k++)
         ok &= (*arrays[k] = fl_alloc(bytes)) != NULL;
     ok &= (s->history = fl_alloc((size_t)(prm.max_iter + 1) * sizeof(double))) != NULL;
+    ok &= (s->count = fl_alloc((size_t)g->ncells * sizeof(int))) != NULL;
+    ok &= (s->psi = fl_alloc((size_t)g->ncells * sizeof(double))) != NULL;
+    ok &= (s->vrhs = fl_alloc((size_t)g->ncells * sizeof(double))) != NULL;
+    int **band[] = {&s->band_lo, &s->band_hi, &s->band_tlo, &s->band_thi};
+    for (size_t k = 0; k < sizeof band / sizeof band[0]; k++)
+        ok &= (*band[k] = fl_alloc((size_t)g->ny * g->nz * sizeof(int))) != NULL;
     if (!ok) {
         flip_destroy(s);
         fl_fail(err, FL_ERR_MEMORY, "out of memory for the FLIP solver's %d particles", w->fluid.count);
@@ -189,6 +226,7 @@ static void *flip_create_alpha(fl_world *w, const fl_params *p, double alpha_def
     s->pcg.max_iter = prm.max_iter;
     s->pcg.history = s->history;
     s->pcg.history_cap = prm.max_iter + 1;
+    s->rest_count = pow(prm.dx / w->spacing, 3.0);
     flip_seed(&prm, w);
     return s;
 }
@@ -211,22 +249,94 @@ static inline int flip_label(const fl_mac_grid *g, int i, int j, int k)
     return g->label[fl_mac_cell(g, i, j, k)];
 }
 
-/* Validity after P2G: a face is valid where a particle reached it. */
-static void flip_valid_from_weights(flip_field *f)
+/* The band from the labels: per row (j, k) of cells the hull [lo, hi) of
+ * its FLUID cells, dilated by FLIP_BAND cells along i, j and k. */
+static void flip_band_build(flip_solver *s)
 {
+    const fl_mac_grid *g = s->g;
+    const int nx = g->nx, ny = g->ny, nz = g->nz, m = FLIP_BAND;
+    int *lo = s->band_lo, *hi = s->band_hi, *tlo = s->band_tlo, *thi = s->band_thi;
     #pragma omp parallel for schedule(static)
-    for (long q = 0; q < f->n; q++)
-        f->valid[q] = f->wsum[q] > 0.0;
+    for (long r = 0; r < (long)ny * nz; r++) {
+        const unsigned char *row = g->label + r * nx;
+        int a = nx, b = 0;
+        for (int i = 0; i < nx; i++)
+            if (row[i] == FL_CELL_FLUID) {
+                a = i < a ? i : a;
+                b = i + 1;
+            }
+        tlo[r] = a, thi[r] = b;
+    }
+    #pragma omp parallel for schedule(static)
+    for (int k = 0; k < nz; k++)
+        for (int j = 0; j < ny; j++) {
+            int a = nx, b = 0;
+            for (int d = (j < m ? -j : -m); d <= m && j + d < ny; d++) {
+                long r = j + d + (long)ny * k;
+                a = tlo[r] < a ? tlo[r] : a;
+                b = thi[r] > b ? thi[r] : b;
+            }
+            lo[j + (long)ny * k] = a, hi[j + (long)ny * k] = b;
+        }
+    #pragma omp parallel for schedule(static)
+    for (int k = 0; k < nz; k++)
+        for (int j = 0; j < ny; j++) {
+            int a = nx, b = 0;
+            for (int d = (k < m ? -k : -m); d <= m && k + d < nz; d++) {
+                long r = j + (long)ny * (k + d);
+                a = lo[r] < a ? lo[r] : a;
+                b = hi[r] > b ? hi[r] : b;
+            }
+            tlo[j + (long)ny * k] = a < b ? (a > m ? a - m : 0) : nx;
+            thi[j + (long)ny * k] = a < b ? (b + m < nx ? b + m : nx) : 0;
+        }
+    memcpy(lo, tlo, (size_t)ny * nz * sizeof(int));
+    memcpy(hi, thi, (size_t)ny * nz * sizeof(int));
+}
+
+/* The band's faces [*i0, *i1) of row (j, k) of lattice f: the range of its
+ * cell row, one more face along x; the rows j = ny, k = nz of the v and w
+ * lattices (the outer wall's far faces) take row ny - 1, nz - 1. */
+static inline void flip_band_row(const flip_solver *s, const flip_field *f, int j, int k, int *i0, int *i1)
+{
+    const fl_mac_grid *g = s->g;
+    long r = (j < g->ny ? j : g->ny - 1) + (long)g->ny * (k < g->nz ? k : g->nz - 1);
+    *i0 = s->band_lo[r];
+    *i1 = s->band_hi[r] + (f->axis == 0);
+    if (*i1 > f->dim[0])
+        *i1 = f->dim[0];
+}
+
+/* Validity after P2G: a face is valid where a particle reached it (every
+ * face outside the band invalid). */
+static void flip_valid_from_weights(const flip_solver *s, flip_field *f)
+{
+    memset(f->valid, 0, (size_t)f->n);
+    #pragma omp parallel for collapse(2) schedule(static)
+    for (int k = 0; k < f->dim[2]; k++)
+        for (int j = 0; j < f->dim[1]; j++) {
+            int i0, i1;
+            flip_band_row(s, f, j, k, &i0, &i1);
+            long q0 = (long)f->dim[0] * (j + (long)f->dim[1] * k);
+            for (int i = i0; i < i1; i++)
+                f->valid[q0 + i] = f->wsum[q0 + i] > 0.0;
+        }
 }
 
 /* Validity after the projection: a face is valid where it touches a FLUID
- * cell (projected) or a SOLID cell (the solid's velocity, 0). */
-static void flip_valid_from_labels(const fl_mac_grid *g, flip_field *f, int axis)
+ * cell (projected) or a SOLID cell (the solid's velocity, 0); every face
+ * outside the band invalid. */
+static void flip_valid_from_labels(const flip_solver *s, flip_field *f)
 {
-    #pragma omp parallel for schedule(static)
+    const fl_mac_grid *g = s->g;
+    const int axis = f->axis;
+    memset(f->valid, 0, (size_t)f->n);
+    #pragma omp parallel for collapse(2) schedule(static)
     for (int k = 0; k < f->dim[2]; k++)
-        for (int j = 0; j < f->dim[1]; j++)
-            for (int i = 0; i < f->dim[0]; i++) {
+        for (int j = 0; j < f->dim[1]; j++) {
+            int i0, i1;
+            flip_band_row(s, f, j, k, &i0, &i1);
+            for (int i = i0; i < i1; i++) {
                 int c[3] = {i, j, k};
                 int la = flip_label(g, i, j, k);
                 c[axis] -= 1;
@@ -235,19 +345,23 @@ static void flip_valid_from_labels(const fl_mac_grid *g, flip_field *f, int axis
                 f->valid[q] = la == FL_CELL_FLUID || lb == FL_CELL_FLUID || la == FL_CELL_SOLID ||
                               lb == FL_CELL_SOLID;
             }
+        }
 }
 
-/* Each invalid face next to a valid one (same lattice, 6 neighbours) takes
- * the mean of its valid neighbours and becomes valid for the next layer. */
-static void flip_extrapolate(flip_field *f, int layers)
+/* Each invalid face of values u in the band next to a valid one (same
+ * lattice, 6 neighbours) takes the mean of its valid neighbours and
+ * becomes valid for the next layer. */
+static void flip_extrapolate(const flip_solver *s, flip_field *f, double *u, int layers)
 {
     const int d0 = f->dim[0], d1 = f->dim[1], d2 = f->dim[2];
     const long s1 = d0, s2 = (long)d0 * d1;
     for (int layer = 0; layer < layers; layer++) {
-        #pragma omp parallel for schedule(static)
+        #pragma omp parallel for collapse(2) schedule(static)
         for (int k = 0; k < d2; k++)
-            for (int j = 0; j < d1; j++)
-                for (int i = 0; i < d0; i++) {
+            for (int j = 0; j < d1; j++) {
+                int i0, i1;
+                flip_band_row(s, f, j, k, &i0, &i1);
+                for (int i = i0; i < i1; i++) {
                     long q = i + s1 * j + s2 * k;
                     f->fresh[q] = 0;
                     if (f->valid[q])
@@ -255,39 +369,64 @@ static void flip_extrapolate(flip_field *f, int layers)
                     double sum = 0.0;
                     int n = 0;
                     if (i > 0 && f->valid[q - 1])
-                        sum += f->u[q - 1], n++;
+                        sum += u[q - 1], n++;
                     if (i < d0 - 1 && f->valid[q + 1])
-                        sum += f->u[q + 1], n++;
+                        sum += u[q + 1], n++;
                     if (j > 0 && f->valid[q - s1])
-                        sum += f->u[q - s1], n++;
+                        sum += u[q - s1], n++;
                     if (j < d1 - 1 && f->valid[q + s1])
-                        sum += f->u[q + s1], n++;
+                        sum += u[q + s1], n++;
                     if (k > 0 && f->valid[q - s2])
-                        sum += f->u[q - s2], n++;
+                        sum += u[q - s2], n++;
                     if (k < d2 - 1 && f->valid[q + s2])
-                        sum += f->u[q + s2], n++;
+                        sum += u[q + s2], n++;
                     if (n > 0) {
-                        f->u[q] = sum / n;
+                        u[q] = sum / n;
                         f->fresh[q] = 1;
                     }
                 }
-        #pragma omp parallel for schedule(static)
-        for (long q = 0; q < f->n; q++)
-            f->valid[q] |= f->fresh[q];
+            }
+        #pragma omp parallel for collapse(2) schedule(static)
+        for (int k = 0; k < d2; k++)
+            for (int j = 0; j < d1; j++) {
+                int i0, i1;
+                flip_band_row(s, f, j, k, &i0, &i1);
+                for (long q = i0 + s1 * j + s2 * k, e = i1 + s1 * j + s2 * k; q < e; q++)
+                    f->valid[q] |= f->fresh[q];
+            }
     }
 }
 
+/* Over the band's faces: dst = src - dst when change is set (the FLIP
+ * change), else dst = src + add (the saved copy with add 0, gravity). */
+static void flip_band_update(const flip_solver *s, const flip_field *f, double *dst, const double *src, int change,
+                             double add)
+{
+    #pragma omp parallel for collapse(2) schedule(static)
+    for (int k = 0; k < f->dim[2]; k++)
+        for (int j = 0; j < f->dim[1]; j++) {
+            int i0, i1;
+            flip_band_row(s, f, j, k, &i0, &i1);
+            for (long q = i0 + (long)f->dim[0] * (j + (long)f->dim[1] * k), e = q + (i1 - i0); q < e; q++)
+                dst[q] = change ? src[q] - dst[q] : src[q] + add;
+        }
+}
+
 /* Step 6: every non-SOLID cell AIR, then the cells holding a particle
- * FLUID. Serial: many particles write the same cell byte. */
-static void flip_label_cells(fl_mac_grid *g, const fl_particles *p)
+ * FLUID; count[c] gets the particles in cell c (the volume correction's
+ * density). Serial: many particles write the same cell. */
+static void flip_label_cells(fl_mac_grid *g, const fl_particles *p, int *count)
 {
     #pragma omp parallel for schedule(static)
-    for (long c = 0; c < g->ncells; c++)
+    for (long c = 0; c < g->ncells; c++) {
+        count[c] = 0;
         if (g->label[c] != FL_CELL_SOLID)
             g->label[c] = FL_CELL_AIR;
+    }
     for (int i = 0; i < p->count; i++) {
         long c = fl_mac_cell(g, (int)((p->x[i] - g->lo[0]) / g->dx), (int)((p->y[i] - g->lo[1]) / g->dx),
                              (int)((p->z[i] - g->lo[2]) / g->dx));
+        count[c]++;
         if (g->label[c] != FL_CELL_SOLID)
             g->label[c] = FL_CELL_FLUID;
     }
@@ -451,23 +590,18 @@ static int flip_substep(flip_solver *s, fl_world *w, double h, fl_step_stats *st
     if (rc)
         return rc;
     double t1 = fl_now_ms();
+    flip_label_cells(g, p, s->count);
+    flip_band_build(s);
     for (int a = 0; a < 3; a++) {
         flip_field *f = &s->f[a];
-        flip_valid_from_weights(f);
-        flip_extrapolate(f, FLIP_EXTRAPOLATION_LAYERS);
-        memcpy(f->saved, f->u, (size_t)f->n * sizeof(double));
+        flip_valid_from_weights(s, f);
+        flip_extrapolate(s, f, f->u, FLIP_EXTRAPOLATION_LAYERS);
+        flip_band_update(s, f, f->saved, f->u, 0, 0.0);
     }
     double t2 = fl_now_ms();
-    for (int a = 0; a < 3; a++) {
-        flip_field *f = &s->f[a];
-        const double dv = w->gravity[a] * h;
-        #pragma omp parallel for schedule(static)
-        for (long q = 0; q < f->n; q++)
-            f->u[q] += dv;
-    }
+    for (int a = 0; a < 3; a++)
+        flip_band_update(s, &s->f[a], s->f[a].u, s->f[a].u, 0, w->gravity[a] * h);
     double t3 = fl_now_ms();
-    flip_label_cells(g, p);
-    double t4 = fl_now_ms();
     fl_pcg_result res;
     rc = fl_mac_project(g, h, w->rho0, &s->pcg, &res, err);
     if (rc)
@@ -476,11 +610,9 @@ static int flip_substep(flip_solver *s, fl_world *w, double h, fl_step_stats *st
     double t5 = fl_now_ms();
     for (int a = 0; a < 3; a++) {
         flip_field *f = &s->f[a];
-        flip_valid_from_labels(g, f, a);
-        flip_extrapolate(f, FLIP_EXTRAPOLATION_LAYERS);
-        #pragma omp parallel for schedule(static)
-        for (long q = 0; q < f->n; q++)
-            f->saved[q] = f->u[q] - f->saved[q];
+        flip_valid_from_labels(s, f);
+        flip_extrapolate(s, f, f->u, FLIP_EXTRAPOLATION_LAYERS);
+        flip_band_update(s, f, f->saved, f->u, 1, 0.0);
     }
     double t6 = fl_now_ms();
     const double *const grid_vel[3] = {g->u, g->v, g->w};
@@ -497,21 +629,102 @@ static int flip_substep(flip_solver *s, fl_world *w, double h, fl_step_stats *st
     int pieces = reach > 1.0 ? (int)ceil(reach - 1e-9) : 1;
     double t8 = fl_now_ms();
     st->stage_ms[FL_STAGE_TRANSFER] += (t1 - t0) + (t7 - t6);
-    st->stage_ms[FL_STAGE_BOUNDARY] += (t2 - t1) + (t4 - t3) + (t6 - t5);
+    st->stage_ms[FL_STAGE_BOUNDARY] += (t2 - t1) + (t6 - t5);
     st->stage_ms[FL_STAGE_VELOCITY_UPDATE] += t3 - t2;
-    st->stage_ms[FL_STAGE_PRESSURE_SOLVE] += t5 - t4;
+    st->stage_ms[FL_STAGE_PRESSURE_SOLVE] += t5 - t3;
     st->stage_ms[FL_STAGE_INTEGRATE] += t8 - t7;
     return flip_advect(s, w, h / pieces, pieces, st, moved, err);
 }
 
-/* The substep length for particles at up to vmax: cfl cells at vmax plus
- * the speed gravity can add, sqrt(|g| dx) (g h <= sqrt(|g| dx) whenever
- * h <= dx / sqrt(|g| dx)). */
+/* The volume correction, once per step after its substeps (an addition to
+ * the report's steps 1-11): the projection keeps the grid velocity
+ * divergence-free, not the particle spacing, so particles bunch in some
+ * cells and leave gaps in others, and the gaps spread the FLUID cells.
+ * With e = count / rest - 1 the relative excess of a FLUID cell, a
+ * displacement D = -grad phi with div D = beta e moves the fraction beta
+ * of each over-full cell's excess out and fills the under-full cells that
+ * have no AIR neighbour (a gap inside the water; a surface cell is partial
+ * by nature and left alone). phi = psi dx^2 solves A psi = beta e with the
+ * pressure system's A (p = 0 in AIR, D.n = 0 on SOLID faces); D is
+ * interpolated to the particles like a velocity and added to their
+ * positions. The velocities are left as they are: no momentum is added. */
+static int flip_correct_volume(flip_solver *s, fl_world *w, fl_step_stats *st, fl_error *err)
+{
+    fl_mac_grid *g = s->g;
+    fl_particles *p = &w->fluid;
+    const double beta = s->prm.volume, rest = s->rest_count, dx = g->dx;
+    const long sx = g->nx, sxy = (long)g->nx * g->ny;
+    flip_label_cells(g, p, s->count);
+    flip_band_build(s);
+    const unsigned char *label = g->label;
+    /* FLUID cells are never on the grid's outer layer (the SOLID walls), so
+     * their six neighbours exist */
+    #pragma omp parallel for schedule(static)
+    for (long c = 0; c < g->ncells; c++) {
+        double e = 0.0;
+        if (label[c] == FL_CELL_FLUID) {
+            e = s->count[c] / rest - 1.0;
+            if (e < 0.0 && (label[c - 1] == FL_CELL_AIR || label[c + 1] == FL_CELL_AIR ||
+                            label[c - sx] == FL_CELL_AIR || label[c + sx] == FL_CELL_AIR ||
+                            label[c - sxy] == FL_CELL_AIR || label[c + sxy] == FL_CELL_AIR))
+                e = 0.0;
+        }
+        s->vrhs[c] = beta * e;
+    }
+    fl_pcg_options opt = s->pcg;
+    opt.tol = FLIP_VOLUME_TOLERANCE;
+    opt.history = NULL;
+    opt.history_cap = 0;
+    fl_pcg_result res;
+    int rc = fl_pcg_solve(g->pcg, label, s->vrhs, s->psi, &opt, &res, err);
+    if (rc)
+        return rc;
+    if (res.reason < 0)
+        st->solves_unconverged++;
+    for (int a = 0; a < 3; a++) {
+        flip_field *f = &s->f[a];
+        #pragma omp parallel for schedule(static)
+        for (int k = 0; k < f->dim[2]; k++)
+            for (int j = 0; j < f->dim[1]; j++)
+                for (int i = 0; i < f->dim[0]; i++) {
+                    int c[3] = {i, j, k};
+                    int la = flip_label(g, i, j, k);
+                    c[a] -= 1;
+                    int lb = flip_label(g, c[0], c[1], c[2]);
+                    long q = i + (long)f->dim[0] * (j + (long)f->dim[1] * k);
+                    double d = 0.0;
+                    if (la != FL_CELL_SOLID && lb != FL_CELL_SOLID && (la == FL_CELL_FLUID || lb == FL_CELL_FLUID))
+                        d = -(s->psi[fl_mac_cell(g, i, j, k)] - s->psi[fl_mac_cell(g, c[0], c[1], c[2])]) * dx;
+                    f->saved[q] = d;
+                    f->valid[q] = la == FL_CELL_FLUID || lb == FL_CELL_FLUID || la == FL_CELL_SOLID ||
+                                  lb == FL_CELL_SOLID;
+                }
+        flip_extrapolate(s, f, f->saved, 1);
+    }
+    if ((rc = fl_transfer_g2p(g, s->f[0].saved, s->f[1].saved, s->f[2].saved, p->x, p->y, p->z, p->count, s->ax,
+                              s->ay, s->az, err)))
+        return rc;
+    #pragma omp parallel for schedule(static)
+    for (int i = 0; i < p->count; i++) {
+        float x[3] = {p->x[i] + s->ax[i], p->y[i] + s->ay[i], p->z[i] + s->az[i]};
+        float v[3] = {p->vx[i], p->vy[i], p->vz[i]};
+        flip_clamp_to_grid(g, x);
+        flip_push_out(g, x, v);
+        p->x[i] = x[0], p->y[i] = x[1], p->z[i] = x[2];
+        p->vx[i] = v[0], p->vy[i] = v[1], p->vz[i] = v[2];
+    }
+    return FL_OK;
+}
+
+/* The substep length for particles at up to vmax: the longest h in which
+ * a particle at vmax, sped up by gravity for the whole substep, moves cfl
+ * cells: (vmax + |g| h) h = cfl dx, the positive root written so that it
+ * does not cancel. */
 static double flip_substep_limit(const flip_solver *s, const fl_world *w, double vmax)
 {
-    const double *gv = w->gravity, dx = s->g->dx;
+    const double *gv = w->gravity, reach = s->prm.cfl * s->g->dx;
     double g = sqrt(gv[0] * gv[0] + gv[1] * gv[1] + gv[2] * gv[2]);
-    return s->prm.cfl * dx / (vmax + sqrt(g * dx) + 1e-12);
+    return 2.0 * reach / (vmax + sqrt(vmax * vmax + 4.0 * g * reach) + 1e-12);
 }
 
 static int flip_step(void *self, fl_world *w, double dt, fl_step_stats *st)
@@ -534,6 +747,13 @@ static int flip_step(void *self, fl_world *w, double dt, fl_step_stats *st)
         moved = fmax(moved, m);
         t += h;
         substeps++;
+    }
+    if (s->prm.volume > 0.0 && substeps > 0) {
+        double t0 = fl_now_ms();
+        int rc = flip_correct_volume(s, w, st, &err);
+        if (rc)
+            return rc;
+        st->stage_ms[FL_STAGE_OTHER] += fl_now_ms() - t0;
     }
     st->substeps = substeps;
     st->max_speed = fl_max_speed(&w->fluid, &st->nan_count);

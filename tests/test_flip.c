@@ -10,10 +10,14 @@
  *     (alpha = 1):
  *     - mass: the particle count is conserved and no particle lies in a
  *       SOLID cell; the FLUID cells (cells of dx holding a particle) after
- *       2 s are within 35 % of the initial count. The issue asks for 10 %;
- *       this solver measures +29 % here (the water's 3.3-cell-deep layer
- *       alone fills 4 rows of cells, +20 %) and +21.5 % at a / dx = 20, so
- *       the bound guards against worse, it does not meet the issue's;
+ *       2 s are within 25 % of the initial count. The issue asks for 10 %,
+ *       which no particle distribution reaches at this resolution: the
+ *       water's columns at 2 s, each packed at 8 particles a cell, already
+ *       fill 1131 cells (+13 %; a flat layer 3.3 cells deep fills 4 rows,
+ *       +20 %). Measured +21 % with the volume correction (+29.5 %
+ *       without), +16 % at a / dx = 20 (packed columns +6.4 %); the rest is
+ *       the sparse partial cells at the free surface (docs/methods/flip.md,
+ *       "Mass");
  *     - PIC is more dissipative: the kinetic energy at t = 2 s under pic
  *       is below flip's;
  *     - the front (largest x of a particle), interpolated linearly between
@@ -180,9 +184,9 @@ int main(void)
     dam_result flip = dam_break("flip", "fluid.spacing=0.01"), pic = dam_break("pic", "fluid.spacing=0.01");
     ENSURE(flip.ok && pic.ok);
     ENSURE(flip.count == flip.count0);
-    /* NOT the issue's 10 %: measured +29 % (docs/methods/flip.md, "Mass"),
-     * of which +20 % is the partial top cells of a layer 3.3 cells deep */
-    ENSURE(fabs((double)flip.cells / (double)flip.cells0 - 1.0) < 0.35);
+    /* NOT the issue's 10 %, out of reach at a / dx = 10: packed columns
+     * alone give +13 % (docs/methods/flip.md, "Mass"); measured +21 % */
+    ENSURE(fabs((double)flip.cells / (double)flip.cells0 - 1.0) < 0.25);
     ENSURE(flip.in_solid == 0 && pic.in_solid == 0);
     ENSURE(pic.energy < flip.energy);
     ENSURE(flip.compared == 11);
