@@ -922,7 +922,7 @@ static const char *figures_usage =
     "                steps per frame),\n"
     "                10 648 to 195 112 particles for figure 6. Without it: the drop\n"
     "                at 0.0125 m, the dam break at 0.00667 m (figures 3, 5) and\n"
-    "                0.01 m (figures 2, 4), 7 sizes for figure 6 (about half an hour)\n"
+    "                0.01 m (figures 2, 4), 7 sizes for figure 6 (about 10 minutes)\n"
     "  --smoke       the smallest sizes and a tenth of each run's time: checks the\n"
     "                pipeline in seconds; the figures mean nothing\n"
     "  --only LIST   only these figures, e.g. --only 1,4\n"
