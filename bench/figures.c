@@ -449,6 +449,17 @@ static void runs_table(figures *F, int fig, int group)
     fputc('\n', r);
 }
 
+/* Opens the two CSV files of a figure; 0 with both closed when either cannot be written. */
+static int open_two(const figures *F, const char *a, const char *b, FILE **fa, FILE **fb)
+{
+    char path[1200];
+    *fa = open_csv(F, a, path, sizeof path);
+    *fb = *fa ? open_csv(F, b, path, sizeof path) : NULL;
+    if (*fa && !*fb)
+        fclose(*fa);
+    return *fb != NULL;
+}
+
 /* ---- figure 1: density over time ----------------------------------------- */
 
 static int figure1(figures *F)
@@ -516,14 +527,9 @@ static int figure1(figures *F)
 
 static int figure2(figures *F)
 {
-    char path[1200], path2[1200];
-    FILE *csv = open_csv(F, fig_files[2], path, sizeof path);
-    FILE *csv2 = csv ? open_csv(F, "fig2_pressure", path2, sizeof path2) : NULL;
-    if (!csv2) {
-        if (csv)
-            fclose(csv);
+    FILE *csv, *csv2;
+    if (!open_two(F, fig_files[2], "fig2_pressure", &csv, &csv2))
         return 2;
-    }
     section_head(F, 2, "fig2_pressure.csv");
     FILE *r = F->report;
     fprintf(r, "The dam break (d = %g m), the step that ends at t = 1.0 s. Left: the mean compression after "
@@ -596,14 +602,9 @@ static int figure2(figures *F)
 
 static int figure3(figures *F)
 {
-    char path[1200], path2[1200];
-    FILE *csv = open_csv(F, fig_files[3], path, sizeof path);
-    FILE *pct = csv ? open_csv(F, "fig3_percent", path2, sizeof path2) : NULL;
-    if (!pct) {
-        if (csv)
-            fclose(csv);
+    FILE *csv, *pct;
+    if (!open_two(F, fig_files[3], "fig3_percent", &csv, &pct))
         return 2;
-    }
     section_head(F, 3, "fig3_percent.csv");
     FILE *r = F->report;
     fprintf(r, "The dam break (d = %g m, %s), 0.4 s under each solver at its stable step: the median "

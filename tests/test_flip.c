@@ -137,7 +137,6 @@ static dam_result dam_break(const char *name, const char *spacing)
         return r;
     const fl_solver_ops *ops = fl_solver_find(name);
     const double a = s.blocks[0].hi[0] - s.blocks[0].lo[0], dx = 2.0 * w.spacing, dt = 1.0 / 100.0, g = 9.81;
-    const double t_of_T = sqrt(a / (2.0 * g));
     r.count0 = w.fluid.count;
     int in_solid0;
     cell_census(&w, dx, &in_solid0, &r.cells0);
@@ -154,11 +153,9 @@ static dam_result dam_break(const char *name, const char *spacing)
         r.most_substeps = st->substeps > r.most_substeps ? st->substeps : r.most_substeps;
         front_record(&h, w.time, front_x(&w));
     }
-    fl_front_point pt[16];
-    r.compared = fl_front_compare(h.t, h.x, h.n, a, w.domain.lo[0], g, 1.0, 3.0, pt, 16, &r.worst_front);
-    for (int p = 0; p < r.compared; p++)
-        printf("%s T = %.2f (t = %.4f s): Z = %.3f, Martin & Moyce %.2f (%+.1f %%)\n", name, pt[p].T,
-               t_of_T * pt[p].T, pt[p].Z, pt[p].Z_mm, 100 * pt[p].err);
+    char label[32];
+    snprintf(label, sizeof label, "%s ", name);
+    r.compared = front_report(&h, a, w.domain.lo[0], g, label, &r.worst_front);
     front_history_free(&h);
     r.ok = rc == FL_OK && st->nan_count == 0;
     r.count = w.fluid.count;

@@ -213,12 +213,8 @@ static void dam_break_front(void)
         rc = run_until(&r, r.world.time + r.dt);
         front_record(&h, r.world.time, front_x(&r.world));
     }
-    fl_front_point pt[16];
     double worst;
-    int compared = fl_front_compare(h.t, h.x, h.n, a, r.world.domain.lo[0], g, 1.0, 3.0, pt, 16, &worst);
-    for (int p = 0; p < compared; p++)
-        printf("front T = %.2f: Z = %.3f, Martin & Moyce %.2f (%+.1f %%)\n", pt[p].T, pt[p].Z, pt[p].Z_mm,
-               100 * pt[p].err);
+    int compared = front_report(&h, a, r.world.domain.lo[0], g, "front ", &worst);
     ENSURE(rc == FL_OK);
     ENSURE(compared == 11);
     ENSURE(worst < 0.15);

@@ -44,20 +44,10 @@ static void dam_break_front(void)
     const double t_end = 3.0 * sqrt(a / (2.0 * g)); /* T = 3 */
     fl_step_stats *st = calloc(1, sizeof *st);
     front_history h = {0};
-    int rc = FL_OK;
-    double t = 0.0;
-    front_record(&h, t, front_x(&w));
-    while (t < t_end && rc == FL_OK) {
-        fl_step_stats_reset(st);
-        rc = ops->step(solver, &w, dt, st);
-        t += dt;
-        front_record(&h, t, front_x(&w));
-    }
-    fl_front_point pt[16];
+    double t;
+    int rc = step_recording_front(ops, solver, &w, dt, (long long)ceil(t_end / dt - 1e-9), st, &h, &t);
     double worst;
-    int compared = fl_front_compare(h.t, h.x, h.n, a, w.domain.lo[0], g, 1.0, 3.0, pt, 16, &worst);
-    for (int p = 0; p < compared; p++)
-        printf("T = %.2f: Z = %.3f, Martin & Moyce %.2f (%+.1f %%)\n", pt[p].T, pt[p].Z, pt[p].Z_mm, 100 * pt[p].err);
+    int compared = front_report(&h, a, w.domain.lo[0], g, "", &worst);
     ENSURE(rc == FL_OK);
     ENSURE(compared == 11);
     ENSURE(worst < 0.15);

@@ -268,4 +268,37 @@ static inline void front_history_free(front_history *h)
     memset(h, 0, sizeof *h);
 }
 
+/* Steps solver `steps` times at dt, from t = 0, recording the front before
+ * the first step and after each; FL_OK or the failing step's code, and the
+ * time reached in *t. */
+static inline int step_recording_front(const fl_solver_ops *ops, void *solver, fl_world *w, double dt,
+                                       long long steps, fl_step_stats *st, front_history *h, double *t)
+{
+    int rc = FL_OK;
+    *t = 0.0;
+    front_record(h, *t, front_x(w));
+    for (long long k = 1; k <= steps && rc == FL_OK; k++) {
+        fl_step_stats_reset(st);
+        rc = ops->step(solver, w, dt, st);
+        *t += dt;
+        front_record(h, *t, front_x(w));
+    }
+    return rc;
+}
+
+/* Compares the history of a column of width a, wall at x0, gravity g, with
+ * Martin & Moyce over 1 <= T <= 3 and prints one line per point, each
+ * opening with label; returns the points compared (-1 when the data could
+ * not be read) and the largest |error| in *worst. */
+static inline int front_report(const front_history *h, double a, double x0, double g, const char *label,
+                               double *worst)
+{
+    fl_front_point pt[16];
+    int compared = fl_front_compare(h->t, h->x, h->n, a, x0, g, 1.0, 3.0, pt, 16, worst);
+    for (int p = 0; p < compared; p++)
+        printf("%sT = %.2f (t = %.4f s): Z = %.3f, Martin & Moyce %.2f (%+.1f %%)\n", label, pt[p].T,
+               pt[p].T * sqrt(a / (2.0 * g)), pt[p].Z, pt[p].Z_mm, 100 * pt[p].err);
+    return compared;
+}
+
 #endif
