@@ -5,6 +5,7 @@
 #include "mac.h"
 
 #include <limits.h>
+#include <omp.h>
 #include <math.h>
 #include <string.h>
 
@@ -52,6 +53,7 @@ int fl_mac_grid_create(const fl_world *w, const fl_mac_config *cfg, fl_mac_grid 
     g->nz = n[2];
     g->ncells = (long)n[0] * n[1] * n[2];
     g->dx = dx;
+    g->inv_dx = 1.0 / dx;
     for (int a = 0; a < 3; a++)
         g->lo[a] = w->domain.lo[a] - dx;
     size_t nu = (size_t)(n[0] + 1) * n[1] * n[2], nv = (size_t)n[0] * (n[1] + 1) * n[2],
@@ -66,7 +68,13 @@ int fl_mac_grid_create(const fl_world *w, const fl_mac_config *cfg, fl_mac_grid 
     g->rhs = fl_alloc(nc * sizeof(double));
     g->label = fl_alloc(nc);
     g->slab = fl_alloc((size_t)(n[2] + 1) * sizeof(long));
-    if (!g->u || !g->v || !g->w || !g->wu || !g->wv || !g->ww || !g->p || !g->rhs || !g->label || !g->slab) {
+    g->sums = fl_alloc(2 * (nu + nv + nw) * sizeof(double));
+    g->p2g_threads = omp_get_max_threads();
+    size_t frows = (size_t)(n[1] + 1) * (n[2] + 1), rows = (size_t)n[1] * n[2];
+    g->p2g_rows = fl_alloc(4 * frows * sizeof(int));
+    g->p2g_cells = fl_alloc((size_t)g->p2g_threads * (2 * rows + (size_t)n[2]) * sizeof(int));
+    if (!g->u || !g->v || !g->w || !g->wu || !g->wv || !g->ww || !g->p || !g->rhs || !g->label || !g->slab ||
+        !g->sums || !g->p2g_rows || !g->p2g_cells) {
         fl_mac_grid_destroy(&g);
         return fl_fail(err, FL_ERR_MEMORY, "mac grid: out of memory for %dx%dx%d cells", n[0], n[1], n[2]);
     }
@@ -83,6 +91,7 @@ int fl_mac_grid_create(const fl_world *w, const fl_mac_config *cfg, fl_mac_grid 
     memset(g->ww, 0, nw * sizeof(double));
     memset(g->p, 0, nc * sizeof(double));
     memset(g->rhs, 0, nc * sizeof(double));
+    memset(g->p2g_rows, 0, 4 * frows * sizeof(int));
 
     for (int k = 0; k < g->nz; k++)
         for (int j = 0; j < g->ny; j++)
@@ -112,33 +121,54 @@ void fl_mac_grid_destroy(fl_mac_grid **gp)
     fl_free(g->rhs);
     fl_free(g->label);
     fl_free(g->slab);
+    fl_free(g->sums);
+    fl_free(g->p2g_rows);
+    fl_free(g->p2g_cells);
     fl_pcg_destroy(&g->pcg);
     fl_free(g);
     *gp = NULL;
 }
 
-/* Label of cell (i,j,k), SOLID beyond the grid (the outer faces). */
-static inline int label_at(const fl_mac_grid *g, int i, int j, int k)
-{
-    if (i < 0 || j < 0 || k < 0 || i >= g->nx || j >= g->ny || k >= g->nz)
-        return FL_CELL_SOLID;
-    return g->label[fl_mac_cell(g, i, j, k)];
-}
-
 void fl_mac_enforce_solid(fl_mac_grid *g)
 {
+    const int nx = g->nx, ny = g->ny, nz = g->nz;
+    const long sx = nx, sxy = (long)nx * ny;
+    const unsigned char *label = g->label;
+    /* each cell zeroes its low faces that touch SOLID (its own label or
+     * the neighbour's below); the grid's outer layer is SOLID, so its
+     * cells' faces all go, and the far faces beyond the grid are zeroed
+     * apart */
 #pragma omp parallel for schedule(static)
-    for (int k = 0; k <= g->nz; k++)
-        for (int j = 0; j <= g->ny; j++)
-            for (int i = 0; i <= g->nx; i++) {
-                int here = label_at(g, i, j, k);
-                if (j < g->ny && k < g->nz && (here == FL_CELL_SOLID || label_at(g, i - 1, j, k) == FL_CELL_SOLID))
+    for (int k = 0; k < nz; k++)
+        for (int j = 0; j < ny; j++) {
+            const long c0 = fl_mac_cell(g, 0, j, k);
+            for (int i = 0; i < nx; i++) {
+                const long c = c0 + i;
+                const int solid = label[c] == FL_CELL_SOLID;
+                if (solid || (i > 0 && label[c - 1] == FL_CELL_SOLID))
                     g->u[fl_mac_u(g, i, j, k)] = 0.0;
-                if (i < g->nx && k < g->nz && (here == FL_CELL_SOLID || label_at(g, i, j - 1, k) == FL_CELL_SOLID))
+                if (solid || (j > 0 && label[c - sx] == FL_CELL_SOLID))
                     g->v[fl_mac_v(g, i, j, k)] = 0.0;
-                if (i < g->nx && j < g->ny && (here == FL_CELL_SOLID || label_at(g, i, j, k - 1) == FL_CELL_SOLID))
+                if (solid || (k > 0 && label[c - sxy] == FL_CELL_SOLID))
                     g->w[fl_mac_w(g, i, j, k)] = 0.0;
             }
+            g->u[fl_mac_u(g, nx, j, k)] = 0.0;
+        }
+#pragma omp parallel for schedule(static)
+    for (int k = 0; k < nz; k++)
+        for (int i = 0; i < nx; i++)
+            g->v[fl_mac_v(g, i, ny, k)] = 0.0;
+#pragma omp parallel for schedule(static)
+    for (int j = 0; j < ny; j++)
+        for (int i = 0; i < nx; i++)
+            g->w[fl_mac_w(g, i, j, nz)] = 0.0;
+}
+
+/* The net outflow of FLUID cell c = (i, j, k) over dx, 1/s. */
+static inline double cell_divergence(const fl_mac_grid *g, int i, int j, int k, double inv_dx)
+{
+    return inv_dx * (g->u[fl_mac_u(g, i + 1, j, k)] - g->u[fl_mac_u(g, i, j, k)] + g->v[fl_mac_v(g, i, j + 1, k)] -
+                     g->v[fl_mac_v(g, i, j, k)] + g->w[fl_mac_w(g, i, j, k + 1)] - g->w[fl_mac_w(g, i, j, k)]);
 }
 
 void fl_mac_divergence(const fl_mac_grid *g, double *div)
@@ -149,11 +179,7 @@ void fl_mac_divergence(const fl_mac_grid *g, double *div)
         for (int j = 0; j < g->ny; j++)
             for (int i = 0; i < g->nx; i++) {
                 long c = fl_mac_cell(g, i, j, k);
-                div[c] = g->label[c] != FL_CELL_FLUID
-                             ? 0.0
-                             : inv_dx * (g->u[fl_mac_u(g, i + 1, j, k)] - g->u[fl_mac_u(g, i, j, k)] +
-                                         g->v[fl_mac_v(g, i, j + 1, k)] - g->v[fl_mac_v(g, i, j, k)] +
-                                         g->w[fl_mac_w(g, i, j, k + 1)] - g->w[fl_mac_w(g, i, j, k)]);
+                div[c] = g->label[c] != FL_CELL_FLUID ? 0.0 : cell_divergence(g, i, j, k, inv_dx);
             }
 }
 
@@ -166,34 +192,34 @@ void fl_mac_laplacian(const fl_mac_grid *g, const double *p, double *lap)
         lap[c] = g->label[c] == FL_CELL_FLUID ? s * fl_poisson_apply_cell(g->label, p, c, sx, sxy) : 0.0;
 }
 
-/* The face between cells a and b (b on the + side) moves by
- * -scale (p_b - p_a) when one of them is FLUID and neither is SOLID. */
-static inline void face_update(double *vel, int la, int lb, double pa, double pb, double scale)
-{
-    if (la == FL_CELL_SOLID || lb == FL_CELL_SOLID)
-        *vel = 0.0;
-    else if (la == FL_CELL_FLUID || lb == FL_CELL_FLUID)
-        *vel -= scale * (pb - pa);
-}
-
 void fl_mac_apply_gradient(fl_mac_grid *g, double dt, double rho)
 {
-    double scale = dt / (rho * g->dx);
+    const double scale = dt / (rho * g->dx);
+    const long sx = g->nx, sxy = (long)g->nx * g->ny;
+    const unsigned char *label = g->label;
+    const double *p = g->p;
     fl_mac_enforce_solid(g);
+    /* each cell updates its low faces: those with a FLUID cell on one side
+     * and no SOLID cell on either (the faces touching SOLID keep the
+     * solid's velocity, 0, from fl_mac_enforce_solid) */
 #pragma omp parallel for schedule(static)
     for (int k = 0; k < g->nz; k++)
         for (int j = 0; j < g->ny; j++)
             for (int i = 0; i < g->nx; i++) {
                 long c = fl_mac_cell(g, i, j, k);
-                int l = g->label[c];
-                double pc = g->p[c];
-                if (i > 0)
-                    face_update(&g->u[fl_mac_u(g, i, j, k)], g->label[c - 1], l, g->p[c - 1], pc, scale);
-                if (j > 0)
-                    face_update(&g->v[fl_mac_v(g, i, j, k)], g->label[c - g->nx], l, g->p[c - g->nx], pc, scale);
-                if (k > 0) {
-                    long b = c - (long)g->nx * g->ny;
-                    face_update(&g->w[fl_mac_w(g, i, j, k)], g->label[b], l, g->p[b], pc, scale);
+                int l = label[c];
+                if (l == FL_CELL_SOLID)
+                    continue;
+                const long below[3] = {c - 1, c - sx, c - sxy};
+                double *face[3] = {&g->u[fl_mac_u(g, i, j, k)], &g->v[fl_mac_v(g, i, j, k)],
+                                   &g->w[fl_mac_w(g, i, j, k)]};
+                const int inside[3] = {i > 0, j > 0, k > 0};
+                for (int a = 0; a < 3; a++) {
+                    if (!inside[a])
+                        continue;
+                    int lb = label[below[a]];
+                    if (lb != FL_CELL_SOLID && (l == FL_CELL_FLUID || lb == FL_CELL_FLUID))
+                        *face[a] -= scale * (p[c] - p[below[a]]);
                 }
             }
 }
@@ -205,11 +231,14 @@ int fl_mac_project(fl_mac_grid *g, double dt, double rho, const fl_pcg_options *
         return fl_fail(err, FL_ERR_INPUT, "mac projection: dt = %g s and rho = %g kg/m^3 must be positive",
                        dt, rho);
     fl_mac_enforce_solid(g);
-    fl_mac_divergence(g, g->rhs);
-    double scale = -rho * g->dx * g->dx / dt;
+    const double scale = -rho * g->dx * g->dx / dt, inv_dx = 1.0 / g->dx;
 #pragma omp parallel for schedule(static)
-    for (long c = 0; c < g->ncells; c++)
-        g->rhs[c] *= scale;
+    for (int k = 0; k < g->nz; k++)
+        for (int j = 0; j < g->ny; j++)
+            for (int i = 0; i < g->nx; i++) {
+                long c = fl_mac_cell(g, i, j, k);
+                g->rhs[c] = g->label[c] != FL_CELL_FLUID ? 0.0 : cell_divergence(g, i, j, k, inv_dx) * scale;
+            }
     int status = fl_pcg_solve(g->pcg, g->label, g->rhs, g->p, opt, res, err);
     if (status != FL_OK)
         return status;

@@ -34,6 +34,7 @@ typedef struct fl_mac_grid {
     int nx, ny, nz;        /* cells per axis, the SOLID wall layers included */
     long ncells;
     double dx;             /* cell size, m */
+    double inv_dx;         /* 1 / dx, 1/m: every position-to-cell lookup multiplies by it */
     double lo[3];          /* corner of cell (0,0,0), m: the domain's corner minus dx */
     double *u, *v, *w;     /* face velocities, m/s */
     double *wu, *wv, *ww;  /* summed particle weights per face of the last P2G (0: no particle near) */
@@ -41,7 +42,15 @@ typedef struct fl_mac_grid {
     unsigned char *label;  /* FL_CELL_FLUID, FL_CELL_AIR or FL_CELL_SOLID per cell */
     double *rhs;           /* right-hand side of the last projection, Pa */
     fl_pcg *pcg;           /* solver workspace */
-    long *slab;            /* P2G workspace: particles per cell layer k, nz + 1 entries */
+    /* P2G workspace (transfer.c) */
+    long *slab;            /* particles per cell layer k, nz + 1 entries */
+    double *sums;          /* per face of u, then v, then w: the weighted velocity sum and the
+                              weight sum side by side */
+    int *p2g_rows;         /* per row (j, k) of faces, (ny + 1) (nz + 1) of them: the x ranges
+                              [lo, hi) in reach of this P2G's particles, then of the last one's */
+    int *p2g_cells;        /* per thread: per row of cells the x range of its particles' cells,
+                              and its particles per layer */
+    int p2g_threads;       /* threads p2g_cells has room for */
 } fl_mac_grid;
 
 /* Grid over the world's domain: ceil(extent / dx) cells per axis inside it
@@ -54,6 +63,22 @@ static inline long fl_mac_cell(const fl_mac_grid *g, int i, int j, int k)
 {
     return i + (long)g->nx * (j + (long)g->ny * k);
 }
+/* The cell coordinate of position x along axis a, in cells from the grid's
+ * corner: its integer part is the cell index. The transfers, the labels
+ * and every other lookup use this one rounding, so that a particle is in
+ * the same cell for all of them. */
+static inline double fl_mac_coord(const fl_mac_grid *g, int a, double x)
+{
+    return (x - g->lo[a]) * g->inv_dx;
+}
+
+/* The cell holding position (x, y, z), which must lie inside the grid box
+ * (the domain and its SOLID layer). */
+static inline long fl_mac_cell_at(const fl_mac_grid *g, double x, double y, double z)
+{
+    return fl_mac_cell(g, (int)fl_mac_coord(g, 0, x), (int)fl_mac_coord(g, 1, y), (int)fl_mac_coord(g, 2, z));
+}
+
 static inline long fl_mac_u(const fl_mac_grid *g, int i, int j, int k)
 {
     return i + (long)(g->nx + 1) * (j + (long)g->ny * k);

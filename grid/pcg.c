@@ -5,10 +5,15 @@
  *
  * Every vector spans the whole grid and is kept at 0 outside the FLUID
  * cells, so that the stencils read neighbours without testing labels. The
- * iterations visit only the FLUID cells, through a list of them in cell
- * order built at the start of each solve. The dot products add per-block
- * partial sums (blocks of that list) in block order: the same result on
- * any number of threads. */
+ * iterations visit the FLUID cells as runs along x (built at the start of
+ * each solve, in cell order), so that the inner loops run over contiguous
+ * memory and vectorize. A run is a stretch of FLUID cells, joined with the
+ * next one in its row across a gap of at most PCG_GAP other cells: in a
+ * splash most FLUID cells stand alone, and a loop per cell would cost more
+ * than the gap's cells, on which a mask (1 on FLUID, 0 elsewhere) keeps
+ * every vector at 0. The dot products add per-block partial sums (blocks
+ * of whole runs, about PCG_BLOCK cells each) in block order: the same
+ * result on any number of threads. */
 #include "pcg.h"
 
 #include <math.h>
@@ -17,6 +22,9 @@
 /* FLUID cells per block of a dot product: small enough for many blocks per
  * thread, large enough that the partial sums cost nothing. */
 #define PCG_BLOCK 4096
+
+/* The longest gap of non-FLUID cells a run spans. */
+#define PCG_GAP 8
 
 fl_pcg_options fl_default_pcg_options(void)
 {
@@ -28,6 +36,7 @@ fl_pcg_options fl_default_pcg_options(void)
         .mic_sigma = 0.25,
         .history = NULL,
         .history_cap = 0,
+        .warm_start = 0,
     };
     return o;
 }
@@ -47,14 +56,24 @@ int fl_pcg_create(int nx, int ny, int nz, fl_pcg **out, fl_error *err)
     s->nz = nz;
     s->ncells = (long)nx * ny * nz;
     size_t bytes = (size_t)s->ncells * sizeof(double);
-    s->r = fl_alloc(bytes);
-    s->z = fl_alloc(bytes);
-    s->s = fl_alloc(bytes);
-    s->q = fl_alloc(bytes);
-    s->precon = fl_alloc(bytes);
-    s->fluid = fl_alloc((size_t)s->ncells * sizeof(long));
-    s->partial = fl_alloc((size_t)((s->ncells + PCG_BLOCK - 1) / PCG_BLOCK) * sizeof(double));
-    if (!s->r || !s->z || !s->s || !s->q || !s->precon || !s->fluid || !s->partial) {
+    /* a row of nx cells, its ends SOLID, holds at most nx / 2 runs */
+    size_t runs = (size_t)(nx / 2) * ny * nz, blocks = (size_t)(s->ncells / PCG_BLOCK + 2);
+    double **vectors[] = {&s->r, &s->z, &s->s, &s->q, &s->precon, &s->diag, &s->mask};
+    int ok = 1;
+    for (size_t k = 0; k < sizeof vectors / sizeof vectors[0]; k++) {
+        *vectors[k] = fl_alloc(bytes);
+        ok &= *vectors[k] != NULL;
+        if (*vectors[k])
+            memset(*vectors[k], 0, bytes);
+    }
+    ok &= (s->run_start = fl_alloc(runs * sizeof(long))) != NULL;
+    ok &= (s->run_len = fl_alloc(runs * sizeof(int))) != NULL;
+    ok &= (s->old_start = fl_alloc(runs * sizeof(long))) != NULL;
+    ok &= (s->old_len = fl_alloc(runs * sizeof(int))) != NULL;
+    ok &= (s->plane_runs = fl_alloc((size_t)(nz + 1) * sizeof(long))) != NULL;
+    ok &= (s->block_run = fl_alloc((blocks + 1) * sizeof(long))) != NULL;
+    ok &= (s->partial = fl_alloc(blocks * sizeof(double))) != NULL;
+    if (!ok) {
         fl_pcg_destroy(&s);
         return fl_fail(err, FL_ERR_MEMORY, "pcg: out of memory for a %dx%dx%d grid", nx, ny, nz);
     }
@@ -67,13 +86,15 @@ void fl_pcg_destroy(fl_pcg **sp)
     fl_pcg *s = *sp;
     if (!s)
         return;
-    fl_free(s->r);
-    fl_free(s->z);
-    fl_free(s->s);
-    fl_free(s->q);
-    fl_free(s->precon);
-    fl_free(s->fluid);
-    fl_free(s->partial);
+    double *vectors[] = {s->r, s->z, s->s, s->q, s->precon, s->diag, s->mask, s->partial};
+    for (size_t k = 0; k < sizeof vectors / sizeof vectors[0]; k++)
+        fl_free(vectors[k]);
+    fl_free(s->run_start);
+    fl_free(s->run_len);
+    fl_free(s->old_start);
+    fl_free(s->old_len);
+    fl_free(s->plane_runs);
+    fl_free(s->block_run);
     fl_free(s);
     *sp = NULL;
 }
@@ -86,11 +107,110 @@ static double sum_blocks(const fl_pcg *s)
     return sum;
 }
 
-/* One past the last FLUID-list index of block b. */
-static inline long block_end(const fl_pcg *s, long b)
+/* The runs of z plane k (rows j in order, cells i in order) written from
+ * run index first; returns their count, and the plane's FLUID cells in
+ * *fluid. With write unset it only counts. */
+static long plane_runs(fl_pcg *s, const unsigned char *label, int k, long first, int write, long *fluid)
 {
-    long e = (b + 1) * PCG_BLOCK;
-    return e < s->nfluid ? e : s->nfluid;
+    long n = first, cells = 0;
+    for (int j = 0; j < s->ny; j++) {
+        const long row = (long)s->nx * (j + (long)s->ny * k);
+        for (int i = 0; i < s->nx; i++) {
+            if (label[row + i] != FL_CELL_FLUID)
+                continue;
+            /* from this FLUID cell to the last one before a gap longer than PCG_GAP */
+            int end = i, gap = 0;
+            for (int e = i; e < s->nx && gap <= PCG_GAP; e++) {
+                if (label[row + e] == FL_CELL_FLUID) {
+                    end = e + 1, gap = 0;
+                    cells++;
+                } else
+                    gap++;
+            }
+            if (write) {
+                s->run_start[n] = row + i;
+                s->run_len[n] = end - i;
+            }
+            n++;
+            i = end;
+        }
+    }
+    *fluid = cells;
+    return n - first;
+}
+
+/* The runs (counted per plane, then written per plane at the offsets of
+ * the prefix sums, in parallel) and the blocks: runs are added to a block
+ * until it spans PCG_BLOCK cells. */
+static void build_runs(fl_pcg *s, const unsigned char *label)
+{
+    const int nz = s->nz;
+    long nfluid = 0;
+#pragma omp parallel for schedule(static) reduction(+ : nfluid)
+    for (int k = 0; k < nz; k++) {
+        long cells;
+        s->plane_runs[k + 1] = plane_runs(s, label, k, 0, 0, &cells);
+        nfluid += cells;
+    }
+    s->plane_runs[0] = 0;
+    for (int k = 0; k < nz; k++)
+        s->plane_runs[k + 1] += s->plane_runs[k];
+#pragma omp parallel for schedule(static)
+    for (int k = 0; k < nz; k++) {
+        long cells;
+        plane_runs(s, label, k, s->plane_runs[k], 1, &cells);
+    }
+    s->nruns = s->plane_runs[nz];
+    s->nfluid = nfluid;
+    long in_block = 0;
+    s->nblocks = 0;
+    s->block_run[0] = 0;
+    for (long k = 0; k < s->nruns; k++) {
+        in_block += s->run_len[k];
+        if (in_block >= PCG_BLOCK || k == s->nruns - 1) {
+            s->block_run[++s->nblocks] = k + 1;
+            in_block = 0;
+        }
+    }
+}
+
+/* Zero z, s and precon on the cells of the last solve's runs, so that all
+ * three are 0 outside the FLUID cells of the next (r, q, diag and mask are
+ * only read on the runs, where a solve writes them first). */
+static void clear_old_runs(fl_pcg *s)
+{
+#pragma omp parallel for schedule(static)
+    for (long k = 0; k < s->nold; k++) {
+        size_t bytes = (size_t)s->old_len[k] * sizeof(double);
+        memset(s->z + s->old_start[k], 0, bytes);
+        memset(s->s + s->old_start[k], 0, bytes);
+        memset(s->precon + s->old_start[k], 0, bytes);
+    }
+}
+
+/* The current runs become the old ones, cleared by the next solve. */
+static void keep_runs(fl_pcg *s)
+{
+    long *start = s->old_start;
+    int *len = s->old_len;
+    s->old_start = s->run_start, s->old_len = s->run_len, s->nold = s->nruns;
+    s->run_start = start, s->run_len = len;
+}
+
+/* On the runs: r = b, A's diagonal and the mask on the FLUID cells, 0 on
+ * the gaps. */
+static void load_rhs(fl_pcg *s, const unsigned char *label, const double *b)
+{
+    const long sx = s->nx, sxy = (long)s->nx * s->ny;
+    double *r = s->r, *diag = s->diag, *mask = s->mask;
+#pragma omp parallel for schedule(static)
+    for (long k = 0; k < s->nruns; k++)
+        for (long c = s->run_start[k], e = c + s->run_len[k]; c < e; c++) {
+            int fluid = label[c] == FL_CELL_FLUID;
+            r[c] = fluid ? b[c] : 0.0;
+            diag[c] = fluid ? fl_poisson_diag(label, c, sx, sxy) : 0.0;
+            mask[c] = fluid;
+        }
 }
 
 static double dot(fl_pcg *s, const double *a, const double *b)
@@ -98,27 +218,58 @@ static double dot(fl_pcg *s, const double *a, const double *b)
 #pragma omp parallel for schedule(static)
     for (long blk = 0; blk < s->nblocks; blk++) {
         double sum = 0.0;
-        for (long n = blk * PCG_BLOCK; n < block_end(s, blk); n++) {
-            long c = s->fluid[n];
-            sum += a[c] * b[c];
+        for (long k = s->block_run[blk]; k < s->block_run[blk + 1]; k++) {
+            const long c0 = s->run_start[k], c1 = c0 + s->run_len[k];
+#pragma omp simd reduction(+ : sum)
+            for (long c = c0; c < c1; c++)
+                sum += a[c] * b[c];
         }
         s->partial[blk] = sum;
     }
     return sum_blocks(s);
 }
 
-/* q = A x; returns x.q. */
-static double apply_dot(fl_pcg *s, const unsigned char *label, const double *x, double *q)
+/* q = A x on the FLUID cells, 0 on the gaps (x = 0 outside the FLUID
+ * cells); returns x.q. */
+static double apply_dot(fl_pcg *s, const double *x, double *q)
 {
-    long sx = s->nx, sxy = (long)s->nx * s->ny;
+    const long sx = s->nx, sxy = (long)s->nx * s->ny;
+    const double *diag = s->diag, *mask = s->mask;
 #pragma omp parallel for schedule(static)
     for (long blk = 0; blk < s->nblocks; blk++) {
         double sum = 0.0;
-        for (long n = blk * PCG_BLOCK; n < block_end(s, blk); n++) {
-            long c = s->fluid[n];
-            double v = fl_poisson_apply_cell(label, x, c, sx, sxy);
-            q[c] = v;
-            sum += x[c] * v;
+        for (long k = s->block_run[blk]; k < s->block_run[blk + 1]; k++) {
+            const long c0 = s->run_start[k], c1 = c0 + s->run_len[k];
+#pragma omp simd reduction(+ : sum)
+            for (long c = c0; c < c1; c++) {
+                double v =
+                    mask[c] * (diag[c] * x[c] - (x[c - 1] + x[c + 1] + x[c - sx] + x[c + sx] + x[c - sxy] + x[c + sxy]));
+                q[c] = v;
+                sum += x[c] * v;
+            }
+        }
+        s->partial[blk] = sum;
+    }
+    return sum_blocks(s);
+}
+
+/* r = b - A p on the FLUID cells, where r holds b (p = 0 outside them);
+ * returns r.r. */
+static double residual_dot(fl_pcg *s, const double *p)
+{
+    const long sx = s->nx, sxy = (long)s->nx * s->ny;
+    const double *diag = s->diag, *mask = s->mask;
+    double *r = s->r;
+#pragma omp parallel for schedule(static)
+    for (long blk = 0; blk < s->nblocks; blk++) {
+        double sum = 0.0;
+        for (long k = s->block_run[blk]; k < s->block_run[blk + 1]; k++) {
+            const long c0 = s->run_start[k], c1 = c0 + s->run_len[k];
+#pragma omp simd reduction(+ : sum)
+            for (long c = c0; c < c1; c++) {
+                r[c] -= mask[c] * (diag[c] * p[c] - (p[c - 1] + p[c + 1] + p[c - sx] + p[c + sx] + p[c - sxy] + p[c + sxy]));
+                sum += r[c] * r[c];
+            }
         }
         s->partial[blk] = sum;
     }
@@ -133,11 +284,14 @@ static double step_dot(fl_pcg *s, double alpha, double *p)
 #pragma omp parallel for schedule(static)
     for (long blk = 0; blk < s->nblocks; blk++) {
         double sum = 0.0;
-        for (long n = blk * PCG_BLOCK; n < block_end(s, blk); n++) {
-            long c = s->fluid[n];
-            p[c] += alpha * d[c];
-            r[c] -= alpha * q[c];
-            sum += r[c] * r[c];
+        for (long k = s->block_run[blk]; k < s->block_run[blk + 1]; k++) {
+            const long c0 = s->run_start[k], c1 = c0 + s->run_len[k];
+#pragma omp simd reduction(+ : sum)
+            for (long c = c0; c < c1; c++) {
+                p[c] += alpha * d[c];
+                r[c] -= alpha * q[c];
+                sum += r[c] * r[c];
+            }
         }
         s->partial[blk] = sum;
     }
@@ -153,76 +307,98 @@ static inline double is_fluid(const unsigned char *label, long c)
  * between FLUID cells and precon = 0 outside them, the products
  * Aplusi(i-1) * precon(i-1) reduce to precon(i-1), and the tau terms to
  * precon(i-1)^2 times the count of FLUID cells beside (i-1) in +j and +k.
- * Sequential: each pivot needs the three below it. */
+ * Sequential, in cell order: each pivot needs the three below it. On the
+ * gaps precon is 0, so that the sweeps pass them through as zeros. */
 static void mic0_factor(fl_pcg *s, const unsigned char *label, double tau, double sigma)
 {
-    long sx = s->nx, sxy = (long)s->nx * s->ny;
+    const long sx = s->nx, sxy = (long)s->nx * s->ny;
     double *pc = s->precon;
-    memset(pc, 0, (size_t)s->ncells * sizeof(double));
-    for (long n = 0; n < s->nfluid; n++) {
-        long c = s->fluid[n];
-        double diag = fl_poisson_diag(label, c, sx, sxy);
-        if (diag == 0.0)
-            continue;
-        double pi = pc[c - 1], pj = pc[c - sx], pk = pc[c - sxy];
-        double e = diag - pi * pi - pj * pj - pk * pk -
-                   tau * (pi * pi * (is_fluid(label, c - 1 + sx) + is_fluid(label, c - 1 + sxy)) +
-                          pj * pj * (is_fluid(label, c - sx + 1) + is_fluid(label, c - sx + sxy)) +
-                          pk * pk * (is_fluid(label, c - sxy + 1) + is_fluid(label, c - sxy + sx)));
-        if (e < sigma * diag)
-            e = diag;
-        pc[c] = 1.0 / sqrt(e);
-    }
+    for (long k = 0; k < s->nruns; k++)
+        for (long c = s->run_start[k], e = c + s->run_len[k]; c < e; c++) {
+            double diag = s->diag[c];
+            double pi = pc[c - 1], pj = pc[c - sx], pk = pc[c - sxy];
+            double piv = diag - pi * pi - pj * pj - pk * pk -
+                         tau * (pi * pi * (is_fluid(label, c - 1 + sx) + is_fluid(label, c - 1 + sxy)) +
+                                pj * pj * (is_fluid(label, c - sx + 1) + is_fluid(label, c - sx + sxy)) +
+                                pk * pk * (is_fluid(label, c - sxy + 1) + is_fluid(label, c - sxy + sx)));
+            if (piv < sigma * diag)
+                piv = diag;
+            pc[c] = diag > 0.0 ? 1.0 / sqrt(piv) : 0.0; /* diag = 0 on the gaps */
+        }
 }
 
 /* z = (L L^T)^-1 r: forward substitution L q = r in cell order, then
- * L^T z = q in reverse order, in place in z (outside FLUID z stays 0). */
-static void mic0_apply(fl_pcg *s)
+ * L^T z = q in reverse order, in place in z (outside FLUID z stays 0);
+ * returns z.r, summed per block like dot().
+ * With L's off-diagonals -precon(neighbour) (Bridson's Aplusi = -1), the
+ * forward row is q_c = (r_c + sum_{n = c-1, c-sx, c-sxy} precon_n q_n)
+ * precon_c and the backward row z_c = (q_c + precon_c sum_{n = c+1,
+ * c+sx, c+sxy} z_n) precon_c. The sweeps are sequential and their cost is
+ * the latency of the recurrence along a run: the y and z terms come from
+ * other rows, already final, and are summed first; the x-neighbour's term
+ * is carried in a register and added last, so that the chain from one
+ * cell to the next is one add and one multiply. On a gap r and precon are
+ * 0, so z stays 0 there and the carried term drops to 0, as at the end of
+ * a run. */
+static double mic0_apply_dot(fl_pcg *s)
 {
-    long sx = s->nx, sxy = (long)s->nx * s->ny;
+    const long sx = s->nx, sxy = (long)s->nx * s->ny;
     const double *pc = s->precon, *r = s->r;
     double *z = s->z;
-    for (long n = 0; n < s->nfluid; n++) {
-        long c = s->fluid[n];
-        z[c] = (r[c] + pc[c - 1] * z[c - 1] + pc[c - sx] * z[c - sx] + pc[c - sxy] * z[c - sxy]) * pc[c];
+    for (long k = 0; k < s->nruns; k++) {
+        double carry = 0.0; /* precon_{c-1} q_{c-1}; 0 at the start of a run */
+        for (long c = s->run_start[k], e = c + s->run_len[k]; c < e; c++) {
+            double t = r[c] + pc[c - sx] * z[c - sx] + pc[c - sxy] * z[c - sxy];
+            double sum = t + carry;
+            z[c] = sum * pc[c];
+            carry = sum * (pc[c] * pc[c]);
+        }
     }
-    for (long n = s->nfluid - 1; n >= 0; n--) {
-        long c = s->fluid[n];
-        z[c] = (z[c] + pc[c] * (z[c + 1] + z[c + sx] + z[c + sxy])) * pc[c];
+    for (long blk = s->nblocks - 1; blk >= 0; blk--) {
+        double sum = 0.0;
+        for (long k = s->block_run[blk + 1] - 1; k >= s->block_run[blk]; k--) {
+            double next = 0.0; /* z_{c+1}; 0 at the end of a run */
+            for (long c = s->run_start[k] + s->run_len[k] - 1; c >= s->run_start[k]; c--) {
+                double base = (z[c] + pc[c] * (z[c + sx] + z[c + sxy])) * pc[c];
+                next = base + (pc[c] * pc[c]) * next;
+                z[c] = next;
+                sum += next * r[c];
+            }
+        }
+        s->partial[blk] = sum;
     }
+    return sum_blocks(s);
 }
 
 /* Jacobi: precon = 1 / diagonal on FLUID cells (only those are read). */
-static void jacobi_factor(fl_pcg *s, const unsigned char *label)
+static void jacobi_factor(fl_pcg *s)
 {
-    long sx = s->nx, sxy = (long)s->nx * s->ny;
     double *pc = s->precon;
+    const double *diag = s->diag;
 #pragma omp parallel for schedule(static)
-    for (long n = 0; n < s->nfluid; n++) {
-        long c = s->fluid[n];
-        int diag = fl_poisson_diag(label, c, sx, sxy);
-        pc[c] = diag > 0 ? 1.0 / diag : 0.0;
-    }
+    for (long k = 0; k < s->nruns; k++)
+        for (long c = s->run_start[k], e = c + s->run_len[k]; c < e; c++)
+            pc[c] = diag[c] > 0.0 ? 1.0 / diag[c] : 0.0;
 }
 
 /* z = M^-1 r; returns z.r. */
 static double precondition_dot(fl_pcg *s, fl_precond kind)
 {
-    const double *r = s->r;
+    if (kind == FL_PRECOND_MIC0)
+        return mic0_apply_dot(s);
+    const double *r = s->r, *pc = s->precon;
     double *z = s->z;
-    if (kind == FL_PRECOND_MIC0) {
-        mic0_apply(s);
-        return dot(s, z, r);
-    }
-    const double *pc = s->precon;
-    int plain = kind == FL_PRECOND_NONE;
+    const int plain = kind == FL_PRECOND_NONE;
 #pragma omp parallel for schedule(static)
     for (long blk = 0; blk < s->nblocks; blk++) {
         double sum = 0.0;
-        for (long n = blk * PCG_BLOCK; n < block_end(s, blk); n++) {
-            long c = s->fluid[n];
-            z[c] = plain ? r[c] : pc[c] * r[c];
-            sum += z[c] * r[c];
+        for (long k = s->block_run[blk]; k < s->block_run[blk + 1]; k++) {
+            const long c0 = s->run_start[k], c1 = c0 + s->run_len[k];
+#pragma omp simd reduction(+ : sum)
+            for (long c = c0; c < c1; c++) {
+                z[c] = plain ? r[c] : pc[c] * r[c];
+                sum += z[c] * r[c];
+            }
         }
         s->partial[blk] = sum;
     }
@@ -235,10 +411,20 @@ static void update_direction(fl_pcg *s, double beta)
     const double *z = s->z;
     double *d = s->s;
 #pragma omp parallel for schedule(static)
-    for (long n = 0; n < s->nfluid; n++) {
-        long c = s->fluid[n];
-        d[c] = z[c] + beta * d[c];
+    for (long k = 0; k < s->nruns; k++) {
+        const long c0 = s->run_start[k], c1 = c0 + s->run_len[k];
+#pragma omp simd
+        for (long c = c0; c < c1; c++)
+            d[c] = z[c] + beta * d[c];
     }
+}
+
+/* x = 0 on the FLUID cells. */
+static void zero_on_runs(fl_pcg *s, double *x)
+{
+#pragma omp parallel for schedule(static)
+    for (long k = 0; k < s->nruns; k++)
+        memset(x + s->run_start[k], 0, (size_t)s->run_len[k] * sizeof(double));
 }
 
 /* FLUID cells on the outer layer would read outside the arrays. */
@@ -264,6 +450,46 @@ static void record(const fl_pcg_options *opt, fl_pcg_result *res, int k, double 
     }
 }
 
+/* The iterations, from the residual r and the starting p (relative
+ * residual rel). */
+static void iterate(fl_pcg *s, const unsigned char *label, double *p, double bnorm, double rel,
+                    const fl_pcg_options *opt, fl_pcg_result *res)
+{
+    record(opt, res, 0, rel);
+    res->residual = rel;
+    if (rel <= opt->tol) {
+        res->reason = FL_PCG_CONVERGED_RTOL;
+        return;
+    }
+    if (opt->precond == FL_PRECOND_MIC0)
+        mic0_factor(s, label, opt->mic_tau, opt->mic_sigma);
+    else if (opt->precond == FL_PRECOND_JACOBI)
+        jacobi_factor(s);
+    double zr = precondition_dot(s, opt->precond);
+    update_direction(s, 0.0);
+
+    res->reason = FL_PCG_DIVERGED_MAX_ITER;
+    for (int k = 1; k <= opt->max_iter; k++) {
+        double sq = apply_dot(s, s->s, s->q);
+        if (!(sq > 0.0) || !isfinite(sq)) {
+            res->reason = FL_PCG_DIVERGED_BREAKDOWN;
+            break;
+        }
+        double rr = step_dot(s, zr / sq, p);
+        rel = sqrt(rr) / bnorm;
+        res->iterations = k;
+        res->residual = rel;
+        record(opt, res, k, rel);
+        if (rel <= opt->tol) {
+            res->reason = FL_PCG_CONVERGED_RTOL;
+            break;
+        }
+        double zr_new = precondition_dot(s, opt->precond);
+        update_direction(s, zr_new / zr);
+        zr = zr_new;
+    }
+}
+
 int fl_pcg_solve(fl_pcg *s, const unsigned char *label, const double *b, double *p,
                  const fl_pcg_options *opt, fl_pcg_result *res, fl_error *err)
 {
@@ -279,60 +505,38 @@ int fl_pcg_solve(fl_pcg *s, const unsigned char *label, const double *b, double 
     if (outer >= 0)
         return fl_fail(err, FL_ERR_INPUT, "pcg: FLUID cell %ld lies on the grid's outer layer", outer);
 
+    clear_old_runs(s);
+    const int warm = opt->warm_start != 0;
 #pragma omp parallel for schedule(static)
-    for (long c = 0; c < s->ncells; c++) {
-        p[c] = 0.0;
-        s->r[c] = label[c] == FL_CELL_FLUID ? b[c] : 0.0;
-        s->z[c] = 0.0;
-        s->s[c] = 0.0;
-    }
-    long nfluid = 0;
     for (long c = 0; c < s->ncells; c++)
-        if (label[c] == FL_CELL_FLUID)
-            s->fluid[nfluid++] = c;
-    s->nfluid = nfluid;
-    s->nblocks = (nfluid + PCG_BLOCK - 1) / PCG_BLOCK;
-    res->fluid_cells = (int)nfluid;
+        if (!warm || label[c] != FL_CELL_FLUID)
+            p[c] = 0.0;
+    build_runs(s, label);
+    load_rhs(s, label, b);
+    res->fluid_cells = (int)s->nfluid;
 
     double bnorm = sqrt(dot(s, s->r, s->r));
     if (bnorm == 0.0) {
+        zero_on_runs(s, p);
         res->reason = FL_PCG_CONVERGED_ZERO_RHS;
         record(opt, res, 0, 0.0);
-        return FL_OK;
-    }
-    record(opt, res, 0, 1.0);
-    res->residual = 1.0;
-    if (!isfinite(bnorm)) {
+    } else if (!isfinite(bnorm)) {
+        record(opt, res, 0, 1.0);
+        res->residual = 1.0;
         res->reason = FL_PCG_DIVERGED_BREAKDOWN;
-        return FL_OK;
-    }
-
-    if (opt->precond == FL_PRECOND_MIC0)
-        mic0_factor(s, label, opt->mic_tau, opt->mic_sigma);
-    else if (opt->precond == FL_PRECOND_JACOBI)
-        jacobi_factor(s, label);
-    double zr = precondition_dot(s, opt->precond);
-    update_direction(s, 0.0);
-
-    res->reason = FL_PCG_DIVERGED_MAX_ITER;
-    for (int k = 1; k <= opt->max_iter; k++) {
-        double sq = apply_dot(s, label, s->s, s->q);
-        if (!(sq > 0.0) || !isfinite(sq)) {
-            res->reason = FL_PCG_DIVERGED_BREAKDOWN;
-            break;
+    } else {
+        double rel = 1.0;
+        if (warm) {
+            rel = sqrt(residual_dot(s, p)) / bnorm;
+            if (!isfinite(rel)) {
+                /* a guess that is not finite (a failed solve before) is dropped */
+                zero_on_runs(s, p);
+                load_rhs(s, label, b);
+                rel = 1.0;
+            }
         }
-        double rr = step_dot(s, zr / sq, p);
-        double rel = sqrt(rr) / bnorm;
-        res->iterations = k;
-        res->residual = rel;
-        record(opt, res, k, rel);
-        if (rel <= opt->tol) {
-            res->reason = FL_PCG_CONVERGED_RTOL;
-            break;
-        }
-        double zr_new = precondition_dot(s, opt->precond);
-        update_direction(s, zr_new / zr);
-        zr = zr_new;
+        iterate(s, label, p, bnorm, rel, opt, res);
     }
+    keep_runs(s);
     return FL_OK;
 }

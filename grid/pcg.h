@@ -74,9 +74,12 @@ typedef struct fl_pcg_options {
     double mic_sigma;    /* MIC(0) safety: a pivot below sigma * diagonal falls back to the diagonal */
     double *history;     /* caller-owned, or NULL: history[k] = ||r_k|| / ||b|| after k iterations */
     int history_cap;     /* entries history can hold */
+    int warm_start;      /* 1: start from the p passed in (its values on the FLUID cells), e.g. the last
+                            solve's pressure; 0: start from p = 0 */
 } fl_pcg_options;
 
-/* MIC(0), tol 1e-6, 1000 iterations, tau 0.97, sigma 0.25, no history. */
+/* MIC(0), tol 1e-6, 1000 iterations, tau 0.97, sigma 0.25, no history,
+ * starting from p = 0. */
 fl_pcg_options fl_default_pcg_options(void);
 
 typedef struct fl_pcg_result {
@@ -88,25 +91,39 @@ typedef struct fl_pcg_result {
 } fl_pcg_result;
 
 /* Workspace of a solve on an nx x ny x nz grid (the vectors r, z, s, q, the
- * MIC(0) factor, the list of FLUID cells and the block sums), allocated once
- * so that a solve does not allocate. */
+ * preconditioner, the FLUID cells as runs along x and the block sums),
+ * allocated once so that a solve does not allocate. z, s and precon are 0
+ * outside the FLUID cells of the solve in progress (or of the last one):
+ * a solve clears the cells of the last one before it starts. */
 typedef struct fl_pcg {
     int nx, ny, nz;
     long ncells;
     double *r, *z, *s, *q;
     double *precon;      /* per FLUID cell, 0 elsewhere: MIC(0) 1 / sqrt(pivot), Jacobi 1 / diagonal */
-    long *fluid;         /* the FLUID cells of the current solve, in cell order */
-    long nfluid;
-    double *partial;     /* one sum per block of the dot products */
-    long nblocks;        /* blocks of the FLUID list in the current solve */
+    double *diag;        /* A's diagonal on the FLUID cells of the current solve, 0 on the runs' gaps */
+    double *mask;        /* 1 on the FLUID cells of the current solve, 0 on the runs' gaps */
+    long *run_start;     /* the FLUID cells as runs along x (gaps of a few cells included), in cell
+                            order: first cell of run k */
+    int *run_len;        /* and its length */
+    long nruns, nfluid;
+    long *old_start;     /* the runs of the last solve, cleared at the start of the next */
+    int *old_len;
+    long nold;
+    long *plane_runs;    /* runs per z plane of cells, then their prefix sums (nz + 1) */
+    long *block_run;     /* block b of the dot products: runs [block_run[b], block_run[b + 1]) */
+    double *partial;     /* one sum per block */
+    long nblocks;
 } fl_pcg;
 
 int fl_pcg_create(int nx, int ny, int nz, fl_pcg **out, fl_error *err);
 void fl_pcg_destroy(fl_pcg **s);
 
 /* Solves A p = b (A above, from label) over the FLUID cells, starting from
- * p = 0. b is read on FLUID cells only; p is written everywhere (0 outside
- * the FLUID cells). Returns FL_ERR_INPUT (nothing solved) when a FLUID cell
+ * p = 0, or with opt->warm_start from p's values on the FLUID cells (a
+ * guess that is not finite is replaced by 0). b is read on FLUID cells
+ * only; p is written everywhere (0 outside the FLUID cells). The stopping
+ * test is ||b - A p|| <= tol ||b|| either way, and history[0] is the
+ * starting residual over ||b|| (1 from p = 0). Returns FL_ERR_INPUT (nothing solved) when a FLUID cell
  * lies on the grid's outer layer or an option is out of range, else FL_OK
  * with the outcome, non-convergence included, in *res. */
 int fl_pcg_solve(fl_pcg *s, const unsigned char *label, const double *b, double *p,

@@ -1,89 +1,93 @@
 /* transfer.c: P2G and G2P (transfer.h). Each velocity component lives on its
  * own lattice of faces, offset from the cell corners by half a cell in the
- * two axes across the face; both transfers locate a particle on that lattice
- * (face_stencil) and use the same trilinear weights. */
+ * two axes across the face; both transfers locate a particle on the three
+ * lattices at once (stencil_at) and use the same trilinear weights. */
 #include "transfer.h"
 
 #include <math.h>
 #include <omp.h>
 #include <string.h>
 
-/* The lattice of one velocity component: its dimensions and the offset of
- * its sample (0,0,0) from the grid corner, in cells. */
-typedef struct face_lattice {
-    int dim[3];
-    double offset[3];
-} face_lattice;
-
-static face_lattice lattice_of(const fl_mac_grid *g, int axis)
+/* The dimensions of the lattice of velocity component axis: the cells'
+ * plus one face along that axis. */
+static void lattice_dims(const fl_mac_grid *g, int axis, int dim[3])
 {
-    face_lattice l = {{g->nx, g->ny, g->nz}, {0.5, 0.5, 0.5}};
-    l.dim[axis] += 1;
-    l.offset[axis] = 0.0;
-    return l;
+    dim[0] = g->nx, dim[1] = g->ny, dim[2] = g->nz;
+    dim[axis] += 1;
 }
 
-/* The lower sample i of the pair around lattice coordinate f on an axis
- * of dim samples, and the fraction t in [0, 1] between the two (clamped at
- * the ends). */
-static inline void locate(double f, int dim, int *i, double *t)
+/* The lower sample of the pair around lattice coordinate f on an axis of
+ * dim samples, clamped to [0, dim - 2]. Along its own axis a lattice
+ * samples at whole cell coordinates, across it at half cells, so
+ * f = (x - lo) / dx or that minus 0.5. Written with truncation and selects
+ * so that the particle loops run as vector code (the compiler vectorizes
+ * neither floor nor branches): truncation is floor for f >= 0 and gives 0
+ * for -1 < f < 0, where the clamp gives 0 too; positions inside the grid
+ * box have f >= -0.5. */
+static inline int lattice_lower(double f, int dim)
 {
-    double fl = floor(f);
-    int k = (int)fl;
-    double frac = f - fl;
-    if (k < 0) {
-        k = 0;
-        frac = 0.0;
-    } else if (k > dim - 2) {
-        k = dim - 2;
-        frac = 1.0;
-    }
-    *i = k;
-    *t = frac;
+    int k = (int)f, top = dim - 2;
+    k = k < 0 ? 0 : k;
+    return k > top ? top : k;
 }
 
-/* A position's 2x2x2 stencils on the three lattices l: corner sample
- * f[a] (i0 + (j0 + k0 dim1) dim0 on lattice a) and fractions t[a][0..2].
- * Along its own axis a lattice samples at whole cell coordinates, across
- * it at half cells, so two locate calls per axis serve all three. */
-static inline void stencils(const face_lattice l[3], const double lo[3], double dx, const double pos[3], long f[3],
-                            double t[3][3])
+/* The fraction of f between lower sample k and the next, clamped to
+ * [0, 1] (a position past the last pair sits on its last sample). */
+static inline double lattice_fraction(double f, int k)
 {
-    int i_on[3], i_across[3];
-    double t_on[3], t_across[3];
-    for (int b = 0; b < 3; b++) {
-        double c = (pos[b] - lo[b]) / dx;
-        locate(c - l[b].offset[b], l[b].dim[b], &i_on[b], &t_on[b]);
-        int other = (b + 1) % 3;
-        locate(c - l[other].offset[b], l[other].dim[b], &i_across[b], &t_across[b]);
-    }
-    for (int a = 0; a < 3; a++) {
-        int i[3];
-        for (int b = 0; b < 3; b++) {
-            i[b] = b == a ? i_on[b] : i_across[b];
-            t[a][b] = b == a ? t_on[b] : t_across[b];
-        }
-        f[a] = i[0] + (long)l[a].dim[0] * (i[1] + (long)l[a].dim[1] * i[2]);
-    }
+    double t = f - k;
+    t = t < 0.0 ? 0.0 : t;
+    return t > 1.0 ? 1.0 : t;
 }
 
-/* Number of positions outside the grid box (NaN included); the first in *first. */
+/* A particle's stencils on the three face lattices: corner samples fu,
+ * fv, fw (in z layers ku, kv, kw), and per axis the fraction "on" the
+ * lattice normal to it (whole cell coordinates) and "ac" on the two across
+ * it (half cells): two lookups per axis serve the three lattices. */
+typedef struct stencil {
+    int fu, fv, fw;
+    int ku, kv, kw;
+    double x_on, y_on, z_on, x_ac, y_ac, z_ac;
+} stencil;
+
+/* The stencils at (x, y, z). */
+static inline stencil stencil_at(const fl_mac_grid *g, float x, float y, float z)
+{
+    const int nx = g->nx, ny = g->ny, nz = g->nz;
+    const double cx = fl_mac_coord(g, 0, x), cy = fl_mac_coord(g, 1, y), cz = fl_mac_coord(g, 2, z);
+    const int kx_on = lattice_lower(cx, nx + 1), kx_ac = lattice_lower(cx - 0.5, nx);
+    const int ky_on = lattice_lower(cy, ny + 1), ky_ac = lattice_lower(cy - 0.5, ny);
+    const int kz_on = lattice_lower(cz, nz + 1), kz_ac = lattice_lower(cz - 0.5, nz);
+    stencil s = {
+        .fu = kx_on + (nx + 1) * (ky_ac + ny * kz_ac),
+        .fv = kx_ac + nx * (ky_on + (ny + 1) * kz_ac),
+        .fw = kx_ac + nx * (ky_ac + ny * kz_on),
+        .ku = kz_ac, .kv = kz_ac, .kw = kz_on,
+        .x_on = lattice_fraction(cx, kx_on), .x_ac = lattice_fraction(cx - 0.5, kx_ac),
+        .y_on = lattice_fraction(cy, ky_on), .y_ac = lattice_fraction(cy - 0.5, ky_ac),
+        .z_on = lattice_fraction(cz, kz_on), .z_ac = lattice_fraction(cz - 0.5, kz_ac),
+    };
+    return s;
+}
+
+/* Number of positions outside the grid box (NaN included); the first in
+ * *first. The count is a branch-free vector loop (float compares against
+ * the box); the first is looked for only when there is one. */
 static int count_outside(const fl_mac_grid *g, const float *x, const float *y, const float *z, int n,
                          int *first)
 {
-    double hi[3] = {g->lo[0] + g->nx * g->dx, g->lo[1] + g->ny * g->dx, g->lo[2] + g->nz * g->dx};
-    int count = 0, lowest = n;
-#pragma omp parallel for schedule(static) reduction(+ : count) reduction(min : lowest)
-    for (int p = 0; p < n; p++) {
-        int in = x[p] >= g->lo[0] && x[p] <= hi[0] && y[p] >= g->lo[1] && y[p] <= hi[1] && z[p] >= g->lo[2] &&
-                 z[p] <= hi[2];
-        if (!in) {
-            count++;
-            if (p < lowest)
-                lowest = p;
+    const double lo0 = g->lo[0], lo1 = g->lo[1], lo2 = g->lo[2];
+    const double hi0 = lo0 + g->nx * g->dx, hi1 = lo1 + g->ny * g->dx, hi2 = lo2 + g->nz * g->dx;
+    int count = 0;
+#pragma omp parallel for simd schedule(static) reduction(+ : count)
+    for (int p = 0; p < n; p++)
+        count += !((x[p] >= lo0) & (x[p] <= hi0) & (y[p] >= lo1) & (y[p] <= hi1) & (z[p] >= lo2) & (z[p] <= hi2));
+    *first = n;
+    for (int p = 0; count > 0 && p < n; p++)
+        if (!(x[p] >= lo0 && x[p] <= hi0 && y[p] >= lo1 && y[p] <= hi1 && z[p] >= lo2 && z[p] <= hi2)) {
+            *first = p;
+            break;
         }
-    }
-    *first = lowest;
     return count;
 }
 
@@ -110,24 +114,95 @@ static int slab_start(const fl_mac_grid *g, long n, int t, int nt)
     return k;
 }
 
-/* Scatter of a particle's velocity component vp, stencil corner f and
- * fractions t on lattice l, onto the faces of layers [k_lo, k_hi). */
-static inline void scatter(const face_lattice *l, long f, const double t[3], double vp, int k_lo, int k_hi,
-                           double *u, double *ws)
+/* Scatter of a particle's velocity component vp onto the 2x2x2 faces of
+ * its stencil on one lattice (corner f in layer k0, strides s1 and s2,
+ * fractions tx, ty, tz) that lie in layers [k_lo, k_hi). sums holds the
+ * weighted velocity sum and the weight sum of each face side by side, so
+ * that the two x-neighbouring faces of a stencil row are four adjacent
+ * doubles, updated together. */
+static inline void scatter(double *sums, int f, int k0, int s1, int s2, double tx, double ty, double tz, double vp,
+                           int k_lo, int k_hi)
 {
-    long s1 = l->dim[0], s2 = (long)l->dim[0] * l->dim[1];
-    int k0 = (int)(f / s2);
     for (int dk = 0; dk < 2; dk++) {
         if (k0 + dk < k_lo || k0 + dk >= k_hi)
             continue;
-        double wk = dk ? t[2] : 1.0 - t[2];
-        for (int c = 0; c < 4; c++) {
-            int di = c & 1, dj = c >> 1;
-            double wgt = (di ? t[0] : 1.0 - t[0]) * (dj ? t[1] : 1.0 - t[1]) * wk;
-            long fc = f + di + dj * s1 + dk * s2;
-            u[fc] += wgt * vp;
-            ws[fc] += wgt;
+        double wk = dk ? tz : 1.0 - tz;
+        for (int dj = 0; dj < 2; dj++) {
+            double wy = dj ? ty : 1.0 - ty;
+            double w0 = (1.0 - tx) * wy * wk, w1 = tx * wy * wk;
+            double *q = sums + 2 * ((long)f + dj * s1 + dk * s2);
+            q[0] += w0 * vp;
+            q[1] += w0;
+            q[2] += w1 * vp;
+            q[3] += w1;
         }
+    }
+}
+
+/* The reach of the particles, for P2G: the particles per cell layer k
+ * (g->slab) and, per row (j, k) of faces (j <= ny, k <= nz; the same rows
+ * serve the three lattices), the x range [lo, hi) of the faces their
+ * stencils can touch: a particle in cell (i, j, k) reaches faces i - 1 to
+ * i + 1 along x, rows j - 1 to j + 1 and layers k - 1 to k + 1. Each
+ * thread first takes the x range of the cells of its share of the
+ * particles per row of cells, and counts them per layer; the threads'
+ * results are then merged and the ranges dilated. */
+static void p2g_reach(fl_mac_grid *g, const float *x, const float *y, const float *z, int n)
+{
+    const int nx = g->nx, ny = g->ny, nz = g->nz, rows = ny * nz, frows = (ny + 1) * (nz + 1);
+    const long per_thread = 2L * rows + nz;
+    int *cells = g->p2g_cells, *lo = g->p2g_rows, *hi = lo + frows;
+#pragma omp parallel num_threads(g->p2g_threads)
+    {
+        const int t = omp_get_thread_num(), m = omp_get_num_threads();
+        int *clo = cells + per_thread * t, *chi = clo + rows, *count = chi + rows;
+        for (int r = 0; r < rows; r++)
+            clo[r] = nx, chi[r] = -1;
+        for (int k = 0; k < nz; k++)
+            count[k] = 0;
+        for (int p = (int)((long)n * t / m), e = (int)((long)n * (t + 1) / m); p < e; p++) {
+            int i = (int)fl_mac_coord(g, 0, x[p]), j = (int)fl_mac_coord(g, 1, y[p]), k = (int)fl_mac_coord(g, 2, z[p]);
+            i = i < nx ? i : nx - 1, j = j < ny ? j : ny - 1, k = k < nz ? k : nz - 1;
+            int r = j + ny * k;
+            clo[r] = i < clo[r] ? i : clo[r];
+            chi[r] = i > chi[r] ? i : chi[r];
+            count[k]++;
+        }
+#pragma omp barrier
+        /* the threads' ranges and counts merged into thread 0's */
+#pragma omp for schedule(static)
+        for (int r = 0; r < rows; r++)
+            for (int u = 1; u < m; u++) {
+                const int *ulo = cells + per_thread * u, *uhi = ulo + rows;
+                cells[r] = ulo[r] < cells[r] ? ulo[r] : cells[r];
+                cells[rows + r] = uhi[r] > cells[rows + r] ? uhi[r] : cells[rows + r];
+            }
+#pragma omp for schedule(static)
+        for (int k = 0; k < nz; k++) {
+            long sum = 0;
+            for (int u = 0; u < m; u++)
+                sum += cells[per_thread * u + 2L * rows + k];
+            g->slab[k] = sum;
+        }
+        /* face row (j, k) takes the cell rows j - 1..j + 1, k - 1..k + 1 */
+#pragma omp for schedule(static)
+        for (int k = 0; k <= nz; k++)
+            for (int j = 0; j <= ny; j++) {
+                int a = nx + 1, b = 0;
+                for (int kk = k - 1; kk <= k + 1; kk++)
+                    for (int jj = j - 1; jj <= j + 1; jj++) {
+                        if (jj < 0 || jj >= ny || kk < 0 || kk >= nz)
+                            continue;
+                        int r = jj + ny * kk;
+                        if (cells[rows + r] < 0)
+                            continue;
+                        a = cells[r] - 1 < a ? cells[r] - 1 : a;
+                        b = cells[rows + r] + 2 > b ? cells[rows + r] + 2 : b;
+                    }
+                int fr = j + (ny + 1) * k;
+                lo[fr] = a < 0 ? 0 : a;
+                hi[fr] = b > nx + 1 ? nx + 1 : b;
+            }
     }
 }
 
@@ -137,70 +212,118 @@ int fl_transfer_p2g(fl_mac_grid *g, const float *x, const float *y, const float 
     int first, outside = count_outside(g, x, y, z, n, &first);
     if (outside > 0)
         return outside_error(x, y, z, outside, first, err);
-    memset(g->slab, 0, (size_t)(g->nz + 1) * sizeof(long));
-    for (int p = 0; p < n; p++) {
-        int k = (int)((z[p] - g->lo[2]) / g->dx);
-        g->slab[k < g->nz ? k : g->nz - 1]++;
-    }
+    p2g_reach(g, x, y, z, n);
+    const int ny = g->ny, nz = g->nz, frows = (ny + 1) * (nz + 1);
+    const int *lo = g->p2g_rows, *hi = lo + frows;
+    int *old_lo = g->p2g_rows + 2 * frows, *old_hi = old_lo + frows;
     double *vel[3] = {g->u, g->v, g->w};
     double *wsum[3] = {g->wu, g->wv, g->ww};
-    const float *pv[3] = {vx, vy, vz};
-    face_lattice l[3] = {lattice_of(g, 0), lattice_of(g, 1), lattice_of(g, 2)};
+    int dim[3][3], s1[3], s2[3];
+    double *sums[3];
+    for (int a = 0; a < 3; a++) {
+        lattice_dims(g, a, dim[a]);
+        s1[a] = dim[a][0];
+        s2[a] = dim[a][0] * dim[a][1];
+        sums[a] = a == 0 ? g->sums : sums[a - 1] + 2 * (long)s2[a - 1] * dim[a - 1][2];
+    }
     /* each thread owns the faces of a slab of layers k, the same in the
      * three lattices, and scatters every particle onto the faces of its
      * slab only: each face sums in particle order, without atomics, on any
-     * number of threads */
+     * number of threads. Only the faces in reach are summed and written;
+     * those the last P2G wrote and this one does not reach are set to 0. */
 #pragma omp parallel
     {
         int nt = omp_get_num_threads(), t = omp_get_thread_num();
         int k_lo = slab_start(g, n, t, nt), k_hi = slab_start(g, n, t + 1, nt);
-        for (int a = 0; a < 3; a++) {
-            long s2 = (long)l[a].dim[0] * l[a].dim[1];
-            int k_end = k_hi < l[a].dim[2] ? k_hi : l[a].dim[2];
-            if (k_end > k_lo) {
-                memset(vel[a] + k_lo * s2, 0, (size_t)((k_end - k_lo) * s2) * sizeof(double));
-                memset(wsum[a] + k_lo * s2, 0, (size_t)((k_end - k_lo) * s2) * sizeof(double));
-            }
-        }
+        for (int a = 0; a < 3; a++)
+            for (int k = k_lo; k < k_hi && k < dim[a][2]; k++)
+                for (int j = 0; j < dim[a][1]; j++) {
+                    int fr = j + (ny + 1) * k, i1 = hi[fr] < dim[a][0] ? hi[fr] : dim[a][0];
+                    if (i1 > lo[fr])
+                        memset(sums[a] + 2 * ((long)k * s2[a] + (long)j * s1[a] + lo[fr]), 0,
+                               2 * (size_t)(i1 - lo[fr]) * sizeof(double));
+                }
         if (k_hi > k_lo) {
             for (int p = 0; p < n; p++) {
                 /* the stencils of a particle in cell layer k cover layers k - 1 to k + 1 */
-                int k = (int)((z[p] - g->lo[2]) / g->dx);
+                int k = (int)fl_mac_coord(g, 2, z[p]);
                 if (k + 1 < k_lo || k - 1 >= k_hi)
                     continue;
-                double pos[3] = {x[p], y[p], z[p]}, t[3][3];
-                long f[3];
-                stencils(l, g->lo, g->dx, pos, f, t);
-                for (int a = 0; a < 3; a++)
-                    scatter(&l[a], f[a], t[a], pv[a][p], k_lo, k_hi, vel[a], wsum[a]);
+                stencil s = stencil_at(g, x[p], y[p], z[p]);
+                scatter(sums[0], s.fu, s.ku, s1[0], s2[0], s.x_on, s.y_ac, s.z_ac, vx[p], k_lo, k_hi);
+                scatter(sums[1], s.fv, s.kv, s1[1], s2[1], s.x_ac, s.y_on, s.z_ac, vy[p], k_lo, k_hi);
+                scatter(sums[2], s.fw, s.kw, s1[2], s2[2], s.x_ac, s.y_ac, s.z_on, vz[p], k_lo, k_hi);
             }
         }
-        for (int a = 0; a < 3; a++) {
-            long s2 = (long)l[a].dim[0] * l[a].dim[1];
-            int k_end = k_hi < l[a].dim[2] ? k_hi : l[a].dim[2];
-            double *u = vel[a];
-            const double *ws = wsum[a];
-            for (long fc = k_lo * s2; fc < k_end * s2; fc++)
-                u[fc] = ws[fc] > 0.0 ? u[fc] / ws[fc] : 0.0;
-        }
+        for (int a = 0; a < 3; a++)
+            for (int k = k_lo; k < k_hi && k < dim[a][2]; k++)
+                for (int j = 0; j < dim[a][1]; j++) {
+                    int fr = j + (ny + 1) * k, d0 = dim[a][0];
+                    long row = (long)k * s2[a] + (long)j * s1[a];
+                    double *u = vel[a] + row, *ws = wsum[a] + row;
+                    const double *q = sums[a] + 2 * row;
+                    int i0 = lo[fr], i1 = hi[fr] < d0 ? hi[fr] : d0;
+                    for (int i = old_lo[fr]; i < old_hi[fr] && i < d0; i++)
+                        if (i < i0 || i >= i1)
+                            u[i] = ws[i] = 0.0;
+                    for (int i = i0; i < i1; i++) {
+                        ws[i] = q[2 * i + 1];
+                        u[i] = ws[i] > 0.0 ? q[2 * i] / ws[i] : 0.0;
+                    }
+                }
     }
+    memcpy(old_lo, lo, 2 * (size_t)frows * sizeof(int));
     return FL_OK;
 }
 
-/* The trilinear interpolation of field a at stencil corner f with
- * fractions t, along x, then y, then z. */
-static inline double interp(const double *a, long f, long s1, long s2, const double t[3])
+/* The trilinear interpolation of field a at stencil corner f (x stride 1,
+ * y stride s1, z stride s2) with fractions tx, ty, tz, along x, then y,
+ * then z. */
+static inline double interp(const double *a, int f, int s1, int s2, double tx, double ty, double tz)
 {
-    double c00 = a[f] + t[0] * (a[f + 1] - a[f]);
-    double c10 = a[f + s1] + t[0] * (a[f + s1 + 1] - a[f + s1]);
-    double c01 = a[f + s2] + t[0] * (a[f + s2 + 1] - a[f + s2]);
-    double c11 = a[f + s1 + s2] + t[0] * (a[f + s1 + s2 + 1] - a[f + s1 + s2]);
-    double c0 = c00 + t[1] * (c10 - c00), c1 = c01 + t[1] * (c11 - c01);
-    return c0 + t[2] * (c1 - c0);
+    double c00 = a[f] + tx * (a[f + 1] - a[f]);
+    double c10 = a[f + s1] + tx * (a[f + s1 + 1] - a[f + s1]);
+    double c01 = a[f + s2] + tx * (a[f + s2 + 1] - a[f + s2]);
+    double c11 = a[f + s1 + s2] + tx * (a[f + s1 + s2 + 1] - a[f + s1 + s2]);
+    double c0 = c00 + ty * (c10 - c00), c1 = c01 + ty * (c11 - c01);
+    return c0 + tz * (c1 - c0);
 }
 
-/* G2P of field a into out and, when b is not NULL, of field b into
- * out_b, with one stencil per particle and component. */
+/* G2P over particles [p0, p1): out = interp(a) and, when pair is set,
+ * out_b = interp(b), one stencil for both. The grid's face counts fit an
+ * int (fl_mac_grid_create), so the indices are ints and the loop
+ * vectorizes with gathers; the callers pass pair as a constant, so the
+ * test folds away. */
+FL_FORCE_INLINE void g2p_range(const fl_mac_grid *g, const double *const a[3], const double *const b[3],
+                             const float *x, const float *y, const float *z, int p0, int p1, float *const out[3],
+                             float *const out_b[3], const int pair)
+{
+    const int nx = g->nx, ny = g->ny;
+    const int su1 = nx + 1, su2 = (nx + 1) * ny, sv1 = nx, sv2 = nx * (ny + 1), sw1 = nx, sw2 = nx * ny;
+    const double *au = a[0], *av = a[1], *aw = a[2], *bu = b[0], *bv = b[1], *bw = b[2];
+    float *ou = out[0], *ov = out[1], *ow = out[2], *pu = out_b[0], *pv = out_b[1], *pw = out_b[2];
+#pragma omp simd
+    for (int p = p0; p < p1; p++) {
+        const stencil s = stencil_at(g, x[p], y[p], z[p]);
+        ou[p] = (float)interp(au, s.fu, su1, su2, s.x_on, s.y_ac, s.z_ac);
+        ov[p] = (float)interp(av, s.fv, sv1, sv2, s.x_ac, s.y_on, s.z_ac);
+        ow[p] = (float)interp(aw, s.fw, sw1, sw2, s.x_ac, s.y_ac, s.z_on);
+        if (pair) {
+            pu[p] = (float)interp(bu, s.fu, su1, su2, s.x_on, s.y_ac, s.z_ac);
+            pv[p] = (float)interp(bv, s.fv, sv1, sv2, s.x_ac, s.y_on, s.z_ac);
+            pw[p] = (float)interp(bw, s.fw, sw1, sw2, s.x_ac, s.y_ac, s.z_on);
+        }
+    }
+}
+
+/* Thread t's share [*p0, *p1) of n particles out of nt threads. */
+static inline void thread_share(int n, int *p0, int *p1)
+{
+    int nt = omp_get_num_threads(), t = omp_get_thread_num();
+    *p0 = (int)((long)n * t / nt);
+    *p1 = (int)((long)n * (t + 1) / nt);
+}
+
 static int g2p(const fl_mac_grid *g, const double *const a[3], const double *const b[3], const float *x,
                const float *y, const float *z, int n, float *const out[3], float *const out_b[3],
                fl_error *err)
@@ -208,17 +331,19 @@ static int g2p(const fl_mac_grid *g, const double *const a[3], const double *con
     int first, outside = count_outside(g, x, y, z, n, &first);
     if (outside > 0)
         return outside_error(x, y, z, outside, first, err);
-    face_lattice l[3] = {lattice_of(g, 0), lattice_of(g, 1), lattice_of(g, 2)};
-#pragma omp parallel for schedule(static)
-    for (int p = 0; p < n; p++) {
-        double pos[3] = {x[p], y[p], z[p]}, t[3][3];
-        long f[3];
-        stencils(l, g->lo, g->dx, pos, f, t);
-        for (int axis = 0; axis < 3; axis++) {
-            long s1 = l[axis].dim[0], s2 = (long)l[axis].dim[0] * l[axis].dim[1];
-            out[axis][p] = (float)interp(a[axis], f[axis], s1, s2, t[axis]);
-            if (b)
-                out_b[axis][p] = (float)interp(b[axis], f[axis], s1, s2, t[axis]);
+    if (b) {
+#pragma omp parallel
+        {
+            int p0, p1;
+            thread_share(n, &p0, &p1);
+            g2p_range(g, a, b, x, y, z, p0, p1, out, out_b, 1);
+        }
+    } else {
+#pragma omp parallel
+        {
+            int p0, p1;
+            thread_share(n, &p0, &p1);
+            g2p_range(g, a, a, x, y, z, p0, p1, out, out, 0);
         }
     }
     return FL_OK;

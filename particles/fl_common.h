@@ -17,6 +17,15 @@
 #define FL_HD
 #endif
 
+/* FL_FORCE_INLINE: a static function to be inlined at every call even where
+ * the compiler would not, so that a constant argument (a flag choosing a
+ * variant of a loop) folds away and the loop vectorizes. */
+#if defined(__GNUC__)
+#define FL_FORCE_INLINE static inline __attribute__((always_inline))
+#else
+#define FL_FORCE_INLINE static inline
+#endif
+
 #ifdef __cplusplus
 extern "C" {
 #endif
