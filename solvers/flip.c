@@ -4,10 +4,11 @@
  *
  *   1  seeding (create): 8 particles per fluid cell, one in each cell of a
  *      2x2x2 sub-grid at a uniform random place (report 3.2.2)
- *   then, per substep of length h (CFL: no particle moves more than cfl
- *   cells):
+ *   then, once per step, the particles sorted by cell (flip_sort: memory
+ *   order only), and per substep of length h (CFL: no particle moves more
+ *   than cfl cells):
  *   2  P2G, trilinear weights normalised per face (fl_transfer_p2g, 3.2.3)
- *   3  save a copy u* of the grid velocities (extrapolated past the fluid)
+ *   3  save a copy u* of the grid velocities
  *   4  gravity u += g h on every face (eq. 10)
  *   5  boundary conditions: u.n = 0 on faces touching SOLID (eq. 11)
  *   6  labels: SOLID stays, the rest AIR, cells holding a particle FLUID (3.2.6)
@@ -23,13 +24,15 @@
  *   12 volume correction: particles moved out of over-full cells and into
  *      gaps inside the water by a potential displacement from one more
  *      Poisson solve (flip_correct_volume), velocities untouched.
- * Velocities are extrapolated two face layers into the AIR beyond the faces
- * the fluid defines (Bridson, "Fluid Simulation for Computer Graphics",
- * ch. 4), so that the interpolation stencils of surface particles read fluid
- * velocities, not zeros. Every face touching a SOLID cell keeps the solid's
- * velocity, 0 (mac.h): tangential components included, so a particle within
- * half a cell of a wall interpolates towards 0 there (no-slip at the grid
- * scale). docs/methods/flip.md maps each line to a function. */
+ * The projected velocities are extrapolated two face layers into the AIR
+ * (Bridson, "Fluid Simulation for Computer Graphics", ch. 4), so that the
+ * stencils of surface particles and of their midpoints read fluid
+ * velocities, not zeros; u* needs none, as every face of a particle's
+ * stencil holds P2G's weighted average. Every face touching a SOLID cell
+ * keeps the solid's velocity, 0 (mac.h): tangential components included,
+ * so a particle within half a cell of a wall interpolates towards 0 there
+ * (no-slip at the grid scale). docs/methods/flip.md maps each line to a
+ * function. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -48,6 +51,7 @@ typedef struct flip_params {
     double jitter;     /* seeding: fraction of a sub-cell a particle may move from its centre */
     double seed;       /* seeding RNG seed */
     double volume;     /* volume correction: fraction of a cell's particle excess moved out per step */
+    int warm_start;    /* 1: each pressure solve starts from the last substep's pressure; 0: from 0 */
 } flip_params;
 
 /* One velocity component on its face lattice: values, the saved copy (then
@@ -76,10 +80,12 @@ typedef struct flip_solver {
     double rest_count;        /* particles in a cell at rest, (dx / d)^3 */
     int *band_lo, *band_hi;   /* the band: per row (j, k) of cells, i in [lo, hi) */
     int *band_tlo, *band_thi; /* the band's dilation workspace */
+    int *sort_cell, *sort_perm; /* the cell sort: each particle's cell, the new order */
+    int *cell_start;          /* the cell sort's counts, then starts, per cell (ncells + 1) */
 } flip_solver;
 
 static const char *const flip_keys[] = {"alpha", "dx", "tolerance", "max_iterations", "preconditioner",
-                                        "cfl", "jitter", "seed", "volume_correction", NULL};
+                                        "cfl", "jitter", "seed", "volume_correction", "warm_start", NULL};
 
 /* Layers of faces the velocities are extrapolated past the faces the
  * fluid defines: a particle moves at most one cell per substep and its
@@ -115,9 +121,9 @@ static void flip_destroy(void *self)
     fl_free(s->count);
     fl_free(s->psi);
     fl_free(s->vrhs);
-    int *band[] = {s->band_lo, s->band_hi, s->band_tlo, s->band_thi};
-    for (size_t k = 0; k < sizeof band / sizeof band[0]; k++)
-        fl_free(band[k]);
+    int *ints[] = {s->band_lo, s->band_hi, s->band_tlo, s->band_thi, s->sort_cell, s->sort_perm, s->cell_start};
+    for (size_t k = 0; k < sizeof ints / sizeof ints[0]; k++)
+        fl_free(ints[k]);
     fl_mac_grid_destroy(&s->g);
     free(s);
 }
@@ -157,7 +163,7 @@ static void flip_seed(const flip_params *prm, fl_world *w)
 static void *flip_create_alpha(fl_world *w, const fl_params *p, double alpha_default, fl_error *err)
 {
     flip_params prm;
-    double maxit, pre;
+    double maxit, pre, warm;
     if (fl_params_check_known(p, flip_keys, err) ||
         fl_params_get(p, "alpha", alpha_default, 0.0, 1.0, &prm.alpha, err) ||
         fl_params_get(p, "dx", 2.0 * w->spacing, 1e-6, 1e3, &prm.dx, err) ||
@@ -167,15 +173,21 @@ static void *flip_create_alpha(fl_world *w, const fl_params *p, double alpha_def
         fl_params_get(p, "cfl", 1.0, 0.01, 1.0, &prm.cfl, err) ||
         fl_params_get(p, "jitter", 1.0, 0.0, 1.0, &prm.jitter, err) ||
         fl_params_get(p, "seed", 1.0, 0.0, 1e15, &prm.seed, err) ||
-        fl_params_get(p, "volume_correction", 0.5, 0.0, 1.0, &prm.volume, err))
+        fl_params_get(p, "volume_correction", 0.5, 0.0, 1.0, &prm.volume, err) ||
+        fl_params_get(p, "warm_start", 1.0, 0.0, 1.0, &warm, err))
         return NULL;
     if (pre != floor(pre)) {
         fl_fail(err, FL_ERR_INPUT, "%s.preconditioner: expected 0 (MIC(0)), 1 (Jacobi) or 2 (none), got %g",
                 p->source, pre);
         return NULL;
     }
+    if (warm != 0.0 && warm != 1.0) {
+        fl_fail(err, FL_ERR_INPUT, "%s.warm_start: expected 0 or 1, got %g", p->source, warm);
+        return NULL;
+    }
     prm.max_iter = (int)maxit;
     prm.precond = (int)pre;
+    prm.warm_start = (int)warm;
     flip_solver *s = calloc(1, sizeof *s);
     if (!s) {
         fl_fail(err, FL_ERR_MEMORY, "out of memory for the FLIP solver");
@@ -215,6 +227,10 @@ static void *flip_create_alpha(fl_world *w, const fl_params *p, double alpha_def
     int **band[] = {&s->band_lo, &s->band_hi, &s->band_tlo, &s->band_thi};
     for (size_t k = 0; k < sizeof band / sizeof band[0]; k++)
         ok &= (*band[k] = fl_alloc((size_t)g->ny * g->nz * sizeof(int))) != NULL;
+    size_t per_particle = (size_t)(w->fluid.count > 0 ? w->fluid.count : 1) * sizeof(int);
+    ok &= (s->sort_cell = fl_alloc(per_particle)) != NULL;
+    ok &= (s->sort_perm = fl_alloc(per_particle)) != NULL;
+    ok &= (s->cell_start = fl_alloc((size_t)(g->ncells + 1) * sizeof(int))) != NULL;
     if (!ok) {
         flip_destroy(s);
         fl_fail(err, FL_ERR_MEMORY, "out of memory for the FLIP solver's %d particles", w->fluid.count);
@@ -226,6 +242,7 @@ static void *flip_create_alpha(fl_world *w, const fl_params *p, double alpha_def
     s->pcg.max_iter = prm.max_iter;
     s->pcg.history = s->history;
     s->pcg.history_cap = prm.max_iter + 1;
+    s->pcg.warm_start = prm.warm_start;
     s->rest_count = pow(prm.dx / w->spacing, 3.0);
     flip_seed(&prm, w);
     return s;
@@ -239,6 +256,14 @@ static void *flip_create(fl_world *w, const fl_params *p, fl_error *err)
 static void *pic_create(fl_world *w, const fl_params *p, fl_error *err)
 {
     return flip_create_alpha(w, p, 1.0, err);
+}
+
+/* x clamped to [lo, hi]; selects, not fmin/fmax, which stay library calls
+ * (their NaN rules) and keep the particle loops scalar. */
+static inline double flip_clamp(double x, double lo, double hi)
+{
+    x = x < lo ? lo : x;
+    return x > hi ? hi : x;
 }
 
 /* Label of cell (i,j,k), SOLID beyond the grid. */
@@ -305,22 +330,6 @@ static inline void flip_band_row(const flip_solver *s, const flip_field *f, int 
     *i1 = s->band_hi[r] + (f->axis == 0);
     if (*i1 > f->dim[0])
         *i1 = f->dim[0];
-}
-
-/* Validity after P2G: a face is valid where a particle reached it (every
- * face outside the band invalid). */
-static void flip_valid_from_weights(const flip_solver *s, flip_field *f)
-{
-    memset(f->valid, 0, (size_t)f->n);
-    #pragma omp parallel for collapse(2) schedule(static)
-    for (int k = 0; k < f->dim[2]; k++)
-        for (int j = 0; j < f->dim[1]; j++) {
-            int i0, i1;
-            flip_band_row(s, f, j, k, &i0, &i1);
-            long q0 = (long)f->dim[0] * (j + (long)f->dim[1] * k);
-            for (int i = i0; i < i1; i++)
-                f->valid[q0 + i] = f->wsum[q0 + i] > 0.0;
-        }
 }
 
 /* Validity after the projection: a face is valid where it touches a FLUID
@@ -413,33 +422,46 @@ static void flip_band_update(const flip_solver *s, const flip_field *f, double *
 }
 
 /* Step 6: every non-SOLID cell AIR, then the cells holding a particle
- * FLUID; count[c] gets the particles in cell c (the volume correction's
- * density). Serial: many particles write the same cell. */
+ * FLUID; with count, count[c] gets the particles in cell c (the volume
+ * correction's density). Many particles mark the same cell, all with the
+ * same label, so the labels are read and written atomically and the
+ * counts are atomic increments. */
 static void flip_label_cells(fl_mac_grid *g, const fl_particles *p, int *count)
 {
     #pragma omp parallel for schedule(static)
     for (long c = 0; c < g->ncells; c++) {
-        count[c] = 0;
+        if (count)
+            count[c] = 0;
         if (g->label[c] != FL_CELL_SOLID)
             g->label[c] = FL_CELL_AIR;
     }
+    unsigned char *label = g->label;
+    #pragma omp parallel for schedule(static)
     for (int i = 0; i < p->count; i++) {
-        long c = fl_mac_cell(g, (int)((p->x[i] - g->lo[0]) / g->dx), (int)((p->y[i] - g->lo[1]) / g->dx),
-                             (int)((p->z[i] - g->lo[2]) / g->dx));
-        count[c]++;
-        if (g->label[c] != FL_CELL_SOLID)
-            g->label[c] = FL_CELL_FLUID;
+        long c = fl_mac_cell_at(g, p->x[i], p->y[i], p->z[i]);
+        unsigned char l;
+        #pragma omp atomic read
+        l = label[c];
+        if (l != FL_CELL_SOLID) {
+            #pragma omp atomic write
+            label[c] = FL_CELL_FLUID;
+        }
+        if (count) {
+            #pragma omp atomic update
+            count[c]++;
+        }
     }
 }
 
-/* A position kept strictly inside the grid box (the domain and its SOLID
- * layer), so that its cell index is valid. */
-static inline void flip_clamp_to_grid(const fl_mac_grid *g, float x[3])
+/* The bounds that keep a position strictly inside the grid box (the
+ * domain and its SOLID layer), so that its cell index is valid: box[a] =
+ * {lo, hi} along axis a. */
+static void flip_grid_box(const fl_mac_grid *g, double box[3][2])
 {
     const int n[3] = {g->nx, g->ny, g->nz};
     for (int a = 0; a < 3; a++) {
-        double lo = g->lo[a] + 1e-4 * g->dx, hi = g->lo[a] + (n[a] - 1e-4) * g->dx;
-        x[a] = (float)fmin(fmax((double)x[a], lo), hi);
+        box[a][0] = g->lo[a] + 1e-4 * g->dx;
+        box[a][1] = g->lo[a] + (n[a] - 1e-4) * g->dx;
     }
 }
 
@@ -447,15 +469,16 @@ static inline void flip_clamp_to_grid(const fl_mac_grid *g, float x[3])
  * (1 % of a cell inside) of the nearest non-SOLID cell among its 26
  * neighbours, and loses the velocity component into the solid along that
  * displacement (the normal). With at most one cell moved per substep a
- * free neighbour always exists; otherwise the particle stays. */
-static inline void flip_push_out(const fl_mac_grid *g, float x[3], float v[3])
+ * free neighbour always exists; otherwise the particle stays. Returns 1
+ * when the particle moved. */
+static inline int flip_push_out(const fl_mac_grid *g, float x[3], float v[3])
 {
     const double dx = g->dx, eps = 0.01 * dx;
     int c[3];
     for (int a = 0; a < 3; a++)
-        c[a] = (int)((x[a] - g->lo[a]) / dx);
+        c[a] = (int)fl_mac_coord(g, a, x[a]);
     if (flip_label(g, c[0], c[1], c[2]) != FL_CELL_SOLID)
-        return;
+        return 0;
     double best = INFINITY, to[3] = {x[0], x[1], x[2]};
     for (int dk = -1; dk <= 1; dk++)
         for (int dj = -1; dj <= 1; dj++)
@@ -466,7 +489,7 @@ static inline void flip_push_out(const fl_mac_grid *g, float x[3], float v[3])
                 double y[3], d2 = 0.0;
                 for (int a = 0; a < 3; a++) {
                     double lo = g->lo[a] + o[a] * dx + eps, hi = g->lo[a] + (o[a] + 1) * dx - eps;
-                    y[a] = fmin(fmax((double)x[a], lo), hi);
+                    y[a] = flip_clamp((double)x[a], lo, hi);
                     d2 += (y[a] - x[a]) * (y[a] - x[a]);
                 }
                 if (d2 < best) {
@@ -475,7 +498,7 @@ static inline void flip_push_out(const fl_mac_grid *g, float x[3], float v[3])
                 }
             }
     if (!isfinite(best) || best <= 0.0)
-        return;
+        return 0;
     double n[3], len = sqrt(best), vn = 0.0;
     for (int a = 0; a < 3; a++) {
         n[a] = (to[a] - x[a]) / len;
@@ -485,6 +508,20 @@ static inline void flip_push_out(const fl_mac_grid *g, float x[3], float v[3])
     if (vn < 0.0)
         for (int a = 0; a < 3; a++)
             v[a] -= (float)(vn * n[a]);
+    return 1;
+}
+
+/* flip_push_out on every particle (positions inside the grid box). */
+static void flip_push_out_all(const fl_mac_grid *g, fl_particles *p)
+{
+    #pragma omp parallel for schedule(static)
+    for (int i = 0; i < p->count; i++) {
+        float x[3] = {p->x[i], p->y[i], p->z[i]}, v[3] = {p->vx[i], p->vy[i], p->vz[i]};
+        if (!flip_push_out(g, x, v))
+            continue;
+        p->x[i] = x[0], p->y[i] = x[1], p->z[i] = x[2];
+        p->vx[i] = v[0], p->vy[i] = v[1], p->vz[i] = v[2];
+    }
 }
 
 /* Steps 8-10: v_p = alpha interp(u) + (1 - alpha) (v_p + interp(u - u*)),
@@ -515,17 +552,28 @@ static void flip_record(fl_step_stats *st, const double *history, const fl_pcg_r
     }
 }
 
-/* An upper bound of |interp(u)| anywhere: trilinear interpolation is a
- * convex combination per component, so |u_p| <= |(max|u|, max|v|, max|w|)|. */
+/* An upper bound of |interp(u)| wherever a particle can read the field:
+ * over the valid faces (the projected ones and the layers extrapolated
+ * from them, which hold every stencil of a particle and of its
+ * midpoints), |u_p| <= |(max|u|, max|v|, max|w|)|, as trilinear
+ * interpolation is a convex combination per component. */
 static double flip_speed_bound(const flip_solver *s)
 {
     double sum = 0.0;
     for (int a = 0; a < 3; a++) {
         const flip_field *f = &s->f[a];
         double top = 0.0;
-        #pragma omp parallel for schedule(static) reduction(max : top)
-        for (long q = 0; q < f->n; q++)
-            top = fmax(top, fabs(f->u[q]));
+        #pragma omp parallel for collapse(2) schedule(static) reduction(max : top)
+        for (int k = 0; k < f->dim[2]; k++)
+            for (int j = 0; j < f->dim[1]; j++) {
+                int i0, i1;
+                flip_band_row(s, f, j, k, &i0, &i1);
+                const long row = (long)f->dim[0] * (j + (long)f->dim[1] * k);
+                for (int i = i0; i < i1; i++) {
+                    double v = f->valid[row + i] ? fabs(f->u[row + i]) : 0.0;
+                    top = v > top ? v : top;
+                }
+            }
         sum += top * top;
     }
     return sqrt(sum);
@@ -541,7 +589,8 @@ static int flip_advect(flip_solver *s, fl_world *w, double hp, int pieces, fl_st
     fl_mac_grid *g = s->g;
     fl_particles *p = &w->fluid;
     const float hf = (float)hp;
-    double move2 = 0.0;
+    double move2 = 0.0, box[3][2];
+    flip_grid_box(g, box);
     for (int piece = 0; piece < pieces; piece++) {
         int rc;
         double t0 = fl_now_ms();
@@ -549,28 +598,32 @@ static int flip_advect(flip_solver *s, fl_world *w, double hp, int pieces, fl_st
             (rc = fl_transfer_g2p(g, g->u, g->v, g->w, p->x, p->y, p->z, p->count, s->ax, s->ay, s->az, err)))
             return rc;
         double t1 = fl_now_ms();
-        #pragma omp parallel for schedule(static)
-        for (int i = 0; i < p->count; i++) {
-            float q[3] = {p->x[i] + 0.5f * hf * s->ax[i], p->y[i] + 0.5f * hf * s->ay[i],
-                          p->z[i] + 0.5f * hf * s->az[i]};
-            flip_clamp_to_grid(g, q);
-            s->qx[i] = q[0], s->qy[i] = q[1], s->qz[i] = q[2];
+        float *const pos[3] = {p->x, p->y, p->z}, *const mid[3] = {s->qx, s->qy, s->qz};
+        const float *const vel[3] = {s->ax, s->ay, s->az};
+        for (int a = 0; a < 3; a++) {
+            const float *x = pos[a], *u = vel[a];
+            float *q = mid[a];
+            const double lo = box[a][0], hi = box[a][1];
+            #pragma omp parallel for simd schedule(static)
+            for (int i = 0; i < p->count; i++)
+                q[i] = (float)flip_clamp((double)(x[i] + 0.5f * hf * u[i]), lo, hi);
         }
         double t2 = fl_now_ms();
         if ((rc = fl_transfer_g2p(g, g->u, g->v, g->w, s->qx, s->qy, s->qz, p->count, s->ax, s->ay, s->az, err)))
             return rc;
         double t3 = fl_now_ms();
-        #pragma omp parallel for schedule(static) reduction(max : move2)
+        float *const px = p->x, *const py = p->y, *const pz = p->z;
+        const float *const ax = s->ax, *const ay = s->ay, *const az = s->az;
+        #pragma omp parallel for simd schedule(static) reduction(max : move2)
         for (int i = 0; i < p->count; i++) {
-            float d[3] = {hf * s->ax[i], hf * s->ay[i], hf * s->az[i]};
-            move2 = fmax(move2, (double)d[0] * d[0] + (double)d[1] * d[1] + (double)d[2] * d[2]);
-            float x[3] = {p->x[i] + d[0], p->y[i] + d[1], p->z[i] + d[2]};
-            float v[3] = {p->vx[i], p->vy[i], p->vz[i]};
-            flip_clamp_to_grid(g, x);
-            flip_push_out(g, x, v);
-            p->x[i] = x[0], p->y[i] = x[1], p->z[i] = x[2];
-            p->vx[i] = v[0], p->vy[i] = v[1], p->vz[i] = v[2];
+            float d[3] = {hf * ax[i], hf * ay[i], hf * az[i]};
+            double d2 = (double)d[0] * d[0] + (double)d[1] * d[1] + (double)d[2] * d[2];
+            move2 = d2 > move2 ? d2 : move2;
+            px[i] = (float)flip_clamp((double)(px[i] + d[0]), box[0][0], box[0][1]);
+            py[i] = (float)flip_clamp((double)(py[i] + d[1]), box[1][0], box[1][1]);
+            pz[i] = (float)flip_clamp((double)(pz[i] + d[2]), box[2][0], box[2][1]);
         }
+        flip_push_out_all(g, p);
         double t4 = fl_now_ms();
         st->stage_ms[FL_STAGE_TRANSFER] += (t1 - t0) + (t3 - t2);
         st->stage_ms[FL_STAGE_INTEGRATE] += (t2 - t1) + (t4 - t3);
@@ -590,12 +643,10 @@ static int flip_substep(flip_solver *s, fl_world *w, double h, fl_step_stats *st
     if (rc)
         return rc;
     double t1 = fl_now_ms();
-    flip_label_cells(g, p, s->count);
+    flip_label_cells(g, p, NULL);
     flip_band_build(s);
     for (int a = 0; a < 3; a++) {
         flip_field *f = &s->f[a];
-        flip_valid_from_weights(s, f);
-        flip_extrapolate(s, f, f->u, FLIP_EXTRAPOLATION_LAYERS);
         flip_band_update(s, f, f->saved, f->u, 0, 0.0);
     }
     double t2 = fl_now_ms();
@@ -673,6 +724,7 @@ static int flip_correct_volume(flip_solver *s, fl_world *w, fl_step_stats *st, f
     }
     fl_pcg_options opt = s->pcg;
     opt.tol = FLIP_VOLUME_TOLERANCE;
+    opt.warm_start = 0;
     opt.history = NULL;
     opt.history_cap = 0;
     fl_pcg_result res;
@@ -683,10 +735,14 @@ static int flip_correct_volume(flip_solver *s, fl_world *w, fl_step_stats *st, f
         st->solves_unconverged++;
     for (int a = 0; a < 3; a++) {
         flip_field *f = &s->f[a];
-        #pragma omp parallel for schedule(static)
+        /* the displacement on the band's faces (no particle reads further) */
+        memset(f->valid, 0, (size_t)f->n);
+        #pragma omp parallel for collapse(2) schedule(static)
         for (int k = 0; k < f->dim[2]; k++)
-            for (int j = 0; j < f->dim[1]; j++)
-                for (int i = 0; i < f->dim[0]; i++) {
+            for (int j = 0; j < f->dim[1]; j++) {
+                int i0, i1;
+                flip_band_row(s, f, j, k, &i0, &i1);
+                for (int i = i0; i < i1; i++) {
                     int c[3] = {i, j, k};
                     int la = flip_label(g, i, j, k);
                     c[a] -= 1;
@@ -699,21 +755,48 @@ static int flip_correct_volume(flip_solver *s, fl_world *w, fl_step_stats *st, f
                     f->valid[q] = la == FL_CELL_FLUID || lb == FL_CELL_FLUID || la == FL_CELL_SOLID ||
                                   lb == FL_CELL_SOLID;
                 }
+            }
         flip_extrapolate(s, f, f->saved, 1);
     }
     if ((rc = fl_transfer_g2p(g, s->f[0].saved, s->f[1].saved, s->f[2].saved, p->x, p->y, p->z, p->count, s->ax,
                               s->ay, s->az, err)))
         return rc;
-    #pragma omp parallel for schedule(static)
-    for (int i = 0; i < p->count; i++) {
-        float x[3] = {p->x[i] + s->ax[i], p->y[i] + s->ay[i], p->z[i] + s->az[i]};
-        float v[3] = {p->vx[i], p->vy[i], p->vz[i]};
-        flip_clamp_to_grid(g, x);
-        flip_push_out(g, x, v);
-        p->x[i] = x[0], p->y[i] = x[1], p->z[i] = x[2];
-        p->vx[i] = v[0], p->vy[i] = v[1], p->vz[i] = v[2];
+    double box[3][2];
+    flip_grid_box(g, box);
+    float *const pos[3] = {p->x, p->y, p->z};
+    const float *const move[3] = {s->ax, s->ay, s->az};
+    for (int a = 0; a < 3; a++) {
+        float *x = pos[a];
+        const float *d = move[a];
+        const double lo = box[a][0], hi = box[a][1];
+        #pragma omp parallel for simd schedule(static)
+        for (int i = 0; i < p->count; i++)
+            x[i] = (float)flip_clamp((double)(x[i] + d[i]), lo, hi);
     }
+    flip_push_out_all(g, p);
     return FL_OK;
+}
+
+/* The particles reordered by MAC cell (a stable counting sort, cells in
+ * index order), once per step: the flow scatters particles that started
+ * side by side in the store, and the transfers, labels and advection,
+ * which read the faces around each particle, then miss the cache. The
+ * harness reads positions and velocities only, whatever their order. */
+static void flip_sort(flip_solver *s, fl_particles *p)
+{
+    const fl_mac_grid *g = s->g;
+    int *cell = s->sort_cell, *start = s->cell_start, *perm = s->sort_perm;
+    memset(start, 0, (size_t)(g->ncells + 1) * sizeof(int));
+    #pragma omp parallel for schedule(static)
+    for (int i = 0; i < p->count; i++)
+        cell[i] = (int)fl_mac_cell_at(g, p->x[i], p->y[i], p->z[i]);
+    for (int i = 0; i < p->count; i++)
+        start[cell[i] + 1]++;
+    for (long c = 0; c < g->ncells; c++)
+        start[c + 1] += start[c];
+    for (int i = 0; i < p->count; i++)
+        perm[start[cell[i]]++] = i;
+    fl_particles_permute(p, perm, s->qx);
 }
 
 /* The substep length for particles at up to vmax: the longest h in which
@@ -733,6 +816,9 @@ static int flip_step(void *self, fl_world *w, double dt, fl_step_stats *st)
     fl_error err;
     double t = 0.0, moved = 0.0;
     int substeps = 0;
+    double t_sort = fl_now_ms();
+    flip_sort(s, &w->fluid);
+    st->stage_ms[FL_STAGE_OTHER] += fl_now_ms() - t_sort;
     while (t < dt * (1.0 - 1e-12)) {
         int nan_count;
         double vmax = fl_max_speed(&w->fluid, &nan_count);
