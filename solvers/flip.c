@@ -28,10 +28,11 @@
  * (Bridson, "Fluid Simulation for Computer Graphics", ch. 4), so that the
  * stencils of surface particles and of their midpoints read fluid
  * velocities, not zeros; u* needs none, as every face of a particle's
- * stencil holds P2G's weighted average. Every face touching a SOLID cell
- * keeps the solid's velocity, 0 (mac.h): tangential components included,
- * so a particle within half a cell of a wall interpolates towards 0 there
- * (no-slip at the grid scale). docs/methods/flip.md maps each line to a
+ * stencil holds P2G's weighted average. Walls are free-slip, as eq. 11
+ * states: a face between a SOLID and a non-SOLID cell holds the solid's
+ * normal velocity, 0, and the tangential faces inside a wall take the
+ * fluid's velocity by the same extrapolation, so a particle sliding along a
+ * wall is not slowed by it. docs/methods/flip.md maps each line to a
  * function. */
 #include <math.h>
 #include <stdlib.h>
@@ -333,8 +334,10 @@ static inline void flip_band_row(const flip_solver *s, const flip_field *f, int 
 }
 
 /* Validity after the projection: a face is valid where it touches a FLUID
- * cell (projected) or a SOLID cell (the solid's velocity, 0); every face
- * outside the band invalid. */
+ * cell (projected) or separates a SOLID cell from a non-SOLID one (the
+ * solid's normal velocity, 0). A face with SOLID on both sides, inside a
+ * wall, is invalid and takes the fluid's tangential velocity from the
+ * extrapolation (free slip); so is every face outside the band. */
 static void flip_valid_from_labels(const flip_solver *s, flip_field *f)
 {
     const fl_mac_grid *g = s->g;
@@ -351,8 +354,8 @@ static void flip_valid_from_labels(const flip_solver *s, flip_field *f)
                 c[axis] -= 1;
                 int lb = flip_label(g, c[0], c[1], c[2]);
                 long q = i + (long)f->dim[0] * (j + (long)f->dim[1] * k);
-                f->valid[q] = la == FL_CELL_FLUID || lb == FL_CELL_FLUID || la == FL_CELL_SOLID ||
-                              lb == FL_CELL_SOLID;
+                f->valid[q] = la == FL_CELL_FLUID || lb == FL_CELL_FLUID ||
+                              (la == FL_CELL_SOLID) != (lb == FL_CELL_SOLID);
             }
         }
 }
@@ -752,8 +755,8 @@ static int flip_correct_volume(flip_solver *s, fl_world *w, fl_step_stats *st, f
                     if (la != FL_CELL_SOLID && lb != FL_CELL_SOLID && (la == FL_CELL_FLUID || lb == FL_CELL_FLUID))
                         d = -(s->psi[fl_mac_cell(g, i, j, k)] - s->psi[fl_mac_cell(g, c[0], c[1], c[2])]) * dx;
                     f->saved[q] = d;
-                    f->valid[q] = la == FL_CELL_FLUID || lb == FL_CELL_FLUID || la == FL_CELL_SOLID ||
-                                  lb == FL_CELL_SOLID;
+                    f->valid[q] = la == FL_CELL_FLUID || lb == FL_CELL_FLUID ||
+                                  (la == FL_CELL_SOLID) != (lb == FL_CELL_SOLID);
                 }
             }
         flip_extrapolate(s, f, f->saved, 1);
