@@ -191,6 +191,8 @@ static void plan(figures *F)
             add_set(k, "fluid.spacing=%g", F->d_conv);
             add_set(k, "time.duration=%g", 1.0 * F->tscale);
             add_set(k, "solvers.flip.preconditioner=%d", p);
+            /* every solve from p = 0, so that the three histories start from the same residual */
+            add_set(k, "solvers.flip.warm_start=0");
         }
     }
     if (F->only[3] || F->only[5]) /* the dam break to T = 3.9: fronts, and the stage timings */

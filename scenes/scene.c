@@ -158,7 +158,8 @@ static void join_key(char *dst, size_t n, const char *parent, const char *key)
 
 static void join_index(char *dst, size_t n, const char *parent, int index)
 {
-    snprintf(dst, n, "%s[%d]", parent, index);
+    /* bounded like join_key, so that the whole fits a KEYPATH_LEN buffer */
+    snprintf(dst, n, "%.200s[%d]", parent, index);
 }
 
 static void format_vec3(char *buf, size_t n, const double v[3])
