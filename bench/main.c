@@ -33,7 +33,7 @@ static const char *usage =
     "                         then DIR/compare.csv and .md (status, steps, time,\n"
     "                         compression) and DIR/compare_density.png and .svg;\n"
     "                         an unstable or failed solver is recorded, not fatal.\n"
-    "                         Solver parameters: --set solvers.NAME.KEY=VALUE\n"
+    "                         Solver parameters: --per-solver NAME.KEY=VALUE\n"
     "  sweep SCENE --solver NAME (--dt LIST | --substeps LIST) [--iters LIST]\n"
     "                         [run options]: the stability sweep: every step (and\n"
     "                         iteration count, PCISPH and PBF) to the end of the\n"
@@ -59,6 +59,8 @@ static const char *usage =
     "  --frames N             simulate N frames instead of the scene's duration\n"
     "  --set KEY=VALUE        override a scene key by its path, e.g. --set fluid.spacing=0.02\n"
     "                         or --set solvers.sph.stiffness=2000 (repeatable)\n"
+    "  --per-solver NAME.KEY=VALUE\n"
+    "                         a solver's parameter: --set solvers.NAME.KEY=VALUE\n"
     "  --out DIR              output folder, default out\n"
     "  --save bin,vtk         also write particle frames (frames/NNNN.bin, .vtk)\n"
     "  --threads N            OpenMP threads\n"
@@ -165,6 +167,11 @@ static void plot_summary(const char *dir)
         fprintf(stderr, "fluidlab: plots skipped: %s\n", msg);
 }
 
+/* --per-solver SOLVER.KEY=VALUE is --set solvers.SOLVER.KEY=VALUE; the
+ * spelled-out overrides live here, as the argv strings of --set do. */
+static char per_solver_sets[FL_MAX_SETS][256];
+static int per_solver_count;
+
 /* The options run and compare share. Returns 1 when a is one of them (its
  * value, when it takes one, is v, and *takes says so), 0 when it is not, and
  * the exit code of die() on a bad value. */
@@ -172,7 +179,7 @@ static int run_option(const char *a, const char *v, fl_run_config *c, int *plot,
 {
     *takes = strcmp(a, "--dt") == 0 || strcmp(a, "--substeps") == 0 || strcmp(a, "--frames") == 0 ||
              strcmp(a, "--set") == 0 || strcmp(a, "--out") == 0 || strcmp(a, "--save") == 0 ||
-             strcmp(a, "--threads") == 0 || strcmp(a, "--plot") == 0;
+             strcmp(a, "--threads") == 0 || strcmp(a, "--plot") == 0 || strcmp(a, "--per-solver") == 0;
     if (*takes && !v)
         return -die("%s: expected a value", a);
     if (strcmp(a, "--dt") == 0) {
@@ -193,6 +200,15 @@ static int run_option(const char *a, const char *v, fl_run_config *c, int *plot,
         if (c->set_count == FL_MAX_SETS)
             return -die("--set %s: too many overrides", v);
         c->sets[c->set_count++] = v;
+    } else if (strcmp(a, "--per-solver") == 0) {
+        const char *dot = strchr(v, '.'), *eq = strchr(v, '=');
+        if (!dot || dot == v || !eq || eq < dot + 2 || strlen(v) > 200)
+            return -die("--per-solver %s: expected SOLVER.KEY=VALUE, e.g. pbf.solver_iterations=10", v);
+        if (c->set_count == FL_MAX_SETS || per_solver_count == FL_MAX_SETS)
+            return -die("--per-solver %s: too many overrides", v);
+        char *s = per_solver_sets[per_solver_count++];
+        snprintf(s, sizeof per_solver_sets[0], "solvers.%s", v);
+        c->sets[c->set_count++] = s;
     } else if (strcmp(a, "--out") == 0) {
         c->out_dir = v;
     } else if (strcmp(a, "--save") == 0) {

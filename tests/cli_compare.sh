@@ -6,7 +6,8 @@
 # compare.md, density.csv, and with gnuplot the PNG and SVG); the unstable
 # solvers are recorded as unstable with the reason, not fatal (exit 0); an
 # unknown solver or a bad scene key is refused with one line, exit 1, and
-# nothing written.
+# nothing written; --per-solver NAME.KEY=VALUE reaches the solver's
+# parameters, and without a solver name it is refused the same way.
 # usage: cli_compare.sh FLUIDLAB SCRATCH_DIR
 set -u
 source "$(dirname "$0")/cli_common.sh"
@@ -29,6 +30,17 @@ if command -v gnuplot >/dev/null; then
   check "compare_density.png is a PNG" $?
   grep -q '<svg' "$out/compare_density.svg"; check "compare_density.svg is an SVG" $?
 fi
+
+# a solver's own parameter, the issue's spelling: --per-solver NAME.KEY=VALUE
+"$bin" compare dam_break --solvers flip --set fluid.spacing=0.04 --frames 1 --dt 0.01 --quiet \
+  --per-solver flip.alpha=0.5 --out "$dir/per" 2>/dev/null
+check "compare with --per-solver exits 0" $?
+grep -A2 '"parameters"' "$dir/per/flip/run.json" | grep -q '"alpha":[[:space:]]*0.5'
+check "--per-solver flip.alpha=0.5 reaches flip's parameters (run.json)" $?
+"$bin" compare dam_break --solvers flip --per-solver alpha=0.5 --out "$dir/bad0" 2>"$dir/bad0.txt"
+[ $? -eq 1 ] && [ "$(wc -l < "$dir/bad0.txt")" -eq 1 ] && grep -q "expected SOLVER.KEY=VALUE" "$dir/bad0.txt"
+check "--per-solver without a solver: one line, exit 1" $?
+[ ! -e "$dir/bad0" ]; check "--per-solver without a solver: nothing written" $?
 
 "$bin" compare dam_break --solvers sph,nosuch --out "$dir/bad1" 2>"$dir/bad1.txt"
 [ $? -eq 1 ] && [ "$(wc -l < "$dir/bad1.txt")" -eq 1 ] && grep -q "unknown solver 'nosuch'" "$dir/bad1.txt"
