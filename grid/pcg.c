@@ -229,12 +229,19 @@ static double dot(fl_pcg *s, const double *a, const double *b)
     return sum_blocks(s);
 }
 
+/* (A x)_c on a run's cell c: on a FLUID cell the diagonal times x_c minus
+ * the six neighbours' x (x = 0 outside the FLUID cells), on a gap 0. */
+static inline double apply_at(const fl_pcg *s, const double *x, long c, long sx, long sxy)
+{
+    return s->mask[c] *
+           (s->diag[c] * x[c] - (x[c - 1] + x[c + 1] + x[c - sx] + x[c + sx] + x[c - sxy] + x[c + sxy]));
+}
+
 /* q = A x on the FLUID cells, 0 on the gaps (x = 0 outside the FLUID
  * cells); returns x.q. */
 static double apply_dot(fl_pcg *s, const double *x, double *q)
 {
     const long sx = s->nx, sxy = (long)s->nx * s->ny;
-    const double *diag = s->diag, *mask = s->mask;
 #pragma omp parallel for schedule(static)
     for (long blk = 0; blk < s->nblocks; blk++) {
         double sum = 0.0;
@@ -242,33 +249,9 @@ static double apply_dot(fl_pcg *s, const double *x, double *q)
             const long c0 = s->run_start[k], c1 = c0 + s->run_len[k];
 #pragma omp simd reduction(+ : sum)
             for (long c = c0; c < c1; c++) {
-                double v =
-                    mask[c] * (diag[c] * x[c] - (x[c - 1] + x[c + 1] + x[c - sx] + x[c + sx] + x[c - sxy] + x[c + sxy]));
+                double v = apply_at(s, x, c, sx, sxy);
                 q[c] = v;
                 sum += x[c] * v;
-            }
-        }
-        s->partial[blk] = sum;
-    }
-    return sum_blocks(s);
-}
-
-/* r = b - A p on the FLUID cells, where r holds b (p = 0 outside them);
- * returns r.r. */
-static double residual_dot(fl_pcg *s, const double *p)
-{
-    const long sx = s->nx, sxy = (long)s->nx * s->ny;
-    const double *diag = s->diag, *mask = s->mask;
-    double *r = s->r;
-#pragma omp parallel for schedule(static)
-    for (long blk = 0; blk < s->nblocks; blk++) {
-        double sum = 0.0;
-        for (long k = s->block_run[blk]; k < s->block_run[blk + 1]; k++) {
-            const long c0 = s->run_start[k], c1 = c0 + s->run_len[k];
-#pragma omp simd reduction(+ : sum)
-            for (long c = c0; c < c1; c++) {
-                r[c] -= mask[c] * (diag[c] * p[c] - (p[c - 1] + p[c + 1] + p[c - sx] + p[c + sx] + p[c - sxy] + p[c + sxy]));
-                sum += r[c] * r[c];
             }
         }
         s->partial[blk] = sum;
@@ -296,6 +279,15 @@ static double step_dot(fl_pcg *s, double alpha, double *p)
         s->partial[blk] = sum;
     }
     return sum_blocks(s);
+}
+
+/* r = b - A p on the FLUID cells, where r holds b (p = 0 outside them):
+ * q = A p, then the step of step_dot with alpha = 1 and the direction s,
+ * 0 at the start of a solve, leaving p as it is; returns r.r. */
+static double residual_dot(fl_pcg *s, double *p)
+{
+    apply_dot(s, p, s->q);
+    return step_dot(s, 1.0, p);
 }
 
 static inline double is_fluid(const unsigned char *label, long c)
