@@ -456,15 +456,20 @@ static void flip_label_cells(fl_mac_grid *g, const fl_particles *p, int *count)
     }
 }
 
-/* The bounds that keep a position strictly inside the grid box (the
- * domain and its SOLID layer), so that its cell index is valid: box[a] =
- * {lo, hi} along axis a. */
-static void flip_grid_box(const fl_mac_grid *g, double box[3][2])
+/* dst = src + scale d along each axis, clamped strictly inside the grid
+ * box (the domain and its SOLID layer) so that its cell index is valid;
+ * dst may be src. */
+static void flip_displace(const fl_mac_grid *g, float *const dst[3], float *const src[3], const float *const d[3],
+                          float scale, int n)
 {
-    const int n[3] = {g->nx, g->ny, g->nz};
+    const int cells[3] = {g->nx, g->ny, g->nz};
     for (int a = 0; a < 3; a++) {
-        box[a][0] = g->lo[a] + 1e-4 * g->dx;
-        box[a][1] = g->lo[a] + (n[a] - 1e-4) * g->dx;
+        const double lo = g->lo[a] + 1e-4 * g->dx, hi = g->lo[a] + (cells[a] - 1e-4) * g->dx;
+        const float *x = src[a], *u = d[a];
+        float *y = dst[a];
+        #pragma omp parallel for simd schedule(static)
+        for (int i = 0; i < n; i++)
+            y[i] = (float)flip_clamp((double)(x[i] + scale * u[i]), lo, hi);
     }
 }
 
@@ -592,8 +597,9 @@ static int flip_advect(flip_solver *s, fl_world *w, double hp, int pieces, fl_st
     fl_mac_grid *g = s->g;
     fl_particles *p = &w->fluid;
     const float hf = (float)hp;
-    double move2 = 0.0, box[3][2];
-    flip_grid_box(g, box);
+    double move2 = 0.0;
+    float *const pos[3] = {p->x, p->y, p->z}, *const mid[3] = {s->qx, s->qy, s->qz};
+    const float *const vel[3] = {s->ax, s->ay, s->az};
     for (int piece = 0; piece < pieces; piece++) {
         int rc;
         double t0 = fl_now_ms();
@@ -601,31 +607,19 @@ static int flip_advect(flip_solver *s, fl_world *w, double hp, int pieces, fl_st
             (rc = fl_transfer_g2p(g, g->u, g->v, g->w, p->x, p->y, p->z, p->count, s->ax, s->ay, s->az, err)))
             return rc;
         double t1 = fl_now_ms();
-        float *const pos[3] = {p->x, p->y, p->z}, *const mid[3] = {s->qx, s->qy, s->qz};
-        const float *const vel[3] = {s->ax, s->ay, s->az};
-        for (int a = 0; a < 3; a++) {
-            const float *x = pos[a], *u = vel[a];
-            float *q = mid[a];
-            const double lo = box[a][0], hi = box[a][1];
-            #pragma omp parallel for simd schedule(static)
-            for (int i = 0; i < p->count; i++)
-                q[i] = (float)flip_clamp((double)(x[i] + 0.5f * hf * u[i]), lo, hi);
-        }
+        flip_displace(g, mid, pos, vel, 0.5f * hf, p->count);
         double t2 = fl_now_ms();
         if ((rc = fl_transfer_g2p(g, g->u, g->v, g->w, s->qx, s->qy, s->qz, p->count, s->ax, s->ay, s->az, err)))
             return rc;
         double t3 = fl_now_ms();
-        float *const px = p->x, *const py = p->y, *const pz = p->z;
         const float *const ax = s->ax, *const ay = s->ay, *const az = s->az;
         #pragma omp parallel for simd schedule(static) reduction(max : move2)
         for (int i = 0; i < p->count; i++) {
             float d[3] = {hf * ax[i], hf * ay[i], hf * az[i]};
             double d2 = (double)d[0] * d[0] + (double)d[1] * d[1] + (double)d[2] * d[2];
             move2 = d2 > move2 ? d2 : move2;
-            px[i] = (float)flip_clamp((double)(px[i] + d[0]), box[0][0], box[0][1]);
-            py[i] = (float)flip_clamp((double)(py[i] + d[1]), box[1][0], box[1][1]);
-            pz[i] = (float)flip_clamp((double)(pz[i] + d[2]), box[2][0], box[2][1]);
         }
+        flip_displace(g, pos, pos, vel, hf, p->count);
         flip_push_out_all(g, p);
         double t4 = fl_now_ms();
         st->stage_ms[FL_STAGE_TRANSFER] += (t1 - t0) + (t3 - t2);
@@ -764,18 +758,9 @@ static int flip_correct_volume(flip_solver *s, fl_world *w, fl_step_stats *st, f
     if ((rc = fl_transfer_g2p(g, s->f[0].saved, s->f[1].saved, s->f[2].saved, p->x, p->y, p->z, p->count, s->ax,
                               s->ay, s->az, err)))
         return rc;
-    double box[3][2];
-    flip_grid_box(g, box);
     float *const pos[3] = {p->x, p->y, p->z};
     const float *const move[3] = {s->ax, s->ay, s->az};
-    for (int a = 0; a < 3; a++) {
-        float *x = pos[a];
-        const float *d = move[a];
-        const double lo = box[a][0], hi = box[a][1];
-        #pragma omp parallel for simd schedule(static)
-        for (int i = 0; i < p->count; i++)
-            x[i] = (float)flip_clamp((double)(x[i] + d[i]), lo, hi);
-    }
+    flip_displace(g, pos, pos, move, 1.0f, p->count);
     flip_push_out_all(g, p);
     return FL_OK;
 }
