@@ -165,22 +165,27 @@ void fl_mac_enforce_solid(fl_mac_grid *g)
 }
 
 /* The net outflow of FLUID cell c = (i, j, k) over dx, 1/s. */
-static inline double cell_divergence(const fl_mac_grid *g, int i, int j, int k, double inv_dx)
+static inline double cell_divergence(const fl_mac_grid *g, int i, int j, int k)
 {
-    return inv_dx * (g->u[fl_mac_u(g, i + 1, j, k)] - g->u[fl_mac_u(g, i, j, k)] + g->v[fl_mac_v(g, i, j + 1, k)] -
+    return g->inv_dx * (g->u[fl_mac_u(g, i + 1, j, k)] - g->u[fl_mac_u(g, i, j, k)] + g->v[fl_mac_v(g, i, j + 1, k)] -
                      g->v[fl_mac_v(g, i, j, k)] + g->w[fl_mac_w(g, i, j, k + 1)] - g->w[fl_mac_w(g, i, j, k)]);
 }
 
-void fl_mac_divergence(const fl_mac_grid *g, double *div)
+/* out[c] = scale times the divergence (eq. 7) on FLUID cells, 0 elsewhere. */
+static void divergence_scaled(const fl_mac_grid *g, double scale, double *out)
 {
-    double inv_dx = 1.0 / g->dx;
 #pragma omp parallel for schedule(static)
     for (int k = 0; k < g->nz; k++)
         for (int j = 0; j < g->ny; j++)
             for (int i = 0; i < g->nx; i++) {
                 long c = fl_mac_cell(g, i, j, k);
-                div[c] = g->label[c] != FL_CELL_FLUID ? 0.0 : cell_divergence(g, i, j, k, inv_dx);
+                out[c] = g->label[c] != FL_CELL_FLUID ? 0.0 : cell_divergence(g, i, j, k) * scale;
             }
+}
+
+void fl_mac_divergence(const fl_mac_grid *g, double *div)
+{
+    divergence_scaled(g, 1.0, div);
 }
 
 void fl_mac_laplacian(const fl_mac_grid *g, const double *p, double *lap)
@@ -231,14 +236,7 @@ int fl_mac_project(fl_mac_grid *g, double dt, double rho, const fl_pcg_options *
         return fl_fail(err, FL_ERR_INPUT, "mac projection: dt = %g s and rho = %g kg/m^3 must be positive",
                        dt, rho);
     fl_mac_enforce_solid(g);
-    const double scale = -rho * g->dx * g->dx / dt, inv_dx = 1.0 / g->dx;
-#pragma omp parallel for schedule(static)
-    for (int k = 0; k < g->nz; k++)
-        for (int j = 0; j < g->ny; j++)
-            for (int i = 0; i < g->nx; i++) {
-                long c = fl_mac_cell(g, i, j, k);
-                g->rhs[c] = g->label[c] != FL_CELL_FLUID ? 0.0 : cell_divergence(g, i, j, k, inv_dx) * scale;
-            }
+    divergence_scaled(g, -rho * g->dx * g->dx / dt, g->rhs);
     int status = fl_pcg_solve(g->pcg, g->label, g->rhs, g->p, opt, res, err);
     if (status != FL_OK)
         return status;

@@ -70,21 +70,27 @@ static inline stencil stencil_at(const fl_mac_grid *g, float x, float y, float z
     return s;
 }
 
+/* 1 when (x, y, z) lies in the box [lo, hi] (0 for NaN); written with &
+ * rather than &&, so that the counting loop vectorizes. */
+static inline int in_box(float x, float y, float z, const double lo[3], const double hi[3])
+{
+    return (x >= lo[0]) & (x <= hi[0]) & (y >= lo[1]) & (y <= hi[1]) & (z >= lo[2]) & (z <= hi[2]);
+}
+
 /* Number of positions outside the grid box (NaN included); the first in
- * *first. The count is a branch-free vector loop (float compares against
- * the box); the first is looked for only when there is one. */
+ * *first, looked for only when there is one. */
 static int count_outside(const fl_mac_grid *g, const float *x, const float *y, const float *z, int n,
                          int *first)
 {
-    const double lo0 = g->lo[0], lo1 = g->lo[1], lo2 = g->lo[2];
-    const double hi0 = lo0 + g->nx * g->dx, hi1 = lo1 + g->ny * g->dx, hi2 = lo2 + g->nz * g->dx;
+    const double lo[3] = {g->lo[0], g->lo[1], g->lo[2]};
+    const double hi[3] = {lo[0] + g->nx * g->dx, lo[1] + g->ny * g->dx, lo[2] + g->nz * g->dx};
     int count = 0;
 #pragma omp parallel for simd schedule(static) reduction(+ : count)
     for (int p = 0; p < n; p++)
-        count += !((x[p] >= lo0) & (x[p] <= hi0) & (y[p] >= lo1) & (y[p] <= hi1) & (z[p] >= lo2) & (z[p] <= hi2));
+        count += !in_box(x[p], y[p], z[p], lo, hi);
     *first = n;
     for (int p = 0; count > 0 && p < n; p++)
-        if (!(x[p] >= lo0 && x[p] <= hi0 && y[p] >= lo1 && y[p] <= hi1 && z[p] >= lo2 && z[p] <= hi2)) {
+        if (!in_box(x[p], y[p], z[p], lo, hi)) {
             *first = p;
             break;
         }
@@ -298,8 +304,9 @@ FL_FORCE_INLINE void g2p_range(const fl_mac_grid *g, const double *const a[3], c
                              const float *x, const float *y, const float *z, int p0, int p1, float *const out[3],
                              float *const out_b[3], const int pair)
 {
-    const int nx = g->nx, ny = g->ny;
-    const int su1 = nx + 1, su2 = (nx + 1) * ny, sv1 = nx, sv2 = nx * (ny + 1), sw1 = nx, sw2 = nx * ny;
+    int du[3], dv[3], dw[3];
+    lattice_dims(g, 0, du), lattice_dims(g, 1, dv), lattice_dims(g, 2, dw);
+    const int su1 = du[0], su2 = du[0] * du[1], sv1 = dv[0], sv2 = dv[0] * dv[1], sw1 = dw[0], sw2 = dw[0] * dw[1];
     const double *au = a[0], *av = a[1], *aw = a[2], *bu = b[0], *bv = b[1], *bw = b[2];
     float *ou = out[0], *ov = out[1], *ow = out[2], *pu = out_b[0], *pv = out_b[1], *pw = out_b[2];
 #pragma omp simd
