@@ -59,9 +59,16 @@ void fl_stability_init(fl_stability *s, const fl_world *w)
     double g = sqrt(w->gravity[0] * w->gravity[0] + w->gravity[1] * w->gravity[1] +
                     w->gravity[2] * w->gravity[2]);
     double height = w->domain.hi[1] - w->domain.lo[1];
-    /* without gravity the limit uses Earth's, so that a weightless scene
-     * still has a meaningful speed limit */
-    s->speed_limit = 10.0 * sqrt(2.0 * (g > 0.0 ? g : 9.81) * height);
+    const fl_particles *f = &w->fluid;
+    double v2 = 0.0;
+    #pragma omp parallel for schedule(static) reduction(max : v2)
+    for (int i = 0; i < f->count; i++)
+        v2 = fmax(v2, (double)f->vx[i] * f->vx[i] + (double)f->vy[i] * f->vy[i] + (double)f->vz[i] * f->vz[i]);
+    /* the scene's speed scale: free fall over the domain's height, unless
+     * gravity is tiny or zero and the fluid's own initial speed, or the
+     * stated floor, is larger (docs/design.md, "Stability") */
+    s->speed_scale = fmax(fmax(sqrt(2.0 * g * height), sqrt(v2)), FL_STABILITY_MIN_SPEED);
+    s->speed_limit = 10.0 * s->speed_scale;
     s->over_compressed = 0;
 }
 
@@ -72,8 +79,8 @@ int fl_stability_check(fl_stability *s, const fl_step_stats *st, char *reason, i
         return 1;
     }
     if (!(st->max_speed <= s->speed_limit)) {
-        snprintf(reason, (size_t)len, "max speed %.3g m/s above the limit 10 sqrt(2 g H) = %.3g m/s",
-                 st->max_speed, s->speed_limit);
+        snprintf(reason, (size_t)len, "max speed %.3g m/s above the limit 10 U = %.3g m/s", st->max_speed,
+                 s->speed_limit);
         return 1;
     }
     s->over_compressed = st->density_err_avg > 0.20 ? s->over_compressed + 1 : 0;

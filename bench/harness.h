@@ -51,9 +51,17 @@ void fl_resolve_scene(const char *name, char *out, int len);
  * not an error. */
 int fl_run(const fl_run_config *c, fl_run_result *res, fl_error *err);
 
-/* Stability criteria of DESIGN.md: stable until one of them fails. */
+/* The floor of the stability criterion's speed scale, m/s. */
+#define FL_STABILITY_MIN_SPEED 1.0
+
+/* Stability criteria of docs/design.md ("Stability"): stable until one of
+ * them fails: no NaN or Inf; max speed at most 10 U, with the speed scale
+ * U = max(sqrt(2 |g| H), the largest initial fluid speed, 1 m/s) and H the
+ * domain's height; average compression above 20 % for fewer than 10
+ * consecutive steps. */
 typedef struct fl_stability {
-    double speed_limit;           /* 10 sqrt(2 g H), m/s */
+    double speed_scale;           /* U, m/s */
+    double speed_limit;           /* 10 U, m/s */
     int over_compressed;          /* consecutive steps with avg compression > 20 % */
 } fl_stability;
 

@@ -813,7 +813,9 @@ static int flip_step(void *self, fl_world *w, double dt, fl_step_stats *st)
         if (nan_count > 0 || !isfinite(vmax))
             break;
         double remaining = dt - t, h = flip_substep_limit(s, w, vmax);
-        h = remaining / ceil(remaining / h - 1e-9);
+        /* equal substeps, at least one (a still fluid without gravity has
+         * no limit at all) */
+        h = remaining / fmax(1.0, ceil(remaining / h - 1e-9));
         double m;
         int rc = flip_substep(s, w, h, st, &m, &err);
         if (rc)
