@@ -67,9 +67,17 @@ static int append_block(FILE *out, const char *dir, const char *solver, fl_error
     return rc;
 }
 
-static const char *status_of(int ran, const fl_run_result *r)
+/* stable, unstable, interrupted, incomplete; failed (did not run: bad
+ * input for this solver); not run (the command was interrupted first) */
+static const char *status_of(int ran, const fl_run_result *r, const char *error)
 {
-    return !ran ? "failed" : r->status == FL_RUN_STABLE ? "stable" : "unstable";
+    return ran ? fl_run_status_name(r->status) : error[0] ? "failed" : "not run";
+}
+
+/* why a row is not simply stable */
+static const char *reason_of(int ran, const fl_run_result *r, const char *error)
+{
+    return ran ? r->reason : error[0] ? error : "the command was interrupted before this run";
 }
 
 /* text for a double-quoted CSV field: its double quotes become single */
@@ -97,43 +105,43 @@ int fl_compare_write(const char *dir, const fl_compare_entry *e, int n, fl_error
     for (int k = 0; k < n; k++) {
         const fl_run_result *r = &e[k].result;
         char quoted[640];
-        csv_text(e[k].ran ? r->reason : e[k].error, quoted, sizeof quoted);
-        fprintf(csv, "%s,%s,\"%s\",%lld,%.6g,%.6g,%.6g,%.6g\n", e[k].solver, status_of(e[k].ran, r), quoted,
-                r->steps, r->sim_time, r->wall_s, ms_per_step(r), 100.0 * r->mean_err_avg);
+        csv_text(reason_of(e[k].ran, r, e[k].error), quoted, sizeof quoted);
+        fprintf(csv, "%s,%s,\"%s\",%lld,%.6g,%.6g,%.6g,%.6g\n", e[k].solver, status_of(e[k].ran, r, e[k].error),
+                quoted, r->steps, r->sim_time, r->wall_s, ms_per_step(r), 100.0 * r->mean_err_avg);
     }
-    int ok = fclose(csv) == 0;
+    int rc = fl_close_written(csv, path, err);
+    if (rc)
+        return rc;
 
     snprintf(path, sizeof path, "%s/compare.md", dir);
-    FILE *md = ok ? fopen(path, "w") : NULL;
-    if (md) {
-        fputs("| solver | status | steps | simulated, s | wall, s | ms per step | mean compression |\n"
-              "| --- | --- | --- | --- | --- | --- | --- |\n",
-              md);
-        for (int k = 0; k < n; k++) {
-            const fl_run_result *r = &e[k].result;
-            fprintf(md, "| %s | %s%s%s | %lld | %.3f | %.1f | %.3f | %.3f %% |\n", e[k].solver,
-                    status_of(e[k].ran, r), e[k].ran && r->status == FL_RUN_STABLE ? "" : ": ",
-                    e[k].ran ? r->reason : e[k].error, r->steps, r->sim_time, r->wall_s, ms_per_step(r),
-                    100.0 * r->mean_err_avg);
-        }
-        ok &= fclose(md) == 0;
-    } else {
-        ok = 0;
-    }
-    if (!ok)
+    FILE *md = fopen(path, "w");
+    if (!md)
         return fl_fail(err, FL_ERR_IO, "%s: cannot write: %s", path, strerror(errno));
+    fputs("| solver | status | steps | simulated, s | wall, s | ms per step | mean compression |\n"
+          "| --- | --- | --- | --- | --- | --- | --- |\n",
+          md);
+    for (int k = 0; k < n; k++) {
+        const fl_run_result *r = &e[k].result;
+        const int plain = e[k].ran && r->status == FL_RUN_STABLE;
+        fprintf(md, "| %s | %s%s%s | %lld | %.3f | %.1f | %.3f | %.3f %% |\n", e[k].solver,
+                status_of(e[k].ran, r, e[k].error), plain ? "" : ": ", plain ? "" : reason_of(e[k].ran, r, e[k].error),
+                r->steps, r->sim_time, r->wall_s, ms_per_step(r), 100.0 * r->mean_err_avg);
+    }
+    if ((rc = fl_close_written(md, path, err)))
+        return rc;
 
     snprintf(path, sizeof path, "%s/density.csv", dir);
     FILE *dens = fopen(path, "w");
     if (!dens)
         return fl_fail(err, FL_ERR_IO, "%s: cannot write: %s", path, strerror(errno));
-    int rc = FL_OK;
     for (int k = 0; k < n && rc == FL_OK; k++)
         if (e[k].ran)
             rc = append_block(dens, dir, e[k].solver, err);
-    if (fclose(dens) != 0 && rc == FL_OK)
-        rc = fl_fail(err, FL_ERR_IO, "%s: cannot write: %s", path, strerror(errno));
-    return rc;
+    if (rc) {
+        fclose(dens);
+        return rc;
+    }
+    return fl_close_written(dens, path, err);
 }
 
 int fl_sweep_write(const char *dir, const fl_sweep_case *c, int n, fl_error *err)
@@ -148,15 +156,16 @@ int fl_sweep_write(const char *dir, const fl_sweep_case *c, int n, fl_error *err
           csv);
     for (int k = 0; k < n; k++) {
         const fl_run_result *r = &c[k].result;
-        const int broke = c[k].ran && r->status != FL_RUN_STABLE;
+        const int broke = c[k].ran && r->status == FL_RUN_UNSTABLE;
         char quoted[640];
-        csv_text(c[k].ran ? r->reason : c[k].error, quoted, sizeof quoted);
+        csv_text(reason_of(c[k].ran, r, c[k].error), quoted, sizeof quoted);
         fprintf(csv, "%d,%s,%.6g,%d,%d,%s,%.6g,\"%s\",%lld,%.6g,%.6g,%.6g,%.6g\n", k + 1, c[k].dir, c[k].dt,
-                c[k].substeps, c[k].iterations, status_of(c[k].ran, r), broke ? r->sim_time : -1.0, quoted,
-                r->steps, r->sim_time, r->wall_s, ms_per_step(r), 100.0 * r->mean_err_avg);
+                c[k].substeps, c[k].iterations, status_of(c[k].ran, r, c[k].error), broke ? r->sim_time : -1.0,
+                quoted, r->steps, r->sim_time, r->wall_s, ms_per_step(r), 100.0 * r->mean_err_avg);
     }
-    if (fclose(csv) != 0)
-        return fl_fail(err, FL_ERR_IO, "%s: cannot write: %s", path, strerror(errno));
+    int rc = fl_close_written(csv, path, err);
+    if (rc)
+        return rc;
     snprintf(path, sizeof path, "%s/sweep.md", dir);
     FILE *md = fopen(path, "w");
     if (!md)
@@ -166,16 +175,15 @@ int fl_sweep_write(const char *dir, const fl_sweep_case *c, int n, fl_error *err
           md);
     for (int k = 0; k < n; k++) {
         const fl_run_result *r = &c[k].result;
-        const int broke = c[k].ran && r->status != FL_RUN_STABLE;
+        const int broke = c[k].ran && r->status == FL_RUN_UNSTABLE;
+        const int plain = c[k].ran && r->status == FL_RUN_STABLE;
         char at[32] = "-";
         if (broke)
             snprintf(at, sizeof at, "%.4f", r->sim_time);
         fprintf(md, "| %d | %.6g | %d | %d | %s%s%s | %s | %lld | %.1f | %.3f %% |\n", k + 1,
-                c[k].ran ? (r->steps > 0 ? r->sim_time / (double)r->steps : c[k].dt) : c[k].dt, c[k].substeps,
-                c[k].iterations, status_of(c[k].ran, r), broke || !c[k].ran ? ": " : "",
-                c[k].ran ? r->reason : c[k].error, at, r->steps, r->wall_s, 100.0 * r->mean_err_avg);
+                c[k].ran && r->steps > 0 ? r->sim_time / (double)r->steps : c[k].dt, c[k].substeps, c[k].iterations,
+                status_of(c[k].ran, r, c[k].error), plain ? "" : ": ", plain ? "" : reason_of(c[k].ran, r, c[k].error),
+                at, r->steps, r->wall_s, 100.0 * r->mean_err_avg);
     }
-    if (fclose(md) != 0)
-        return fl_fail(err, FL_ERR_IO, "%s: cannot write: %s", path, strerror(errno));
-    return FL_OK;
+    return fl_close_written(md, path, err);
 }

@@ -10,13 +10,17 @@
 /* One solver's line of the comparison. */
 typedef struct fl_compare_entry {
     const char *solver;
-    int ran;                 /* 1: fl_run finished (stable or not); 0: it failed, see error */
+    int ran;                 /* 1: fl_run finished (stable, unstable or interrupted); 0: it
+                              * failed (error says why) or, error "", the command was
+                              * interrupted before it */
     fl_run_result result;
     char error[600];         /* why it did not run, "" when it ran */
 } fl_compare_entry;
 
-/* Writes into dir, next to the solvers' folders dir/<solver>/:
- *   compare.csv   one row per solver: status, reason, steps, simulated and
+/* Writes into dir, next to the solvers' folders dir/<solver>/ (every
+ * write checked; FL_ERR_IO naming the file when one fails):
+ *   compare.csv   one row per solver: status (stable, unstable, interrupted,
+ *                 failed, or not run after an interrupt), reason, steps, simulated and
  *                 wall time, ms per step, mean compression (percent)
  *   compare.md    the same as a Markdown table
  *   density.csv   each solver's time, density_err_avg and density_err_max
@@ -39,7 +43,7 @@ typedef struct fl_sweep_case {
 } fl_sweep_case;
 
 /* Writes dir/sweep.csv and dir/sweep.md: one row per case with its step,
- * iterations, status (stable, unstable, failed), the simulated time at
+ * iterations, status (as in compare.csv), the simulated time at
  * which it broke and why, steps, wall time and mean compression. */
 int fl_sweep_write(const char *dir, const fl_sweep_case *c, int n, fl_error *err);
 

@@ -13,6 +13,7 @@
 
 #include <errno.h>
 #include <omp.h>
+#include <signal.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -243,10 +244,12 @@ static void describe_step(const fig_case *k, char *out, int len)
 
 /* ---- running ------------------------------------------------------------- */
 
-static void run_cases(figures *F)
+/* Runs every case; 0, or 2 when a run's output could not be written. An
+ * interrupt stops it after the current run (fl_interrupted() says so). */
+static int run_cases(figures *F)
 {
     double start = fl_now_ms();
-    for (int i = 0; i < F->n; i++) {
+    for (int i = 0; i < F->n && !fl_interrupted(); i++) {
         fig_case *k = &F->cases[i];
         fl_run_config c;
         fl_run_config_default(&c);
@@ -271,9 +274,12 @@ static void run_cases(figures *F)
                     F->n, k->fig == 5 && !F->only[5] ? 3 : k->fig, k->solver, k->scene, step, elapsed, eta);
         }
         fl_error err;
-        if (fl_run(&c, &k->res, &err) == FL_OK) {
+        int rc = fl_run(&c, &k->res, &err);
+        if (rc == FL_ERR_IO)
+            return fail_line("%s", err.msg) + 1;
+        if (rc == FL_OK) {
             k->ran = 1;
-            if (!F->quiet && k->res.status != FL_RUN_STABLE)
+            if (!F->quiet && k->res.status == FL_RUN_UNSTABLE)
                 fprintf(stderr, "fluidlab: figures: %s: unstable, %s (recorded)\n", k->label, k->res.reason);
         } else {
             snprintf(k->error, sizeof k->error, "%s", err.msg);
@@ -281,6 +287,7 @@ static void run_cases(figures *F)
                 fprintf(stderr, "fluidlab: figures: %s did not run: %s (recorded)\n", k->label, k->error);
         }
     }
+    return 0;
 }
 
 /* ---- reading a run's CSV ------------------------------------------------- */
@@ -391,6 +398,18 @@ static FILE *open_csv(const figures *F, const char *name, char *path, int len)
     if (!f)
         fprintf(stderr, "fluidlab: figures: %s: cannot write: %s\n", path, strerror(errno));
     return f;
+}
+
+/* Closes the figure's CSV file DIR/<name>.csv: 0, or 2 with one line when
+ * a write did not reach the file (a full disk). */
+static int close_csv(const figures *F, FILE *f, const char *name)
+{
+    char path[1200];
+    fl_error err;
+    snprintf(path, sizeof path, "%s/%s.csv", F->out, name);
+    if (fl_close_written(f, path, &err))
+        return fail_line("%s", err.msg) + 1;
+    return 0;
 }
 
 /* Draws figure f with plots/<name>.gp as PNG and SVG. */
@@ -511,7 +530,8 @@ static int figure1(figures *F)
             low_peak = peak, low_label = k->label;
         table_free(&t);
     }
-    fclose(csv);
+    if (close_csv(F, csv, fig_files[1]))
+        return 2;
     fprintf(r, "\nReading: in the paper's Fig. 4, PBF with 4 x 10 holds the maximum density about as well as "
                "PCISPH with 10 x 4. ");
     if (peak_pbf >= 0.0 && peak_pcisph >= 0.0)
@@ -597,8 +617,9 @@ static int figure2(figures *F)
         }
         table_free(&t);
     }
-    fclose(csv);
-    fclose(csv2);
+    int rc = close_csv(F, csv, fig_files[2]);
+    if (close_csv(F, csv2, "fig2_pressure") || rc)
+        return 2;
     fprintf(r, "\nReading: Jacobi iterations spread a correction one neighborhood per iteration, so the error "
                "falls fast at first and slowly after (the paper's Fig. 6). Here: %s.",
             particle_text[0] ? particle_text : "no particle solver ran");
@@ -671,8 +692,9 @@ static int figure3(figures *F)
         fprintf(r, "| %s | %.3f | %s, %.0f %% |\n", k->label, step_ms[q], fl_stage_names[top],
                 sum > 0.0 ? 100.0 * ms[q][top] / sum : 0.0);
     }
-    fclose(csv);
-    fclose(pct);
+    int rc = close_csv(F, csv, fig_files[3]);
+    if (close_csv(F, pct, "fig3_percent") || rc)
+        return 2;
     fprintf(r, "\nReading: the paper's Table 2 (dam break, GPU) puts 51 %% of PBF's step in the constraint "
                "solve and 28 %% in the neighbor search. ");
     for (int q = 0; q < nrows; q++) {
@@ -746,7 +768,8 @@ static int figure4(figures *F)
         if (strcmp(fl_solvers[s]->name, "pcisph") == 0)
             fewest_pcisph = fewest;
     }
-    fclose(csv);
+    if (close_csv(F, csv, fig_files[4]))
+        return 2;
     fprintf(r, "\nReading: the PBF paper claims that PCISPH needs about 10 steps per frame where PBF runs "
                "with one. ");
     if (fewest_pbf && fewest_pcisph)
@@ -835,7 +858,8 @@ static int figure5(figures *F)
         free(tt), free(xx);
         table_free(&t);
     }
-    fclose(csv);
+    if (close_csv(F, csv, fig_files[5]))
+        return 2;
     fprintf(r, "\nReading: ");
     if (compared_runs)
         fprintf(r, "%d of %d solvers stay within 15 %% of Martin & Moyce over 1 <= T <= 3; the closest is %s "
@@ -903,7 +927,8 @@ static int figure6(figures *F)
         }
         fprintf(r, "| %s | %s | %.2f |\n", fl_solvers[s]->name, row, slope);
     }
-    fclose(csv);
+    if (close_csv(F, csv, fig_files[6]))
+        return 2;
     fprintf(r, "\nReading: a slope of 1 is a cost linear in the particle count (a neighbor search and a fixed "
                "number of passes); CG iterations that grow with the grid push FLIP above it, cache effects "
                "push any solver above it, and fixed per-step costs pull small runs below it. ");
@@ -1049,7 +1074,20 @@ int fl_figures_main(int argc, char **argv)
     if (!F.report)
         return fail_line("%s: cannot write: %s", tmp_path, strerror(errno)) + 1;
     double t0 = fl_now_ms();
-    run_cases(&F);
+    int rc = run_cases(&F);
+    if (rc || fl_interrupted()) {
+        fclose(F.report);
+        unlink(tmp_path);
+        if (rc)
+            return rc;
+        int done = 0;
+        for (int i = 0; i < F.n; i++)
+            done += F.cases[i].ran;
+        fprintf(stderr, "fluidlab: figures: interrupted by %s after %d of %d runs; no figure was made, the runs "
+                        "are in %s/runs/ (each run.json says how it ended)\n",
+                fl_interrupted() == SIGINT ? "SIGINT" : "SIGTERM", done, F.n, F.out);
+        return 128 + fl_interrupted();
+    }
     char machine[256], date[32];
     fl_machine_description(machine, sizeof machine);
     time_t now = time(NULL);
@@ -1059,14 +1097,12 @@ int fl_figures_main(int argc, char **argv)
                       "`runs/`.\n",
             F.command, F.smoke ? "smoke-test" : F.quick ? "quick" : "full", machine, F.threads, FL_COMMIT, date, F.n,
             (fl_now_ms() - t0) * 1e-3);
-    int rc = 0;
     int (*const make[FIG_COUNT + 1])(figures *) = {NULL, figure1, figure2, figure3, figure4, figure5, figure6};
     for (int f = 1; f <= FIG_COUNT && rc == 0; f++)
         if (F.only[f])
             rc = make[f](&F);
-    if (ferror(F.report))
-        rc = fail_line("%s: write failed", tmp_path) + 1;
-    fclose(F.report);
+    if (fl_close_written(F.report, tmp_path, &err) && rc == 0)
+        rc = fail_line("%s", err.msg) + 1;
     if (rc == 0 && rename(tmp_path, report_path) != 0)
         rc = fail_line("%s: cannot write: %s", report_path, strerror(errno)) + 1;
     if (rc) {

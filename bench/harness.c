@@ -3,10 +3,12 @@
  * The harness owns the metrics: after every step it bins the fluid in its
  * own neighbor grid and evaluates the shared poly6 density estimator
  * (fl_density_poly6), so that every solver is measured the same way. */
+#define _POSIX_C_SOURCE 200809L
 #include <cjson/cJSON.h>
 #include <errno.h>
 #include <math.h>
 #include <omp.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -181,8 +183,33 @@ static int write_frame(const fl_run_config *c, const fl_world *w, int frame, fl_
     return FL_OK;
 }
 
+const char *fl_run_status_name(fl_run_status s)
+{
+    static const char *const names[] = {"stable", "unstable", "interrupted", "incomplete"};
+    return s >= FL_RUN_STABLE && s <= FL_RUN_INCOMPLETE ? names[s] : "unknown";
+}
+
+int fl_close_written(FILE *f, const char *path, fl_error *err)
+{
+    errno = 0;
+    int failed = fflush(f) != 0 || ferror(f), e = errno;
+    if (fclose(f) != 0 && !failed)
+        failed = 1, e = errno;
+    if (failed)
+        return fl_fail(err, FL_ERR_IO, "%s: write failed: %s", path,
+                       e ? strerror(e) : "an earlier write did not reach the file");
+    return FL_OK;
+}
+
+/* run.json is written when the run starts, with status "running" and
+ * this many spaces after it, and rewritten in place when the run ends:
+ * on a full disk the final status ("incomplete") still fits in the space
+ * the file already holds. */
+#define RUN_JSON_RESERVE 4096
+
+/* status: "running" before the first step, else the result's. */
 static int write_run_json(const fl_run_config *c, const fl_scene *s, const fl_params *prm,
-                          const fl_world *w, const run_clock *clk, const fl_run_result *res, int finished,
+                          const fl_world *w, const run_clock *clk, const fl_run_result *res, const char *status,
                           fl_error *err)
 {
     char machine[256], path[1200];
@@ -211,21 +238,42 @@ static int write_run_json(const fl_run_config *c, const fl_scene *s, const fl_pa
     cJSON_AddNumberToObject(root, "particle_mass", w->mass);
     cJSON_AddNumberToObject(root, "support_radius", w->h);
     cJSON *r = cJSON_AddObjectToObject(root, "result");
-    cJSON_AddStringToObject(r, "status", !finished ? "running" : res->status == FL_RUN_STABLE ? "stable" : "unstable");
+    cJSON_AddStringToObject(r, "status", status);
     cJSON_AddStringToObject(r, "reason", res->reason);
     cJSON_AddNumberToObject(r, "steps", (double)res->steps);
+    cJSON_AddNumberToObject(r, "frames_saved", res->frames_saved);
     cJSON_AddNumberToObject(r, "simulated_time", res->sim_time);
     cJSON_AddNumberToObject(r, "wall_seconds", res->wall_s);
     cJSON_AddNumberToObject(r, "mean_density_err_avg", res->mean_err_avg);
     char *text = cJSON_Print(root);
     cJSON_Delete(root);
+    if (!text)
+        return fl_fail(err, FL_ERR_MEMORY, "out of memory for run.json");
     snprintf(path, sizeof path, "%s/run.json", c->out_dir);
-    FILE *f = fopen(path, "w");
-    int ok = f && text && fputs(text, f) >= 0 && fputc('\n', f) != EOF;
-    if (f)
-        ok &= fclose(f) == 0;
+    const int first = strcmp(status, "running") == 0;
+    errno = 0;
+    FILE *f = first ? fopen(path, "w") : fopen(path, "r+");
+    if (!f && !first)
+        f = fopen(path, "w");
+    if (!f) {
+        free(text);
+        return fl_fail(err, FL_ERR_IO, "%s: cannot write: %s", path, strerror(errno));
+    }
+    size_t len = strlen(text);
+    int ok = fwrite(text, 1, len, f) == len && fputc('\n', f) != EOF;
     free(text);
-    return ok ? FL_OK : fl_fail(err, FL_ERR_IO, "%s: cannot write: %s", path, strerror(errno));
+    len++;
+    for (int k = 0; ok && first && k < RUN_JSON_RESERVE; k += 64)
+        ok = fputs("                                                               \n", f) >= 0;
+    ok = ok && fflush(f) == 0;
+    if (ok && !first)
+        ok = ftruncate(fileno(f), (off_t)len) == 0;
+    int e = errno;
+    if (!ok) {
+        fclose(f);
+        return fl_fail(err, FL_ERR_IO, "%s: write failed: %s", path, e ? strerror(e) : "unknown error");
+    }
+    return fl_close_written(f, path, err);
 }
 
 static void progress(const char *solver, double t, double t_end, long long step, double wall_ms)
@@ -235,6 +283,36 @@ static void progress(const char *solver, double t, double t_end, long long step,
     fprintf(stderr, "\r[%s] t = %.3f / %.3f s, step %lld, %.0f steps/s, ETA %.0f s   ", solver, t, t_end, step,
             wall_ms > 0 ? step / (wall_ms * 1e-3) : 0.0, eta);
     fflush(stderr);
+}
+
+/* ---- signals ------------------------------------------------------------ */
+
+static volatile sig_atomic_t pending_signal;
+
+/* The first SIGINT or SIGTERM is noted and the run stops at the end of its
+ * step; the default actions come back at once, so a second signal stops
+ * the process where it is. */
+static void on_signal(int sig)
+{
+    pending_signal = sig;
+    signal(SIGINT, SIG_DFL);
+    signal(SIGTERM, SIG_DFL);
+}
+
+void fl_interrupt_install(void)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal;
+    sigemptyset(&sa.sa_mask);
+    sa.sa_flags = SA_RESTART;
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+}
+
+int fl_interrupted(void)
+{
+    return pending_signal;
 }
 
 /* ---- the run ------------------------------------------------------------ */
@@ -249,6 +327,7 @@ typedef struct run_state {
     float *metric_rho;
     fl_step_stats *stats;
     FILE *stats_csv, *conv_csv;
+    char stats_path[1200], conv_path[1200];
     fl_live_plot *live;
 } run_state;
 
@@ -269,7 +348,6 @@ static void run_state_free(run_state *r)
     fl_world_free(&r->world);
     fl_scene_free(&r->scene);
 }
-
 /* Everything that can be wrong with the input is found here, before any
  * file is written. */
 static int run_prepare(const fl_run_config *c, run_state *r, run_clock *clk, fl_error *err)
@@ -329,17 +407,39 @@ static int open_outputs(const fl_run_config *c, run_state *r, fl_error *err)
     }
     if (rc)
         return rc;
-    snprintf(path, sizeof path, "%s/stats.csv", c->out_dir);
-    r->stats_csv = fopen(path, "w");
+    snprintf(r->stats_path, sizeof r->stats_path, "%s/stats.csv", c->out_dir);
+    r->stats_csv = fopen(r->stats_path, "w");
     if (!r->stats_csv)
-        return fl_fail(err, FL_ERR_IO, "%s: cannot write: %s", path, strerror(errno));
-    snprintf(path, sizeof path, "%s/convergence.csv", c->out_dir);
-    r->conv_csv = fopen(path, "w");
+        return fl_fail(err, FL_ERR_IO, "%s: cannot write: %s", r->stats_path, strerror(errno));
+    snprintf(r->conv_path, sizeof r->conv_path, "%s/convergence.csv", c->out_dir);
+    r->conv_csv = fopen(r->conv_path, "w");
     if (!r->conv_csv)
-        return fl_fail(err, FL_ERR_IO, "%s: cannot write: %s", path, strerror(errno));
+        return fl_fail(err, FL_ERR_IO, "%s: cannot write: %s", r->conv_path, strerror(errno));
     write_stats_header(r->stats_csv);
     fprintf(r->conv_csv, "step,time,iteration,residual,residual_max\n");
     return FL_OK;
+}
+
+/* FL_OK while the step's rows reached stats.csv and convergence.csv (as
+ * far as the stream buffers tell), else FL_ERR_IO naming the file. */
+static int rows_written(const run_state *r, fl_error *err)
+{
+    int e = errno;
+    if (ferror(r->stats_csv) || ferror(r->conv_csv))
+        return fl_fail(err, FL_ERR_IO, "%s: write failed: %s",
+                       ferror(r->stats_csv) ? r->stats_path : r->conv_path, e ? strerror(e) : "unknown error");
+    return FL_OK;
+}
+
+/* Closes stats.csv and convergence.csv, checking that everything reached
+ * the files. */
+static int close_tables(run_state *r, fl_error *err)
+{
+    int rc = fl_close_written(r->stats_csv, r->stats_path, err);
+    fl_error err2;
+    int rc2 = fl_close_written(r->conv_csv, r->conv_path, rc ? &err2 : err);
+    r->stats_csv = r->conv_csv = NULL;
+    return rc ? rc : rc2;
 }
 
 int fl_run(const fl_run_config *c, fl_run_result *res, fl_error *err)
@@ -355,9 +455,9 @@ int fl_run(const fl_run_config *c, fl_run_result *res, fl_error *err)
     if (rc == FL_OK)
         rc = open_outputs(c, &r, err);
     if (rc == FL_OK)
-        rc = write_run_json(c, &r.scene, &r.params, &r.world, &clk, res, 0, err);
-    if (rc == FL_OK)
-        rc = write_frame(c, &r.world, 0, err);
+        rc = write_run_json(c, &r.scene, &r.params, &r.world, &clk, res, "running", err);
+    if (rc == FL_OK && (rc = write_frame(c, &r.world, 0, err)) == FL_OK)
+        res->frames_saved = c->save_bin || c->save_vtk;
     if (rc) {
         run_state_free(&r);
         return rc;
@@ -375,11 +475,17 @@ int fl_run(const fl_run_config *c, fl_run_result *res, fl_error *err)
     fl_step_stats *st = r.stats;
     double start = fl_now_ms(), err_sum = 0.0;
     fl_error step_err;
-    /* the first adaptive step: the CFL step of a sound speed from the domain's
-     * height, at least the solver's own (WCSPH's default uses the fluid's) */
+    /* the first adaptive step: the CFL step of the stability criterion's
+     * speed limit, at least the solver's own (WCSPH's default uses the fluid's) */
     double dt = clk.adaptive ? fmin(clk.dt, fl_explicit_dt_limit(r.world.h, stab.speed_limit, 0.0, 0.0)) : clk.dt;
     int frame = 0;
     for (long long k = 1; clk.adaptive ? r.world.time < clk.t_end * (1.0 - 1e-12) : k <= clk.steps; k++) {
+        if (fl_interrupted()) {
+            res->status = FL_RUN_INTERRUPTED;
+            snprintf(res->reason, sizeof res->reason, "interrupted by %s after step %lld (t = %.4f s)",
+                     fl_interrupted() == SIGINT ? "SIGINT" : "SIGTERM", k - 1, r.world.time);
+            break;
+        }
         if (clk.adaptive) /* land on the next frame time exactly */
             dt = fmin(dt, fmin((frame + 1) * clk.frame_dt, clk.t_end) - r.world.time);
         fl_step_stats_reset(st);
@@ -402,6 +508,8 @@ int fl_run(const fl_run_config *c, fl_run_result *res, fl_error *err)
         err_sum += st->density_err_avg;
         write_stats_row(r.stats_csv, k, r.world.time, dt, &r.world, st, step_ms);
         write_convergence(r.conv_csv, k, r.world.time, st);
+        if ((rc = rows_written(&r, err)))
+            break;
         if (r.live) {
             fl_live_add(r.live, r.world.time, st->density_err_avg, st->density_err_max, st->max_speed);
             if (fl_live_due(r.live)) {
@@ -420,6 +528,7 @@ int fl_run(const fl_run_config *c, fl_run_result *res, fl_error *err)
                                       : k % clk.spf == 0;
         if (frame_done && (rc = write_frame(c, &r.world, ++frame, err)))
             break;
+        res->frames_saved += frame_done && (c->save_bin || c->save_vtk);
         if (clk.adaptive) {
             if (!(st->dt_limit > 0.0)) {
                 res->status = FL_RUN_UNSTABLE;
@@ -436,10 +545,15 @@ int fl_run(const fl_run_config *c, fl_run_result *res, fl_error *err)
         fputc('\n', stderr);
     res->wall_s = (fl_now_ms() - start) * 1e-3;
     res->mean_err_avg = res->steps ? err_sum / res->steps : 0.0;
-    if (ferror(r.stats_csv) || ferror(r.conv_csv))
-        rc = fl_fail(err, FL_ERR_IO, "%s: writing stats.csv or convergence.csv failed", c->out_dir);
     if (rc == FL_OK)
-        rc = write_run_json(c, &r.scene, &r.params, &r.world, &clk, res, 1, err);
+        rc = close_tables(&r, err);
+    if (rc) { /* an output was not written: say so in run.json, where it still fits */
+        res->status = FL_RUN_INCOMPLETE;
+        snprintf(res->reason, sizeof res->reason, "an output could not be written: %.200s", err->msg);
+    }
+    fl_error json_err;
+    int jrc = write_run_json(c, &r.scene, &r.params, &r.world, &clk, res, fl_run_status_name(res->status),
+                             rc ? &json_err : err);
     run_state_free(&r);
-    return rc;
+    return rc ? rc : jrc;
 }

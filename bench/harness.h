@@ -4,6 +4,8 @@
 #ifndef FL_HARNESS_H
 #define FL_HARNESS_H
 
+#include <stdio.h>
+
 #include "scene.h"
 #include "solver.h"
 
@@ -25,15 +27,23 @@ typedef struct fl_run_config {
     int live_plot;                /* --plot live: compression and speed streamed to gnuplot (plots/live.h) */
 } fl_run_config;
 
+/* How a run ended; run.json's result.status is its name
+ * (fl_run_status_name), or "running" while it goes on. */
 typedef enum fl_run_status {
-    FL_RUN_STABLE = 0,
-    FL_RUN_UNSTABLE = 1
+    FL_RUN_STABLE = 0,      /* to the end, within the stability criteria */
+    FL_RUN_UNSTABLE = 1,    /* broke a stability criterion; reason says which, at which step */
+    FL_RUN_INTERRUPTED = 2, /* SIGINT or SIGTERM: stopped at the end of a step */
+    FL_RUN_INCOMPLETE = 3   /* an output could not be written (fl_run returned FL_ERR_IO) */
 } fl_run_status;
+
+/* "stable", "unstable", "interrupted", "incomplete". */
+const char *fl_run_status_name(fl_run_status s);
 
 typedef struct fl_run_result {
     fl_run_status status;
     char reason[256];             /* why it was unstable, "" when stable */
     long long steps;              /* steps taken */
+    int frames_saved;             /* particle frames written (--save), the initial one included */
     double sim_time;              /* s */
     double wall_s;                /* s */
     double mean_err_avg;          /* mean over steps of the avg compression error */
@@ -47,9 +57,24 @@ void fl_resolve_scene(const char *name, char *out, int len);
 
 /* Validates everything (scene, overrides, solver, parameters, memory), then
  * creates the output folder and runs. Bad input returns FL_ERR_INPUT (or
- * FL_ERR_MEMORY) before anything is written. An unstable run is a result,
- * not an error. */
+ * FL_ERR_MEMORY) before anything is written. An unstable or interrupted
+ * run is a result, not an error. A write that fails ends the run with
+ * FL_ERR_IO, status FL_RUN_INCOMPLETE and run.json saying "incomplete"
+ * (where the disk still takes it; it says "running" otherwise). */
 int fl_run(const fl_run_config *c, fl_run_result *res, fl_error *err);
+
+/* SIGINT and SIGTERM from now on: the running fl_run stops at the end of
+ * its step (status FL_RUN_INTERRUPTED) and the callers stop starting new
+ * runs; a second signal ends the process at once. */
+void fl_interrupt_install(void);
+
+/* The signal received since fl_interrupt_install (SIGINT or SIGTERM), or 0. */
+int fl_interrupted(void);
+
+/* Closes f, written to path: FL_OK when every write reached the file,
+ * else FL_ERR_IO with "<path>: write failed: <why>" (a full disk often
+ * shows only when the last buffer is flushed). */
+int fl_close_written(FILE *f, const char *path, fl_error *err);
 
 /* The floor of the stability criterion's speed scale, m/s. */
 #define FL_STABILITY_MIN_SPEED 1.0

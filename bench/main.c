@@ -2,8 +2,10 @@
  * line of an error, and chooses the exit code:
  *   0 done (and stable), 1 bad input or usage, 2 an output could not be
  *   written, 3 the run went unstable (its output is written). */
+#define _POSIX_C_SOURCE 200809L
 #include <errno.h>
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -84,8 +86,10 @@ static const char *usage =
     "\n"
     "output: DIR/stats.csv (one row per step), DIR/convergence.csv, DIR/run.json,\n"
     "DIR/summary.png and .svg (when gnuplot is installed), DIR/frames/ with --save.\n"
-    "Exit codes: 0 done, 1 bad input, 2 output error,\n"
-    "3 the run went unstable (see run.json).\n";
+    "Exit codes: 0 done, 1 bad input, 2 output error (run.json says incomplete),\n"
+    "3 the run went unstable (see run.json), 130 / 143 interrupted by SIGINT /\n"
+    "SIGTERM (the run stops at the end of its step, run.json says interrupted; a\n"
+    "second signal stops at once).\n";
 
 static int die(const char *fmt, const char *a)
 {
@@ -153,9 +157,28 @@ static int cmd_list(void)
     return 0;
 }
 
+/* 1 when the CSV file at path has a data row under its header. */
+static int has_rows(const char *path)
+{
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return 0;
+    int lines = 0, ch;
+    while (lines < 2 && (ch = fgetc(f)) != EOF)
+        lines += ch == '\n';
+    fclose(f);
+    return lines >= 2;
+}
+
 /* DIR/summary.png and .svg from DIR/stats.csv, or one line saying why not. */
 static void plot_summary(const char *dir)
 {
+    char stats[1100];
+    snprintf(stats, sizeof stats, "%s/stats.csv", dir);
+    if (!has_rows(stats)) {
+        fprintf(stderr, "fluidlab: summary plot skipped: no step completed, %s has no rows\n", stats);
+        return;
+    }
     if (!fl_plot_available()) {
         fprintf(stderr, "fluidlab: plots skipped: gnuplot not found (install it: apt-get install gnuplot-nox); "
                         "the CSV files are written\n");
@@ -164,7 +187,14 @@ static void plot_summary(const char *dir)
     char msg[512];
     const char *script = FL_SOURCE_DIR "/plots/run_summary.gp";
     if (fl_plot_render(script, dir, "png", msg, sizeof msg) || fl_plot_render(script, dir, "svg", msg, sizeof msg))
-        fprintf(stderr, "fluidlab: plots skipped: %s\n", msg);
+        fprintf(stderr, "fluidlab: summary plot skipped: %s\n", msg);
+}
+
+/* The exit code of an interrupted command: 128 + the signal (130 SIGINT,
+ * 143 SIGTERM). */
+static int interrupted_exit(void)
+{
+    return 128 + fl_interrupted();
 }
 
 /* --per-solver SOLVER.KEY=VALUE is --set solvers.SOLVER.KEY=VALUE; the
@@ -276,6 +306,10 @@ static int parse_command(int argc, char **argv, fl_run_config *c, int *plot, con
  * *ran and error, not fatal, but an output error is (exit 2), and so is bad
  * input on the first run (exit 1: the scene or an override, before anything
  * is written). Returns -1 to go on, or the exit code. */
+/* One run of compare or sweep into c->out_dir: a failed run is recorded in
+ * *ran and error, not fatal, but an output error is (exit 2), and so is bad
+ * input on the first run (exit 1: the scene or an override, before anything
+ * is written). Returns -1 to go on, or the exit code. */
 static int run_case(const fl_run_config *c, fl_run_result *res, int *ran, char *error, size_t len, int first)
 {
     fl_error err;
@@ -309,6 +343,11 @@ static int cmd_run(int argc, char **argv)
     if (rc) {
         die("%s", err.msg);
         return rc == FL_ERR_IO ? 2 : 1;
+    }
+    if (res.status == FL_RUN_INTERRUPTED) {
+        fprintf(stderr, "fluidlab: %s: %s; the output so far is in %s/ (run.json: interrupted)\n", c.solver,
+                res.reason, c.out_dir);
+        return interrupted_exit();
     }
     if (plot)
         plot_summary(c.out_dir);
@@ -382,12 +421,19 @@ static int cmd_compare(int argc, char **argv)
         int rc = run_case(&c, &e[k].result, &e[k].ran, e[k].error, sizeof e[k].error, k == 0);
         if (rc >= 0)
             return rc;
+        if (fl_interrupted())
+            break;
         if (e[k].ran && plot)
             plot_summary(c.out_dir);
     }
     fl_error err;
     if (fl_compare_write(dir, e, n, &err))
         return die("%s", err.msg) + 1;
+    if (fl_interrupted()) {
+        fprintf(stderr, "fluidlab: compare: interrupted; the runs so far and compare.csv, compare.md (the rest "
+                        "marked not run) are in %s/\n", dir);
+        return interrupted_exit();
+    }
     if (plot && fl_plot_available())
         plot_compare(dir);
     for (int k = 0; k < n; k++) {
@@ -395,9 +441,9 @@ static int cmd_compare(int argc, char **argv)
         if (!e[k].ran)
             fprintf(stderr, "fluidlab: %-8s did not run: %s\n", e[k].solver, e[k].error);
         else
-            fprintf(stderr, "fluidlab: %-8s %s%s, %lld steps, %.1f s, mean compression %.3f %%\n", e[k].solver,
-                    r->status == FL_RUN_STABLE ? "stable" : "unstable: ", r->status == FL_RUN_STABLE ? "" : r->reason,
-                    r->steps, r->wall_s, 100.0 * r->mean_err_avg);
+            fprintf(stderr, "fluidlab: %-8s %s%s%s, %lld steps, %.1f s, mean compression %.3f %%\n", e[k].solver,
+                    fl_run_status_name(r->status), r->status == FL_RUN_STABLE ? "" : ": ",
+                    r->status == FL_RUN_STABLE ? "" : r->reason, r->steps, r->wall_s, 100.0 * r->mean_err_avg);
     }
     fprintf(stderr, "fluidlab: compare: output in %s/ (compare.csv, compare.md, density.csv%s)\n", dir,
             plot && fl_plot_available() ? ", compare_density.png/.svg" : "");
@@ -464,34 +510,42 @@ static int cmd_sweep(int argc, char **argv)
     memset(cases, 0, sizeof cases);
     const int base_sets = c.set_count;
     char set_text[FL_MAX_SWEEP][4][128];
-    int n = 0;
-    for (int a = 0; a < ns; a++)
-        for (int b = 0; b < ni; b++, n++) {
-            fl_sweep_case *sc = &cases[n];
+    const int n = ns * ni;
+    for (int a = 0, k = 0; a < ns; a++) /* the plan, so that sweep.csv lists the cases an interrupt leaves out */
+        for (int b = 0; b < ni; b++, k++) {
+            fl_sweep_case *sc = &cases[k];
             sc->dt = dt_list ? steps[a] : 0.0;
             sc->substeps = sub_list ? (int)steps[a] : 0;
             sc->iterations = (int)iters[b];
-            snprintf(sc->dir, sizeof sc->dir, "%s/case_%02d", dir, n + 1);
-            c.dt = sc->dt;
-            c.substeps = sc->substeps;
-            c.set_count = base_sets;
-            for (int q = 0; it_list && q < 4 && ops->iteration_keys[q]; q++) {
-                if (c.set_count == FL_MAX_SETS)
-                    return die("%s", "sweep: too many --set overrides");
-                snprintf(set_text[n][q], sizeof set_text[n][q], "solvers.%s.%s=%d", c.solver, ops->iteration_keys[q],
-                         sc->iterations);
-                c.sets[c.set_count++] = set_text[n][q];
-            }
-            c.out_dir = sc->dir;
-            if (c.progress)
-                fprintf(stderr, "fluidlab: sweep: case %d of %d\n", n + 1, ns * ni);
-            int rc = run_case(&c, &sc->result, &sc->ran, sc->error, sizeof sc->error, n == 0);
-            if (rc >= 0)
-                return rc;
+            snprintf(sc->dir, sizeof sc->dir, "%s/case_%02d", dir, k + 1);
         }
+    for (int k = 0; k < n && !fl_interrupted(); k++) {
+        fl_sweep_case *sc = &cases[k];
+        c.dt = sc->dt;
+        c.substeps = sc->substeps;
+        c.set_count = base_sets;
+        for (int q = 0; it_list && q < 4 && ops->iteration_keys[q]; q++) {
+            if (c.set_count == FL_MAX_SETS)
+                return die("%s", "sweep: too many --set overrides");
+            snprintf(set_text[k][q], sizeof set_text[k][q], "solvers.%s.%s=%d", c.solver, ops->iteration_keys[q],
+                     sc->iterations);
+            c.sets[c.set_count++] = set_text[k][q];
+        }
+        c.out_dir = sc->dir;
+        if (c.progress)
+            fprintf(stderr, "fluidlab: sweep: case %d of %d\n", k + 1, n);
+        int rc = run_case(&c, &sc->result, &sc->ran, sc->error, sizeof sc->error, k == 0);
+        if (rc >= 0)
+            return rc;
+    }
     fl_error err;
     if (fl_sweep_write(dir, cases, n, &err))
         return die("%s", err.msg) + 1;
+    if (fl_interrupted()) {
+        fprintf(stderr, "fluidlab: sweep: interrupted; the cases so far and sweep.csv, sweep.md (the rest marked "
+                        "not run) are in %s/\n", dir);
+        return interrupted_exit();
+    }
     for (int k = 0; k < n; k++) {
         const fl_run_result *r = &cases[k].result;
         if (!cases[k].ran)
@@ -508,11 +562,18 @@ static int cmd_sweep(int argc, char **argv)
 
 int main(int argc, char **argv)
 {
+    /* a file-size limit (ulimit -f) then fails a write with EFBIG, which is
+     * reported like a full disk, instead of killing the process */
+    signal(SIGXFSZ, SIG_IGN);
+    const char *cmd = argc < 2 ? "figures" : argv[1];
+    /* the commands that run scenes stop cleanly at the end of a step */
+    if (strcmp(cmd, "run") == 0 || strcmp(cmd, "compare") == 0 || strcmp(cmd, "sweep") == 0 ||
+        strcmp(cmd, "figures") == 0)
+        fl_interrupt_install();
     if (argc < 2) {
         char *def[] = {"--quick"};
         return fl_figures_main(1, def);
     }
-    const char *cmd = argv[1];
     if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0 || strcmp(cmd, "help") == 0) {
         fputs(usage, stdout);
         return 0;

@@ -29,6 +29,30 @@ int fl_plot_available(void)
     return 0;
 }
 
+/* The scripts of plots/ check their input and print one line that starts
+ * with their own name ("run_summary.gp: ...") before they stop: that line,
+ * the last of its kind in the log, is the reason to give. Returns 1 when
+ * one was found. */
+static int script_diagnostic(const char *script, const char *log, char *msg, int len)
+{
+    const char *base = strrchr(script, '/');
+    base = base ? base + 1 : script;
+    size_t blen = strlen(base);
+    FILE *f = fopen(log, "r");
+    if (!f)
+        return 0;
+    char line[1024];
+    int found = 0;
+    while (fgets(line, sizeof line, f))
+        if (strncmp(line, base, blen) == 0 && line[blen] == ':') {
+            line[strcspn(line, "\r\n")] = '\0';
+            snprintf(msg, (size_t)len, "%s", line);
+            found = 1;
+        }
+    fclose(f);
+    return found;
+}
+
 int fl_plot_render(const char *script, const char *dir, const char *fmt, char *msg, int len)
 {
     if (strchr(dir, '\'')) {
@@ -55,7 +79,8 @@ int fl_plot_render(const char *script, const char *dir, const char *fmt, char *m
     }
     int status = 0;
     if (waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-        snprintf(msg, (size_t)len, "gnuplot failed on %s (see %s)", script, log);
+        if (!script_diagnostic(script, log, msg, len))
+            snprintf(msg, (size_t)len, "gnuplot failed on %s (see %s)", script, log);
         return 1;
     }
     unlink(log);

@@ -7,9 +7,11 @@
 /* 1 when a gnuplot executable is on PATH. */
 int fl_plot_available(void);
 
-/* Runs `gnuplot -e "dir='DIR'" -e "fmt='FMT'" SCRIPT`. Returns 0 on success;
- * otherwise non-zero with one line in msg (len bytes). DIR must not contain
- * a single quote. */
+/* Runs `gnuplot -e "dir='DIR'" -e "fmt='FMT'" SCRIPT`, its messages into
+ * DIR/gnuplot.log (removed when it succeeds). Returns 0 on success;
+ * otherwise non-zero with one line in msg (len bytes): the script's own
+ * diagnostic when it printed one, else where the log is. DIR must not
+ * contain a single quote. */
 int fl_plot_render(const char *script, const char *dir, const char *fmt, char *msg, int len);
 
 #endif

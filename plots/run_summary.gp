@@ -44,7 +44,7 @@ undefine S_*
 do for [col in "time density_err_avg density_err_max max_speed front_x"] {
     stats stats_file using (column(col)) name "S" nooutput
     if (!exists("S_records")) {
-        print sprintf("run_summary.gp: %s: no column \"%s\" with numbers in it", stats_file, col)
+        print sprintf("run_summary.gp: %s: column \"%s\" is missing or holds no finite number", stats_file, col)
         exit status 1
     }
     undefine S_*

@@ -1,0 +1,113 @@
+#!/usr/bin/env bash
+# SIGINT and SIGTERM through the real binary (docs/design.md, "Outputs"):
+# run, compare, sweep and figures stop at the end of the current step,
+# run.json says "interrupted" with the steps done (every one of them a row
+# of stats.csv), the output so far is kept, and the exit code is 130
+# (SIGINT) or 143 (SIGTERM); a second signal stops the process at once.
+# usage: cli_interrupt.sh FLUIDLAB SCRATCH_DIR
+set -u
+source "$(dirname "$0")/cli_common.sh"
+
+# wait_for FILE MIN_LINES PID: until FILE has MIN_LINES lines (60 s at most,
+# and not after PID ended)
+wait_for() {
+  for _ in $(seq 600); do
+    [ -f "$1" ] && [ "$(wc -l < "$1")" -ge "$2" ] && return 0
+    kill -0 "$3" 2>/dev/null || return 1
+    sleep 0.1
+  done
+  return 1
+}
+
+json() { # file, key: the value of "key" in run.json's result
+  grep -E "\"$2\":" "$1" | tail -1 | sed -E 's/.*:[[:space:]]*"?([^",]*)"?,?$/\1/'
+}
+
+long_run=(dam_break --solver sph --frames 200 --set fluid.spacing=0.02 --quiet)
+
+# run, SIGINT then SIGTERM
+for sig in INT TERM; do
+  code=$([ $sig = INT ] && echo 130 || echo 143)
+  out="$dir/run_$sig"
+  "$bin" run "${long_run[@]}" --out "$out" 2> "$out.err" &
+  pid=$!
+  wait_for "$out/stats.csv" 20 $pid; check "run ($sig): steps under way" $?
+  kill -$sig $pid
+  wait $pid
+  rc=$?
+  [ $rc -eq $code ]; check "run: SIG$sig exits $code (got $rc)" $?
+  [ "$(json "$out/run.json" status)" = interrupted ]; check "run ($sig): run.json says interrupted" $?
+  steps=$(json "$out/run.json" steps)
+  rows=$(($(wc -l < "$out/stats.csv") - 1))
+  [ "$steps" -eq "$rows" ] && [ "$rows" -ge 19 ]; check "run ($sig): run.json's $steps steps are the $rows rows of stats.csv" $?
+  planned=$(grep -E '"steps_planned":' "$out/run.json" | grep -Eo '[0-9]+')
+  [ "$steps" -lt "$planned" ]; check "run ($sig): stopped early ($steps of $planned steps)" $?
+  grep -q "SIG$sig" "$out/run.json"; check "run ($sig): the reason names the signal" $?
+  [ "$(wc -l < "$out.err")" -eq 1 ] && grep -q "interrupted" "$out.err"; check "run ($sig): one line on stderr" $?
+  [ ! -e "$out/summary.png" ]; check "run ($sig): no summary drawn" $?
+done
+
+# a second signal stops at once: one FLIP step of a whole second takes
+# seconds; the first SIGINT waits for its end, the second does not
+out="$dir/twice"
+"$bin" run dam_break --solver flip --dt 1 --frames 1 --set time.fps=1 --set fluid.spacing=0.005 --quiet \
+  --out "$out" 2> "$out.err" &
+pid=$!
+wait_for "$out/run.json" 1 $pid; check "twice: the step is under way" $?
+sleep 0.3
+kill -INT $pid
+sleep 0.3
+kill -0 $pid 2>/dev/null; check "twice: the first SIGINT lets the step finish" $?
+kill -INT $pid
+wait $pid
+rc=$?
+[ $rc -eq 130 ]; check "twice: killed by SIGINT (status $rc)" $?
+[ "$(json "$out/run.json" status)" = running ]; check "twice: run.json still says running (not complete)" $?
+! grep -q interrupted "$out.err"; check "twice: it did not wait to write its interrupted line" $?
+
+# compare: the solver under way is interrupted, the others not run
+out="$dir/compare"
+"$bin" compare dam_break --solvers sph,wcsph --frames 200 --set fluid.spacing=0.02 --quiet --out "$out" 2>/dev/null &
+pid=$!
+wait_for "$out/sph/stats.csv" 20 $pid; check "compare: the first solver under way" $?
+kill -INT $pid
+wait $pid
+rc=$?
+[ $rc -eq 130 ]; check "compare: exits 130 (got $rc)" $?
+grep -q '^sph,interrupted,' "$out/compare.csv"; check "compare.csv: sph interrupted" $?
+grep -q '^wcsph,not run,' "$out/compare.csv"; check "compare.csv: wcsph not run" $?
+[ ! -e "$out/wcsph" ]; check "compare: wcsph never started" $?
+[ "$(json "$out/sph/run.json" status)" = interrupted ]; check "compare: sph/run.json says interrupted" $?
+
+# sweep: the same with its cases
+out="$dir/sweep"
+"$bin" sweep dam_break --solver sph --dt 0.0002,0.0001 --frames 200 --set fluid.spacing=0.02 --quiet \
+  --out "$out" 2>/dev/null &
+pid=$!
+wait_for "$out/case_01/stats.csv" 20 $pid; check "sweep: case 1 under way" $?
+kill -TERM $pid
+wait $pid
+rc=$?
+[ $rc -eq 143 ]; check "sweep: exits 143 (got $rc)" $?
+grep -q '^1,.*,interrupted,' "$out/sweep.csv"; check "sweep.csv: case 1 interrupted" $?
+grep -q '^2,.*,not run,' "$out/sweep.csv"; check "sweep.csv: case 2 not run" $?
+
+# figures: no figure and no report.md from part of the runs; the runs stay
+out="$dir/figures"
+"$bin" figures --smoke --quiet --out "$out" 2> "$out.err" &
+pid=$!
+for _ in $(seq 600); do
+  ls "$out"/runs/fig1/*/stats.csv >/dev/null 2>&1 && break
+  sleep 0.1
+done
+kill -INT $pid
+wait $pid
+rc=$?
+[ $rc -eq 130 ]; check "figures: exits 130 (got $rc)" $?
+[ ! -e "$out/report.md" ] && [ ! -e "$out/report.md.part" ]; check "figures: no report.md" $?
+ls "$out"/fig*.csv >/dev/null 2>&1
+[ $? -ne 0 ]; check "figures: no figure data" $?
+grep -q "interrupted by SIGINT" "$out.err"; check "figures: says it was interrupted" $?
+grep -lq '"interrupted"' "$out"/runs/fig1/*/run.json; check "figures: the run under way says interrupted" $?
+
+report
