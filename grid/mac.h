@@ -1,5 +1,5 @@
-/* mac.h: the staggered MAC grid (Harlow & Welch 1965; the report
- * `seeds/pic_flip_report_2011.txt`, section 2.4) and its pressure projection.
+/* mac.h: the staggered MAC grid (Harlow & Welch 1965; the report of
+ * Englesson, Kilby & Ek 2011, section 2.4) and its pressure projection.
  *
  * Cells of size dx; pressure and a label (FLUID, AIR, SOLID) at cell
  * centres; u on the x-faces, v on the y-faces, w on the z-faces. The grid

@@ -1,5 +1,5 @@
 /* transfer.h: the particle/grid velocity transfers of PIC/FLIP on the MAC
- * grid (the report `seeds/pic_flip_report_2011.txt`, sections 3.2.3 and
+ * grid (the PIC/FLIP report of Englesson, Kilby & Ek 2011, sections 3.2.3 and
  * 3.2.8; Zhu & Bridson 2005).
  *
  * P2G: each face velocity is the trilinear-weighted average of the particle

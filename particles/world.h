@@ -53,7 +53,7 @@ void fl_world_init(fl_world *w, const fl_box *domain, const double gravity[3], d
 
 /* m = rho0 / sum_j W_poly6(x_ij) over a full cubic-lattice neighborhood of
  * spacing d (self included): a particle with complete neighbors then reads
- * exactly rho0. DESIGN.md, "Data layout and numerics". */
+ * exactly rho0. docs/design.md, "Data layout and numerics". */
 double fl_world_calibrate_mass(double rho0, double spacing, double h);
 
 /* Fills box with fluid particles on a cubic lattice of spacing d: points

@@ -1,5 +1,6 @@
 /* flip.c: the PIC/FLIP hybrid on the MAC grid, steps 1-11 of section 3.2.1
- * of ../shared/seeds/pic_flip_report_2011.txt (Brackbill & Ruppel 1986;
+ * of the PIC/FLIP report of Englesson, Kilby & Ek 2011, "Fluid simulation
+ * using implicit particles" (Brackbill & Ruppel 1986;
  * Zhu & Bridson 2005).
  *
  *   1  seeding (create): 8 particles per fluid cell, one in each cell of a

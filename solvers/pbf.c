@@ -1,5 +1,5 @@
 /* pbf.c: Position Based Fluids, Macklin & Müller 2013
- * (../shared/seeds/pbf_macklin_mueller_2013.txt), Algorithm 1:
+ * (ACM Transactions on Graphics 32(4), SIGGRAPH 2013), Algorithm 1:
  *
  *   predict    v_i += dt g,  x*_i = x_i + dt v_i, pushed back into the domain   (lines 1-4)
  *   neighbors  once per step, at x*                                             (lines 5-7)

@@ -1,6 +1,7 @@
 /* pcisph.c: predictive-corrective incompressible SPH, Solenthaler &
- * Pajarola 2009, as the PCISPH notes in ../shared/seeds/pcisph_notes.txt
- * lay out the loop.
+ * Pajarola 2009, as the study notes on the PCISPH solver of Kim's "Fluid
+ * Engine Development" (blog post, 2019; docs/design.md, "References") lay
+ * out the loop.
  *
  *   non-pressure forces at x(t): gravity and viscosity (Müller 2003, eq. 14)
  *   p_i = 0, a^p_i = 0; then until converged:

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # cli_bad_input.sh: bad input never crashes and never writes half a result
-# (DESIGN.md, "Errors"). For each bad input, `fluidlab run` must exit
+# (docs/design.md, "Errors"). For each bad input, `fluidlab run` must exit
 # non-zero (not by a signal), print exactly one non-empty line on stderr
 # that names the cause, and leave no output folder behind.
 #

@@ -1,5 +1,6 @@
 /* test_flip.c: the PIC/FLIP solver on the MAC grid (solvers/flip.c; the
- * report ../shared/seeds/pic_flip_report_2011.txt, section 3.2.1).
+ * report of Englesson, Kilby & Ek 2011, "Fluid simulation using implicit
+ * particles", section 3.2.1).
  *  1. Tank at rest (scenes/hydrostatic.json: 1 m of water, d = 0.05 m, so
  *     dx = 0.1 m, 4 x 10 x 4 fluid cells, 1280 particles; steps of 1/30 s
  *     cut into CFL substeps): after 2 s the max particle speed is under

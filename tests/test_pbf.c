@@ -10,7 +10,7 @@
  *     the first 10, and after 20 it is under half of after 1.
  *  2. Large steps: the dam break at d = 0.02 m (a / d = 10) for 3 s at
  *     dt = 1/60 s, one step per frame, 4 iterations, stays within the
- *     stability criteria of DESIGN.md (bench/harness.h), measured after
+ *     stability criteria of docs/design.md (bench/harness.h), measured after
  *     every step. (At d = 0.01 m, 4 Jacobi iterations do not carry the
  *     column's weight down its 40 rows at that step: docs/methods/pbf.md.)
  *  3. Hydrostatic tank (scenes/hydrostatic.json, d = 0.05 m, 10

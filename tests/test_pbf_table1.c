@@ -7,7 +7,7 @@
  * iterations, is compressed 23 times less when d is 0.1 m instead of
  * 4.3 mm, and the paper's scene is not described.
  *  1. scenes/pbf_table1.json (a = 4.6 m, d = 0.1 m, 97 336 particles): 3 s
- *     within the stability criteria of DESIGN.md, checked after every
+ *     within the stability criteria of docs/design.md, checked after every
  *     step as the harness does; mean compression over the run under 2 %.
  *  2. scenes/dam_break.json at d = 4.3 mm (a = 0.2 m, 98 049 particles),
  *     same step and iterations: breaks the criteria within 0.5 s. */

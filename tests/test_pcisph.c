@@ -13,7 +13,7 @@
  *  3. Stability contrast, the paper's claim: in the same dam break (same
  *     spacing, d = 0.01 m), at five times WCSPH's CFL step (0.4 h / c, c = 10 sqrt(2 g H),
  *     as WCSPH reports it from rest), PCISPH runs 2 s within the stability
- *     criteria of DESIGN.md, and WCSPH at that same fixed step breaks them. */
+ *     criteria of docs/design.md, and WCSPH at that same fixed step breaks them. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>

@@ -169,7 +169,7 @@ static inline double first_step_limit(const char *name, const char *scene, const
     return limit;
 }
 
-/* What a fixed-step run shows against the stability criteria of DESIGN.md. */
+/* What a fixed-step run shows against the stability criteria of docs/design.md. */
 typedef struct stability_run {
     double failed_at;   /* time of the first failing step, s; -1: stable to the end; -2: did not start */
     char reason[600];   /* why it failed, or "stable" */
