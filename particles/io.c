@@ -4,10 +4,10 @@
  * Binary frames and the .vtu blocks are encoded byte by byte in
  * little-endian order, whatever the host's byte order, from the bit
  * patterns of the IEEE 754 floats (copied with memcpy, so no aliasing
- * tricks). The layout is documented in
- * io.h and docs/file_formats.md. A write that fails part-way removes what
- * it wrote, so a run never leaves half a frame behind. Library code: no
- * printing, errors go to fl_error. */
+ * tricks). The layouts are documented in io.h and docs/file_formats.md. A
+ * write that fails part-way removes what it wrote, so a run never leaves
+ * half a frame behind; a .pvd is replaced by renaming a complete new one
+ * over it. Library code: no printing, errors go to fl_error. */
 #include "io.h"
 
 #include <errno.h>
@@ -433,7 +433,7 @@ static int vtu_array_tag(FILE *f, const char *indent, int k, uint64_t offset)
 
 static int vtu_write_header(FILE *f, int n, const uint64_t *offset)
 {
-    const char *in4 = "        ";
+    const char *inner = "        ";
     if (fprintf(f,
                 "<?xml version=\"1.0\"?>\n"
                 "<VTKFile type=\"UnstructuredGrid\" version=\"1.0\" byte_order=\"LittleEndian\" "
@@ -446,15 +446,15 @@ static int vtu_write_header(FILE *f, int n, const uint64_t *offset)
                 "    <Piece NumberOfPoints=\"%d\" NumberOfCells=\"%d\">\n"
                 "      <PointData Scalars=\"density\" Vectors=\"velocity\">\n",
                 n, n) < 0 ||
-        vtu_array_tag(f, in4, VTU_VELOCITY, offset[VTU_VELOCITY]) < 0 ||
-        vtu_array_tag(f, in4, VTU_DENSITY, offset[VTU_DENSITY]) < 0 ||
-        vtu_array_tag(f, in4, VTU_PRESSURE, offset[VTU_PRESSURE]) < 0 ||
+        vtu_array_tag(f, inner, VTU_VELOCITY, offset[VTU_VELOCITY]) < 0 ||
+        vtu_array_tag(f, inner, VTU_DENSITY, offset[VTU_DENSITY]) < 0 ||
+        vtu_array_tag(f, inner, VTU_PRESSURE, offset[VTU_PRESSURE]) < 0 ||
         fprintf(f, "      </PointData>\n      <Points>\n") < 0 ||
-        vtu_array_tag(f, in4, VTU_POINTS, offset[VTU_POINTS]) < 0 ||
+        vtu_array_tag(f, inner, VTU_POINTS, offset[VTU_POINTS]) < 0 ||
         fprintf(f, "      </Points>\n      <Cells>\n") < 0 ||
-        vtu_array_tag(f, in4, VTU_CONNECTIVITY, offset[VTU_CONNECTIVITY]) < 0 ||
-        vtu_array_tag(f, in4, VTU_OFFSETS, offset[VTU_OFFSETS]) < 0 ||
-        vtu_array_tag(f, in4, VTU_TYPES, offset[VTU_TYPES]) < 0 ||
+        vtu_array_tag(f, inner, VTU_CONNECTIVITY, offset[VTU_CONNECTIVITY]) < 0 ||
+        vtu_array_tag(f, inner, VTU_OFFSETS, offset[VTU_OFFSETS]) < 0 ||
+        vtu_array_tag(f, inner, VTU_TYPES, offset[VTU_TYPES]) < 0 ||
         fprintf(f,
                 "      </Cells>\n"
                 "    </Piece>\n"
