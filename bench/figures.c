@@ -724,7 +724,7 @@ static int figure4(figures *F)
     FILE *r = F->report;
     fprintf(r, "The dam break (d = %g m) for 3 s at 60 frames per second and 1 to %d steps per frame, "
                "every solver at its own iteration counts, checked after every step against the stability "
-               "criteria of DESIGN.md (NaN, max speed above 10 sqrt(2 g H), compression above 20 %% for 10 "
+               "criteria of docs/design.md (NaN, max speed above 10 sqrt(2 g H), compression above 20 %% for 10 "
                "steps). Left: the largest stable dt per solver; right: the map, red where a case broke, "
                "labelled with the time it broke.\n\n",
             F->d_stab, F->substeps[F->n_sub - 1]);

@@ -167,7 +167,42 @@ static void write_convergence(FILE *f, long long step, double time, const fl_ste
         fprintf(f, "%lld,%.9g,%d,%.9g,%.9g\n", step, time, k + 1, st->residual[k], st->residual_max[k]);
 }
 
-static int write_frame(const fl_run_config *c, const fl_world *w, int frame, fl_error *err)
+/* The frames saved with --save vtu, listed in DIR/frames.pvd. */
+typedef struct pvd_list {
+    char (*names)[24]; /* "frames/NNNN.vtu" */
+    const char **files;
+    double *times;     /* s */
+    int count, capacity;
+} pvd_list;
+
+static void pvd_free(pvd_list *l)
+{
+    free(l->names);
+    free(l->files);
+    free(l->times);
+    memset(l, 0, sizeof *l);
+}
+
+/* Room for the frames of a run up to t_end (frame_dt apart), the initial
+ * one included. */
+static int pvd_reserve(pvd_list *l, double t_end, double frame_dt, fl_error *err)
+{
+    double n = ceil(t_end / frame_dt - 1e-9) + 2.0;
+    if (!(n < 1e7))
+        return fl_fail(err, FL_ERR_INPUT, "--save vtu: %.3g frames are more than frames.pvd lists (at most 1e7)", n);
+    l->capacity = (int)n;
+    l->names = malloc((size_t)l->capacity * sizeof *l->names);
+    l->files = malloc((size_t)l->capacity * sizeof *l->files);
+    l->times = malloc((size_t)l->capacity * sizeof *l->times);
+    if (!l->names || !l->files || !l->times)
+        return fl_fail(err, FL_ERR_MEMORY, "out of memory for the list of %d frames", l->capacity);
+    return FL_OK;
+}
+
+/* Frame number frame of the world into DIR/frames/ in every format asked
+ * for; with vtu, DIR/frames.pvd is rewritten to list it too, so that an
+ * interrupted run leaves a series ParaView opens. */
+static int write_frame(const fl_run_config *c, const fl_world *w, pvd_list *pvd, int frame, fl_error *err)
 {
     char path[1200];
     if (c->save_bin) {
@@ -178,6 +213,21 @@ static int write_frame(const fl_run_config *c, const fl_world *w, int frame, fl_
     if (c->save_vtk) {
         snprintf(path, sizeof path, "%s/frames/%04d.vtk", c->out_dir, frame);
         if (fl_frame_write_vtk(path, &w->fluid, w->time, err))
+            return FL_ERR_IO;
+    }
+    if (c->save_vtu) {
+        if (pvd->count == pvd->capacity)
+            return fl_fail(err, FL_ERR_IO, "frames.pvd: more frames than the %d planned", pvd->capacity);
+        int k = pvd->count;
+        snprintf(pvd->names[k], sizeof pvd->names[k], "frames/%04d.vtu", frame);
+        snprintf(path, sizeof path, "%s/%s", c->out_dir, pvd->names[k]);
+        if (fl_frame_write_vtu(path, &w->fluid, w->time, err))
+            return FL_ERR_IO;
+        pvd->files[k] = pvd->names[k];
+        pvd->times[k] = w->time;
+        pvd->count++;
+        snprintf(path, sizeof path, "%s/frames.pvd", c->out_dir);
+        if (fl_pvd_write(path, pvd->files, pvd->times, pvd->count, err))
             return FL_ERR_IO;
     }
     return FL_OK;
@@ -328,6 +378,7 @@ typedef struct run_state {
     fl_step_stats *stats;
     FILE *stats_csv, *conv_csv;
     char stats_path[1200], conv_path[1200];
+    pvd_list pvd;
     fl_live_plot *live;
 } run_state;
 
@@ -345,6 +396,7 @@ static void run_state_free(run_state *r)
     fl_nbgrid_free(&r->metric_grid);
     fl_free(r->metric_rho);
     free(r->stats);
+    pvd_free(&r->pvd);
     fl_world_free(&r->world);
     fl_scene_free(&r->scene);
 }
@@ -394,14 +446,14 @@ static int run_prepare(const fl_run_config *c, run_state *r, run_clock *clk, fl_
     r->stats = calloc(1, sizeof *r->stats);
     if (!r->metric_rho || !r->stats)
         return fl_fail(err, FL_ERR_MEMORY, "out of memory for the metrics of %d particles", r->world.fluid.count);
-    return FL_OK;
+    return c->save_vtu ? pvd_reserve(&r->pvd, clk->t_end, clk->frame_dt, err) : FL_OK;
 }
 
 static int open_outputs(const fl_run_config *c, run_state *r, fl_error *err)
 {
     char path[1200];
     int rc = fl_make_dirs(c->out_dir, err);
-    if (rc == FL_OK && (c->save_bin || c->save_vtk)) {
+    if (rc == FL_OK && (c->save_bin || c->save_vtk || c->save_vtu)) {
         snprintf(path, sizeof path, "%s/frames", c->out_dir);
         rc = fl_make_dirs(path, err);
     }
@@ -456,8 +508,8 @@ int fl_run(const fl_run_config *c, fl_run_result *res, fl_error *err)
         rc = open_outputs(c, &r, err);
     if (rc == FL_OK)
         rc = write_run_json(c, &r.scene, &r.params, &r.world, &clk, res, "running", err);
-    if (rc == FL_OK && (rc = write_frame(c, &r.world, 0, err)) == FL_OK)
-        res->frames_saved = c->save_bin || c->save_vtk;
+    if (rc == FL_OK && (rc = write_frame(c, &r.world, &r.pvd, 0, err)) == FL_OK)
+        res->frames_saved = c->save_bin || c->save_vtk || c->save_vtu;
     if (rc) {
         run_state_free(&r);
         return rc;
@@ -526,9 +578,9 @@ int fl_run(const fl_run_config *c, fl_run_result *res, fl_error *err)
         }
         int frame_done = clk.adaptive ? r.world.time >= (frame + 1) * clk.frame_dt * (1.0 - 1e-9)
                                       : k % clk.spf == 0;
-        if (frame_done && (rc = write_frame(c, &r.world, ++frame, err)))
+        if (frame_done && (rc = write_frame(c, &r.world, &r.pvd, ++frame, err)))
             break;
-        res->frames_saved += frame_done && (c->save_bin || c->save_vtk);
+        res->frames_saved += frame_done && (c->save_bin || c->save_vtk || c->save_vtu);
         if (clk.adaptive) {
             if (!(st->dt_limit > 0.0)) {
                 res->status = FL_RUN_UNSTABLE;

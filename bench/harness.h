@@ -1,5 +1,5 @@
 /* harness.h: runs one scene under one solver and writes its output folder,
- * with the metrics computed the same way for every solver (DESIGN.md,
+ * with the metrics computed the same way for every solver (docs/design.md,
  * Metrics); and the benchmarks of `fluidlab bench`. Only bench/ prints. */
 #ifndef FL_HARNESS_H
 #define FL_HARNESS_H
@@ -21,7 +21,8 @@ typedef struct fl_run_config {
     const char *sets[FL_MAX_SETS];
     int set_count;
     const char *out_dir;          /* default "out" */
-    int save_bin, save_vtk;
+    int save_bin, save_vtk;       /* --save bin, vtk: frames/NNNN.bin, .vtk (legacy ASCII) */
+    int save_vtu;                 /* --save vtu: frames/NNNN.vtu (binary VTK XML) and frames.pvd */
     int threads;                  /* 0 = OpenMP's default */
     int progress;                 /* progress line on stderr */
     int live_plot;                /* --plot live: compression and speed streamed to gnuplot (plots/live.h) */

@@ -64,7 +64,10 @@ static const char *usage =
     "  --per-solver NAME.KEY=VALUE\n"
     "                         a solver's parameter: --set solvers.NAME.KEY=VALUE\n"
     "  --out DIR              output folder, default out\n"
-    "  --save bin,vtk         also write particle frames (frames/NNNN.bin, .vtk)\n"
+    "  --save LIST            also write particle frames, LIST of: bin (frames/NNNN.bin,\n"
+    "                         positions), vtu (frames/NNNN.vtu, binary VTK XML, and\n"
+    "                         frames.pvd: open it in ParaView as one time series),\n"
+    "                         vtk (frames/NNNN.vtk, legacy ASCII VTK)\n"
     "  --threads N            OpenMP threads\n"
     "  --quiet                no progress line\n"
     "  --no-plot, --plot none do not draw DIR/summary.png and .svg with gnuplot\n"
@@ -85,7 +88,8 @@ static const char *usage =
     "  --log DIR, --no-log    where to append the CSV rows (default docs/perf)\n"
     "\n"
     "output: DIR/stats.csv (one row per step), DIR/convergence.csv, DIR/run.json,\n"
-    "DIR/summary.png and .svg (when gnuplot is installed), DIR/frames/ with --save.\n"
+    "DIR/summary.png and .svg (when gnuplot is installed), DIR/frames/ and\n"
+    "DIR/frames.pvd with --save.\n"
     "Exit codes: 0 done, 1 bad input, 2 output error (run.json says incomplete),\n"
     "3 the run went unstable (see run.json), 130 / 143 interrupted by SIGINT /\n"
     "SIGTERM (the run stops at the end of its step, run.json says interrupted; a\n"
@@ -249,8 +253,10 @@ static int run_option(const char *a, const char *v, fl_run_config *c, int *plot,
                 c->save_bin = 1;
             else if (strcmp(t, "vtk") == 0)
                 c->save_vtk = 1;
+            else if (strcmp(t, "vtu") == 0)
+                c->save_vtu = 1;
             else
-                return -die("--save: expected bin, vtk or bin,vtk, got '%s'", v);
+                return -die("--save: expected a comma-separated list of bin, vtu and vtk, got '%s'", v);
         }
     } else if (strcmp(a, "--quiet") == 0) {
         c->progress = 0;

@@ -1,6 +1,7 @@
 """check_vtu.py: fluidlab's .vtu frames and .pvd collection as VTK reads them.
 
 usage: check_vtu.py TEST_IO SCRATCH_DIR
+       check_vtu.py --run RUN_DIR
 
 Runs `TEST_IO write-vtu SCRATCH_DIR`, which writes three frames (300
 particles with NaN, +-Inf, denormals, -0 and arbitrary bit patterns; one
@@ -18,9 +19,16 @@ expected_frames.csv and expected_particles.csv. Then checks:
     vectors), density (the active scalars) and pressure bit for bit, and the
     time both as field data TimeValue and as the reader's TIME_STEPS.
 
+With --run, a run folder of `fluidlab run --save bin,vtu`: every frame
+RUN_DIR/frames.pvd lists, read with vtkXMLUnstructuredGridReader without a
+VTK error or warning, has run.json's particle count, one vertex cell per
+point, the TimeValue the .pvd gives it, and the positions and time of the
+.bin frame of the same number, bit for bit.
+
 Exits 0 when all hold, 1 when one does not, 77 (skipped) when vtk cannot be
 imported.
 """
+import json
 import math
 import os
 import shutil
@@ -148,7 +156,53 @@ def check_frame(path, frame):
           "%s: the reader's TIME_STEPS %r are the time written" % (name, steps))
 
 
+def read_bin(path):
+    """(time, [x, y, z bits of each particle]) of a binary frame."""
+    with open(path, "rb") as f:
+        data = f.read()
+    magic, version, n, time, record = struct.unpack_from("<8sIIdI", data, 0)
+    check(magic == b"FLFRAME1" and version == 1 and record == 12 and len(data) == 32 + 12 * n,
+          "%s: a version 1 frame" % path)
+    return time, list(struct.unpack_from("<%dI" % (3 * n), data, 32))
+
+
+def check_run(folder):
+    with open(os.path.join(folder, "run.json")) as f:
+        n = json.load(f)["fluid_particles"]
+    root = ET.parse(os.path.join(folder, "frames.pvd")).getroot()
+    sets = root.findall("./Collection/DataSet")
+    check(root.get("type") == "Collection" and len(sets) >= 2, "frames.pvd: a collection of frames")
+    for ds in sets:
+        path = os.path.join(folder, ds.get("file"))
+        name = ds.get("file")
+        messages = vtk.vtkStringOutputWindow()
+        vtk.vtkOutputWindow.SetInstance(messages)
+        reader = vtk.vtkXMLUnstructuredGridReader()
+        reader.SetFileName(path)
+        reader.Update()
+        out = reader.GetOutput()
+        check(messages.GetOutput() == "", "%s: VTK reported: %s" % (name, messages.GetOutput().strip()))
+        check(out.GetNumberOfPoints() == n and out.GetNumberOfCells() == n,
+              "%s: %d points and %d cells, run.json has %d particles"
+              % (name, out.GetNumberOfPoints(), out.GetNumberOfCells(), n))
+        time = out.GetFieldData().GetArray("TimeValue")
+        check(time is not None and double_bits(time.GetValue(0)) == double_bits(float(ds.get("timestep"))),
+              "%s: TimeValue is the .pvd's timestep %s" % (name, ds.get("timestep")))
+        bin_time, bin_bits = read_bin(path[:-4] + ".bin")
+        check(time is not None and double_bits(time.GetValue(0)) == double_bits(bin_time),
+              "%s: the time of the .bin frame" % name)
+        check(out.GetPoints() is not None and float_bits(out.GetPoints().GetData()) == bin_bits,
+              "%s: the positions of the .bin frame, bit for bit" % name)
+        for a in ("velocity", "density", "pressure"):
+            arr = out.GetPointData().GetArray(a)
+            check(arr is not None and arr.GetNumberOfTuples() == n, "%s: %s for every point" % (name, a))
+    print("check_vtu.py --run %s: %d frames of %d particles, %d failures" % (folder, len(sets), n, len(failures)))
+    return 0 if not failures else 1
+
+
 def main():
+    if len(sys.argv) == 3 and sys.argv[1] == "--run":
+        return check_run(sys.argv[2])
     if len(sys.argv) != 3:
         print("usage: check_vtu.py TEST_IO SCRATCH_DIR")
         return 2

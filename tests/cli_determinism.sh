@@ -1,17 +1,12 @@
 #!/usr/bin/env bash
-# Determinism through the real binary: the same run twice, and once on one
-# thread, gives identical physics columns in stats.csv (everything but the
-# stage timers, ms_*), and the same convergence.csv; PBF's and FLIP's on one
-# and two threads too.
+# Determinism through the real binary (docs/design.md, "Determinism"): every
+# registered solver, run twice on one thread and twice on two, gives
+# byte-identical physics columns in stats.csv (everything but the stage
+# timers, ms_*), convergence.csv, particle frames (.bin, .vtu, .vtk) and
+# frames.pvd; and the same on one thread as on two.
 # usage: cli_determinism.sh FLUIDLAB SCRATCH_DIR
 set -u
 source "$(dirname "$0")/cli_common.sh"
-
-run() { # out dir, extra args...
-  local out=$1
-  shift
-  "$bin" run dam_break --solver sph --frames 4 --set fluid.spacing=0.02 --quiet --out "$out" "$@" >/dev/null 2>&1
-}
 
 physics() { # the columns that are not timers
   local header
@@ -21,41 +16,43 @@ physics() { # the columns that are not timers
   cut -d, -f"$cols" "$1"
 }
 
-run "$dir/a"; check "first run" $?
-run "$dir/b"; check "second run" $?
-run "$dir/c" --threads 1; check "one-thread run" $?
-rows=$(wc -l < "$dir/a/stats.csv")
-[ "$rows" -gt 50 ]; check "stats.csv has a row per step ($rows lines)" $?
-cmp -s <(physics "$dir/a/stats.csv") <(physics "$dir/b/stats.csv"); check "same physics columns twice" $?
-cmp -s <(physics "$dir/a/stats.csv") <(physics "$dir/c/stats.csv"); check "same physics columns on 1 and 2 threads" $?
-cmp -s "$dir/a/convergence.csv" "$dir/b/convergence.csv"; check "same convergence.csv" $?
+same_run() { # two run folders: same physics columns, convergence and frames
+  cmp -s <(physics "$1/stats.csv") <(physics "$2/stats.csv") &&
+    cmp -s "$1/convergence.csv" "$2/convergence.csv" &&
+    cmp -s "$1/frames.pvd" "$2/frames.pvd" &&
+    diff -rq "$1/frames" "$2/frames" >/dev/null
+}
+
+# each solver on the dam break, with what makes its parallel parts matter
+args_of() {
+  case $1 in
+    pbf) echo "--dt 0.002 --set fluid.spacing=0.02 --set solvers.pbf.vorticity_epsilon=0.1" ;; # its own neighbor table
+    flip | pic) echo "--set fluid.spacing=0.01" ;; # P2G by thread slabs, PCG dot products by blocks
+    *) echo "--set fluid.spacing=0.02" ;;
+  esac
+}
+
+solvers=$("$bin" list | awk '/^solvers:/ { on = 1; next } on && /^  / { print $1; next } { on = 0 }')
+[ "$(echo "$solvers" | wc -w)" -ge 6 ]; check "the registry's solvers: $(echo $solvers)" $?
+for s in $solvers; do
+  for t in 1 2; do
+    for r in a b; do
+      # shellcheck disable=SC2046
+      "$bin" run dam_break --solver "$s" --frames 2 $(args_of "$s") --threads $t --save bin,vtu,vtk --quiet \
+        --no-plot --out "$dir/$s/$t$r" >/dev/null 2>&1
+      check "$s: run $r on $t thread(s)" $?
+    done
+    same_run "$dir/$s/${t}a" "$dir/$s/${t}b"
+    check "$s: twice on $t thread(s): the same stats, convergence and frames" $?
+  done
+  same_run "$dir/$s/1a" "$dir/$s/2a"; check "$s: the same on 1 and 2 threads" $?
+  rows=$(wc -l < "$dir/$s/1a/stats.csv")
+  frames=$(ls "$dir/$s/1a/frames" | wc -l)
+  [ "$rows" -gt 2 ] && [ "$frames" -eq 9 ]; check "$s: $((rows - 1)) steps and 3 frames in 3 formats compared" $?
+done
 # the timers are there, and differ (a test that compares timers would be wrong)
-physics "$dir/a/stats.csv" | head -1 | grep -q density_err_avg; check "physics columns found" $?
-head -1 "$dir/a/stats.csv" | grep -q ms_neighbor_search; check "timer columns present" $?
-
-# PBF: its own neighbor table and vectorized passes, vorticity confinement on
-pbf() { # out dir, extra args...
-  local out=$1
-  shift
-  "$bin" run dam_break --solver pbf --frames 4 --dt 0.002 --set fluid.spacing=0.02 \
-    --set solvers.pbf.vorticity_epsilon=0.1 --quiet --no-plot --out "$out" "$@" >/dev/null 2>&1
-}
-pbf "$dir/pbf2"; check "PBF run" $?
-pbf "$dir/pbf1" --threads 1; check "PBF one-thread run" $?
-cmp -s <(physics "$dir/pbf1/stats.csv") <(physics "$dir/pbf2/stats.csv"); check "PBF: same physics columns on 1 and 2 threads" $?
-cmp -s "$dir/pbf1/convergence.csv" "$dir/pbf2/convergence.csv"; check "PBF: same convergence.csv on 1 and 2 threads" $?
-
-# FLIP: P2G by thread slabs, PCG dot products by blocks of the FLUID list
-flip() { # out dir, extra args...
-  local out=$1
-  shift
-  "$bin" run dam_break --solver flip --frames 2 --set fluid.spacing=0.01 --quiet --no-plot --out "$out" "$@" \
-    >/dev/null 2>&1
-}
-flip "$dir/flip2"; check "FLIP run" $?
-flip "$dir/flip1" --threads 1; check "FLIP one-thread run" $?
-cmp -s <(physics "$dir/flip1/stats.csv") <(physics "$dir/flip2/stats.csv"); check "FLIP: same physics columns on 1 and 2 threads" $?
-cmp -s "$dir/flip1/convergence.csv" "$dir/flip2/convergence.csv"; check "FLIP: same convergence.csv on 1 and 2 threads" $?
+physics "$dir/sph/1a/stats.csv" | head -1 | grep -q density_err_avg; check "physics columns found" $?
+head -1 "$dir/sph/1a/stats.csv" | grep -q ms_neighbor_search; check "timer columns present" $?
 
 # "dt": "cfl": WCSPH's steps follow its stability limit and land on the frame times
 "$bin" run dam_break --solver wcsph --dt cfl --frames 3 --set fluid.spacing=0.02 --quiet --no-plot \

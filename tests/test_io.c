@@ -996,12 +996,78 @@ static int write_vtu_series(const char *dir)
     return fl_test_failed == 0 ? 0 : 1;
 }
 
+/* The value of attribute name in the XML tag starting at tag, into out. */
+static int tag_attribute(const char *tag, const char *name, char *out, size_t size)
+{
+    char key[32];
+    snprintf(key, sizeof key, " %s=\"", name);
+    const char *end = strchr(tag, '>'), *v = strstr(tag, key);
+    if (!v || (end && v > end))
+        return 0;
+    v += strlen(key);
+    size_t n = strcspn(v, "\"");
+    if (n >= size)
+        return 0;
+    memcpy(out, v, n);
+    out[n] = '\0';
+    return 1;
+}
+
+/* `test_io check-run DIR`: a run's frames as our readers see them. Every
+ * data set of DIR/frames.pvd, read with fl_frame_read_vtu, has the time the
+ * .pvd gives it, and the positions and time of the .bin frame of the same
+ * number, bit for bit, where the run saved one. Prints the frames checked;
+ * 0 when all hold. */
+static int check_run(const char *dir)
+{
+    char path[1200], file[256], step[64];
+    snprintf(path, sizeof path, "%s/frames.pvd", dir);
+    long len = 0;
+    unsigned char *pvd = slurp(path, &len);
+    ENSURE(pvd != NULL);
+    if (!pvd)
+        return 1;
+    int frames = 0, with_bin = 0;
+    for (const char *t = strstr((const char *)pvd, "<DataSet "); t; t = strstr(t + 1, "<DataSet ")) {
+        ENSURE(tag_attribute(t, "file", file, sizeof file) && tag_attribute(t, "timestep", step, sizeof step));
+        fl_particles v = {0}, b = {0};
+        double tv = -1.0, tb = -2.0;
+        fl_error err = {{0}};
+        snprintf(path, sizeof path, "%s/%s", dir, file);
+        int rc = fl_frame_read_vtu(path, &v, &tv, &err);
+        if (rc != FL_OK)
+            fprintf(stderr, "test_io: %s\n", err.msg);
+        ENSURE(rc == FL_OK);
+        ENSURE(double_bits(tv) == double_bits(strtod(step, NULL)));
+        size_t n = strlen(path);
+        if (n > 4 && strcmp(path + n - 4, ".vtu") == 0)
+            memcpy(path + n - 4, ".bin", 4);
+        if (rc == FL_OK && file_exists(path)) {
+            ENSURE(fl_frame_read_bin(path, &b, &tb, &err) == FL_OK);
+            ENSURE(b.count == v.count && double_bits(tb) == double_bits(tv));
+            ENSURE(b.count == v.count && same_floats(b.x, v.x, v.count) && same_floats(b.y, v.y, v.count) &&
+                   same_floats(b.z, v.z, v.count));
+            with_bin++;
+        }
+        fl_particles_free(&v);
+        fl_particles_free(&b);
+        frames++;
+    }
+    free(pvd);
+    printf("test_io check-run %s: %d frames listed in frames.pvd, %d compared with their .bin\n", dir, frames,
+           with_bin);
+    ENSURE(frames > 0);
+    return fl_test_failed == 0 ? 0 : 1;
+}
+
 int main(int argc, char **argv)
 {
     if (argc == 3 && strcmp(argv[1], "write-vtu") == 0)
         return write_vtu_series(argv[2]);
+    if (argc == 3 && strcmp(argv[1], "check-run") == 0)
+        return check_run(argv[2]);
     if (argc != 1) {
-        fprintf(stderr, "usage: test_io [write-vtu DIR]\n");
+        fprintf(stderr, "usage: test_io [write-vtu DIR | check-run DIR]\n");
         return 2;
     }
 
