@@ -951,11 +951,13 @@ int fl_scene_load(const char *path, const char *const *sets, int set_count, fl_s
     int rc;
 
     memset(s, 0, sizeof *s);
+    /* The scene is input: a file that cannot be read is bad input
+     * (FL_ERR_INPUT, exit 1), not an output that could not be written. */
     if (path == NULL)
-        return fl_fail(err, FL_ERR_IO, "(scene): cannot open: no file name");
+        return fl_fail(err, FL_ERR_INPUT, "(scene): cannot open: no file name");
     f = fopen(path, "rb");
     if (f == NULL)
-        return fl_fail(err, FL_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
+        return fl_fail(err, FL_ERR_INPUT, "%s: cannot open: %s", path, strerror(errno));
     /* Read in chunks rather than trusting ftell: works for pipes too. */
     for (;;) {
         size_t got;
@@ -989,7 +991,9 @@ int fl_scene_load(const char *path, const char *const *sets, int set_count, fl_s
         int e = errno;
         free(text);
         fclose(f);
-        return fl_fail(err, FL_ERR_IO, "%s: cannot read: %s", path, strerror(e));
+        if (e == EISDIR)
+            return fl_fail(err, FL_ERR_INPUT, "%s: expected a scene file, got a folder", path);
+        return fl_fail(err, FL_ERR_INPUT, "%s: cannot read: %s", path, strerror(e));
     }
     fclose(f);
     text[len] = '\0';

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # cli_bad_input.sh: bad input never crashes and never writes half a result
 # (DESIGN.md, "Errors"). For each bad input, `fluidlab run` must exit
-# non-zero (not by a signal), print exactly one non-empty line on stderr
+# with status 1 (bad input; not 2, which means an output could not be
+# written, and not by a signal), print exactly one non-empty line on stderr
 # that names the cause, and leave no output folder behind.
 #
 # usage: cli_bad_input.sh path/to/fluidlab scratch_dir
@@ -69,6 +70,8 @@ run_case() {
         why="timed out"
     elif [ "$status" -ge 128 ]; then
         why="killed by signal $((status - 128))"
+    elif [ "$status" -ne 1 ]; then
+        why="exit status $status, expected 1 (bad input)"
     elif [ "$lines" -ne 1 ] || [ -z "$first" ]; then
         why="stderr has $lines lines, expected exactly one non-empty line"
     elif ! grep -Eq -- "$pattern" "$err"; then
@@ -132,6 +135,10 @@ run_case "PBF: unknown parameter" 'solver_iteratons' "$s" --solver pbf --set sol
 run_case "PBF: iterations out of range" 'solver_iterations' "$s" --solver pbf --set solvers.pbf.solver_iterations=0
 run_case "PBF: iterations not whole" 'solver_iterations.*whole' "$s" --solver pbf --set solvers.pbf.solver_iterations=2.5
 run_case "PBF: negative vorticity epsilon" 'vorticity_epsilon' "$s" --solver pbf --set solvers.pbf.vorticity_epsilon=-1
+
+run_case "scene is a folder" 'expected a scene file, got a folder' "$dir"
+
+s="$dir/valid.json"
 
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

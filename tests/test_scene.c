@@ -357,9 +357,16 @@ static void test_files(void)
 {
     fl_scene s;
     fl_error err = {{0}};
+    /* The scene is input: a file that cannot be read is bad input (exit 1),
+     * not an output error (FL_ERR_IO, exit 2). */
     int rc = fl_scene_load(FL_SOURCE_DIR "/scenes/no_such_scene.json", NULL, 0, &s, &err);
-    ENSURE(rc == FL_ERR_IO);
+    ENSURE(rc == FL_ERR_INPUT);
     ENSURE(strstr(err.msg, "no_such_scene.json: cannot open") != NULL);
+    ENSURE(one_line(err.msg));
+    ENSURE(s.json == NULL);
+    rc = fl_scene_load(FL_SOURCE_DIR "/scenes", NULL, 0, &s, &err);
+    ENSURE(rc == FL_ERR_INPUT);
+    ENSURE(strstr(err.msg, "scenes: expected a scene file, got a folder") != NULL);
     ENSURE(one_line(err.msg));
     ENSURE(s.json == NULL);
 }
