@@ -2,6 +2,7 @@
  * (declared in fl_common.h). */
 #include "fl_common.h"
 
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -74,6 +75,32 @@ int fl_params_get(const fl_params *p, const char *key, double def, double lo, do
         *out = v;
     }
     return FL_OK;
+}
+
+int fl_params_get_int(const fl_params *p, const char *key, int def, int lo, int hi, int *out,
+                      fl_error *err)
+{
+    double v;
+    int rc = fl_params_get(p, key, def, lo, hi, &v, err);
+    *out = def;
+    if (rc == FL_OK && v != floor(v))
+        return fl_fail(err, FL_ERR_INPUT, "%s.%s: expected a whole number, got %g", p->source, key, v);
+    if (rc == FL_OK)
+        *out = (int)v;
+    return rc;
+}
+
+int fl_params_get_bool(const fl_params *p, const char *key, int def, int *out, fl_error *err)
+{
+    double v;
+    int rc = fl_params_get(p, key, def, 0.0, 1.0, &v, err);
+    *out = def;
+    if (rc == FL_OK && v != 0.0 && v != 1.0)
+        return fl_fail(err, FL_ERR_INPUT, "%s.%s: expected 0 or 1 (false or true), got %g", p->source, key,
+                       v);
+    if (rc == FL_OK)
+        *out = v != 0.0;
+    return rc;
 }
 
 void *fl_alloc(size_t bytes)

@@ -164,12 +164,12 @@ static void flip_seed(const flip_params *prm, fl_world *w)
 static void *flip_create_alpha(fl_world *w, const fl_params *p, double alpha_default, fl_error *err)
 {
     flip_params prm;
-    double maxit, pre, warm;
+    double pre, warm;
     if (fl_params_check_known(p, flip_keys, err) ||
         fl_params_get(p, "alpha", alpha_default, 0.0, 1.0, &prm.alpha, err) ||
         fl_params_get(p, "dx", 2.0 * w->spacing, 1e-6, 1e3, &prm.dx, err) ||
         fl_params_get(p, "tolerance", 1e-6, 1e-14, 1.0, &prm.tol, err) ||
-        fl_params_get(p, "max_iterations", 1000.0, 1.0, 1e6, &maxit, err) ||
+        fl_params_get_int(p, "max_iterations", 1000, 1, 1000000, &prm.max_iter, err) ||
         fl_params_get(p, "preconditioner", FL_PRECOND_MIC0, FL_PRECOND_MIC0, FL_PRECOND_NONE, &pre, err) ||
         fl_params_get(p, "cfl", 1.0, 0.01, 1.0, &prm.cfl, err) ||
         fl_params_get(p, "jitter", 1.0, 0.0, 1.0, &prm.jitter, err) ||
@@ -186,7 +186,10 @@ static void *flip_create_alpha(fl_world *w, const fl_params *p, double alpha_def
         fl_fail(err, FL_ERR_INPUT, "%s.warm_start: expected 0 or 1, got %g", p->source, warm);
         return NULL;
     }
-    prm.max_iter = (int)maxit;
+    if (prm.seed != floor(prm.seed)) {
+        fl_fail(err, FL_ERR_INPUT, "%s.seed: expected a whole number, got %g", p->source, prm.seed);
+        return NULL;
+    }
     prm.precond = (int)pre;
     prm.warm_start = (int)warm;
     flip_solver *s = calloc(1, sizeof *s);

@@ -139,6 +139,14 @@ run_case "PBF: negative vorticity epsilon" 'vorticity_epsilon' "$s" --solver pbf
 run_case "scene is a folder" 'expected a scene file, got a folder' "$dir"
 
 s="$dir/valid.json"
+# Solver parameters: a count must be a whole number, a switch 0 or 1.
+run_case "SPH: sort_interval not whole" 'sort_interval.*whole' "$s" --set solvers.sph.sort_interval=0.5
+run_case "SPH: clamp_negative = 0.5" 'clamp_negative.*0 or 1' "$s" --set solvers.sph.clamp_negative=0.5
+run_case "PCISPH: max_iterations not whole" 'max_iterations.*whole' "$s" --solver pcisph \
+    --set solvers.pcisph.max_iterations=10.5
+run_case "FLIP: max_iterations not whole" 'max_iterations.*whole' "$s" --solver flip \
+    --set solvers.flip.max_iterations=2.5
+run_case "FLIP: seed not whole" 'seed.*whole' "$s" --solver flip --set solvers.flip.seed=1.5
 
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]
