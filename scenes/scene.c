@@ -36,6 +36,14 @@
  * index arithmetic (count + 1, 2 * count) in the grid and the solvers. */
 #define MAX_PARTICLES (INT_MAX / 2)
 
+/* The clock's limits. A frame of more than 1e5 steps, or a run of more
+ * than 1e9, is a typo (a duration or a step in the wrong unit), and the
+ * harness counts steps per frame in an int. With fps at most 1e6 and
+ * substeps at most 1e5 every step is at least 1e-11 s. */
+#define MAX_FPS 1e6
+#define MAX_STEPS_PER_FRAME 1e5
+#define MAX_STEPS 1e9
+
 /* A scene file larger than this is surely not a scene. */
 #define MAX_FILE_BYTES (64L * 1024 * 1024)
 
@@ -646,9 +654,9 @@ static int read_time(const check *c, const cJSON *time, fl_scene *s)
 {
     static const char *const keys[] = {"duration", "fps", "substeps", "dt", NULL};
     static const number_rule duration = {0, HUGE_VAL, 1, 0, 0, "a number > 0 (s)"};
-    static const number_rule fps = {0, HUGE_VAL, 1, 0, 0, "a number > 0 (frames per second)"};
-    static const number_rule substeps = {1, INT_MAX, 0, 0, 1, "an integer >= 1"};
-    double x;
+    static const number_rule fps = {0, MAX_FPS, 1, 0, 0, "a number in (0, 1e6] (frames per second)"};
+    static const number_rule substeps = {1, MAX_STEPS_PER_FRAME, 0, 0, 1, "an integer in [1, 1e5]"};
+    double x, dt;
     int rc;
     if (!cJSON_IsObject(time))
         return fail_value(c, "time", "an object {\"duration\": ..., \"fps\": ...}", time);
@@ -659,6 +667,23 @@ static int read_time(const check *c, const cJSON *time, fl_scene *s)
         (rc = get_dt(c, time, s)) != FL_OK)
         return rc;
     s->substeps = (int)x;
+    if (s->dt > 0.0 && !(1.0 / (s->fps * s->dt) <= MAX_STEPS_PER_FRAME)) {
+        char expected[128], got[64];
+        snprintf(expected, sizeof expected,
+                 "at most 1e5 steps a frame (a step of at least %.3g s at %g fps)",
+                 1.0 / (s->fps * MAX_STEPS_PER_FRAME), s->fps);
+        snprintf(got, sizeof got, "%g s", s->dt);
+        return fail_got(c, "time.dt", expected, got);
+    }
+    /* The planned steps (with "cfl", of the largest step fl_scene_dt gives). */
+    dt = fl_scene_dt(s);
+    if (!(s->duration / dt <= MAX_STEPS)) {
+        char expected[128], got[64];
+        snprintf(expected, sizeof expected, "at most 1e9 steps (of %.3g s: a duration of at most %.3g s)",
+                 dt, MAX_STEPS * dt);
+        snprintf(got, sizeof got, "%g s (%.3g steps)", s->duration, s->duration / dt);
+        return fail_got(c, "time.duration", expected, got);
+    }
     return FL_OK;
 }
 

@@ -148,5 +148,13 @@ run_case "FLIP: max_iterations not whole" 'max_iterations.*whole' "$s" --solver 
     --set solvers.flip.max_iterations=2.5
 run_case "FLIP: seed not whole" 'seed.*whole' "$s" --solver flip --set solvers.flip.seed=1.5
 
+# The clock: a duration or step in the wrong unit would make 0 steps (an
+# overflowed step count), or run for ever.
+run_case "time.duration = 1e308" 'time\.duration: expected at most 1e9 steps' "$s" --set time.duration=1e308
+run_case "time.dt = 1e-308" 'time\.dt: expected at most 1e5 steps a frame' "$s" --set time.dt=1e-308
+run_case "time.fps = 1e308" 'time\.fps' "$s" --set time.fps=1e308
+run_case "time.substeps = 1e9" 'time\.substeps' "$s" --set time.substeps=1e9
+run_case "--substeps 1e9" '--substeps' "$s" --substeps 1000000000
+
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -371,6 +371,26 @@ static void test_files(void)
     ENSURE(s.json == NULL);
 }
 
+static void test_time_limits(void)
+{
+    fl_scene s;
+    /* Steps that overflow the harness's counts, or that never end. */
+    expect_set_failure("time.duration=1e308",
+                       (const char *const[]){"bad.json: time.duration", "at most 1e9 steps", "got 1e+308 s", NULL});
+    expect_set_failure("time.dt=1e-308",
+                       (const char *const[]){"bad.json: time.dt", "at most 1e5 steps a frame", NULL});
+    expect_set_failure("time.fps=1e308", (const char *const[]){"bad.json: time.fps", "(0, 1e6]", NULL});
+    expect_set_failure("time.substeps=1e9", (const char *const[]){"bad.json: time.substeps", "[1, 1e5]", NULL});
+    /* At steps of 1/30 s: 3.3e7 s is 9.9e8 steps, 3.4e7 s is 1.02e9, one too many. */
+    {
+        const char *sets[1] = {"time.duration=3.3e7"};
+        fl_error err = {{0}};
+        ENSURE(fl_scene_parse(BASE_SCENE, "ok.json", sets, 1, &s, &err) == FL_OK);
+        fl_scene_free(&s);
+    }
+    expect_set_failure("time.duration=3.4e7", (const char *const[]){"time.duration", NULL});
+}
+
 int main(void)
 {
     test_shipped_scenes();
@@ -383,5 +403,6 @@ int main(void)
     test_too_many_particles();
     test_set();
     test_files();
+    test_time_limits();
     return fl_test_report("test_scene");
 }
