@@ -595,7 +595,10 @@ static int read_fluid(const check *c, const cJSON *fluid, fl_scene *s)
     static const char *const keys[] = {"spacing", "rest_density", "jitter", "seed", "blocks",
                                        NULL};
     static const number_rule spacing = {0, HUGE_VAL, 1, 0, 0, "a number > 0 (m)"};
-    static const number_rule density = {0, HUGE_VAL, 1, 0, 0, "a number > 0 (kg/m^3)"};
+    /* Densities are floats: far outside the range of real fluids (air 1.2,
+     * osmium 22 600) the kernel sums over- or underflow and a run reports
+     * an infinite or zero compression as if it were a result. */
+    static const number_rule density = {1e-3, 1e6, 0, 0, 0, "a number in [0.001, 1e6] (kg/m^3)"};
     static const number_rule jitter = {0, 1, 0, 1, 0, "a number in [0, 1) (fraction of spacing)"};
     /* 2^53: the largest integer a JSON number (a double) holds exactly. */
     static const number_rule seed = {0, 9007199254740992.0, 0, 0, 1,

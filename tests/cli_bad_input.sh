@@ -155,6 +155,9 @@ run_case "time.dt = 1e-308" 'time\.dt: expected at most 1e5 steps a frame' "$s" 
 run_case "time.fps = 1e308" 'time\.fps' "$s" --set time.fps=1e308
 run_case "time.substeps = 1e9" 'time\.substeps' "$s" --set time.substeps=1e9
 run_case "--substeps 1e9" '--substeps' "$s" --substeps 1000000000
+# Densities are floats: 1e308 made PBF report an infinite compression as stable.
+run_case "rest_density = 1e308" 'fluid\.rest_density' "$s" --set fluid.rest_density=1e308
+run_case "rest_density = 1e-308" 'fluid\.rest_density' "$s" --set fluid.rest_density=1e-308
 
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -389,6 +389,9 @@ static void test_time_limits(void)
         fl_scene_free(&s);
     }
     expect_set_failure("time.duration=3.4e7", (const char *const[]){"time.duration", NULL});
+    /* Densities are floats: far from any real fluid the sums overflow. */
+    expect_set_failure("fluid.rest_density=1e308", (const char *const[]){"fluid.rest_density", "1e6", NULL});
+    expect_set_failure("fluid.rest_density=1e-308", (const char *const[]){"fluid.rest_density", "0.001", NULL});
 }
 
 int main(void)
