@@ -1,5 +1,7 @@
 /* common.c: error messages, solver parameter lists and aligned allocation
  * (declared in fl_common.h). */
+#define _POSIX_C_SOURCE 200809L /* sysconf */
+
 #include "fl_common.h"
 
 #include <math.h>
@@ -7,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 int fl_fail(fl_error *err, int code, const char *fmt, ...)
 {
@@ -112,3 +115,11 @@ void *fl_alloc(size_t bytes)
 }
 
 void fl_free(void *ptr) { free(ptr); }
+
+double fl_physical_memory(void)
+{
+    long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+    if (pages <= 0 || page <= 0)
+        return 0.0;
+    return (double)pages * (double)page;
+}

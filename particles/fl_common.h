@@ -103,6 +103,10 @@ int fl_params_get_bool(const fl_params *p, const char *key, int def, int *out, f
 void *fl_alloc(size_t bytes);
 void fl_free(void *ptr);
 
+/* This machine's physical memory, bytes; 0 when it cannot be told. For the
+ * checks that refuse, before allocating, a size no run could hold. */
+double fl_physical_memory(void);
+
 #ifdef __cplusplus
 }
 #endif

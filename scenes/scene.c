@@ -8,7 +8,6 @@
  *   <file>: <key.path>: expected <what>, got <what>
  * (or "<file>: <key.path>: unknown key (expected one of: ...)"), so that the
  * command can print it as is. scenes/README.md lists the keys. */
-#define _POSIX_C_SOURCE 200809L /* sysconf */
 
 #include "scene.h"
 
@@ -20,7 +19,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 /* Memory estimate per particle, bytes. A fluid particle costs ~600 bytes:
  * the store (11 floats = 44 bytes, more with solver arrays), its two CSR
@@ -31,6 +29,14 @@
  * are off by orders of magnitude (a spacing typed in the wrong unit). */
 #define FLUID_BYTES 600.0
 #define BOUNDARY_BYTES 64.0
+
+/* A cell of the neighbor grid (cell size h, over the domain and one cell
+ * beyond each wall) costs two ints (fluid and boundary cell starts) in each
+ * of the two grids a run holds (the solver's and the harness's metric
+ * grid). A domain much larger than its fluid (metres typed for
+ * centimetres) needs more memory for its empty cells than for its
+ * particles, and every step sweeps them all. */
+#define CELL_BYTES 16.0
 
 /* Particle counts are int in the store; half of INT_MAX leaves room for
  * index arithmetic (count + 1, 2 * count) in the grid and the solvers. */
@@ -804,12 +810,40 @@ static int read_scene(const check *c, const cJSON *root, fl_scene *s)
 
 /* ---- particle counts and the memory check --------------------------------- */
 
-static double physical_memory(void)
+/* Cells of the neighbor grid of the scene's domain at support radius
+ * h = 2 d (grid/nbgrid.c: the domain and one cell more on every side). */
+static double grid_cells(const fl_scene *s)
 {
-    long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
-    if (pages <= 0 || page <= 0)
-        return 0.0;   /* unknown: the index limit still applies */
-    return (double)pages * (double)page;
+    double h = 2.0 * s->spacing, cells = 1.0;
+    for (int a = 0; a < 3; a++)
+        cells *= ceil((s->domain.hi[a] - s->domain.lo[a] + 2.0 * h) / h) + 1.0;
+    return cells;
+}
+
+/* Refuses a scene whose neighbor grid would not fit (or not be indexed). */
+static int check_grid(const check *c, const fl_scene *s, double fluid, double boundary)
+{
+    double cells = grid_cells(s);
+    double bytes = fluid * FLUID_BYTES + boundary * BOUNDARY_BYTES + cells * CELL_BYTES;
+    double mem = fl_physical_memory();
+    char need[32], have[32], dom[48];
+    format_gib(need, sizeof need, bytes);
+    snprintf(dom, sizeof dom, "%.3g x %.3g x %.3g m", s->domain.hi[0] - s->domain.lo[0],
+             s->domain.hi[1] - s->domain.lo[1], s->domain.hi[2] - s->domain.lo[2]);
+    if (mem > 0.0 && bytes > mem) {
+        format_gib(have, sizeof have, mem);
+        return fl_fail(c->err, FL_ERR_INPUT,
+                       "%s: domain: the neighbor grids of a %s domain at h = 2 fluid.spacing = %g m need "
+                       "%.3g cells (with the particles about %s GiB), more than this machine's %s GiB of "
+                       "memory",
+                       c->file, dom, 2.0 * s->spacing, cells, need, have);
+    }
+    if (cells > MAX_PARTICLES)
+        return fl_fail(c->err, FL_ERR_INPUT,
+                       "%s: domain: the neighbor grid of a %s domain at h = 2 fluid.spacing = %g m needs "
+                       "%.3g cells, more than the %d a grid can index",
+                       c->file, dom, 2.0 * s->spacing, cells, MAX_PARTICLES);
+    return FL_OK;
 }
 
 /* Refuses fluid/boundary particle counts that would not fit. slack > 1
@@ -817,7 +851,7 @@ static double physical_memory(void)
 static int check_size(const check *c, double fluid, double boundary, double slack)
 {
     double bytes = fluid * FLUID_BYTES + boundary * BOUNDARY_BYTES;
-    double mem = physical_memory();
+    double mem = fl_physical_memory();   /* 0 when unknown: the index limit still applies */
     char need[32], have[32];
     format_gib(need, sizeof need, bytes);
     if (mem > 0.0 && bytes > slack * mem) {
@@ -913,6 +947,8 @@ static int count_particles(const check *c, fl_scene *s)
         s->boundary_count = fl_world_count_boundary(&tmp);
         rc = check_size(c, (double)s->fluid_count, (double)s->boundary_count, 1.0);
     }
+    if (rc == FL_OK)
+        rc = check_grid(c, s, (double)s->fluid_count, (double)s->boundary_count);
     fl_world_free(&tmp);
     return rc;
 }

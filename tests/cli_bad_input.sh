@@ -158,6 +158,8 @@ run_case "--substeps 1e9" '--substeps' "$s" --substeps 1000000000
 # Densities are floats: 1e308 made PBF report an infinite compression as stable.
 run_case "rest_density = 1e308" 'fluid\.rest_density' "$s" --set fluid.rest_density=1e308
 run_case "rest_density = 1e-308" 'fluid\.rest_density' "$s" --set fluid.rest_density=1e-308
+# A 250 m tank at spacing 0.1 m: 125 particles, but 2e9 neighbor-grid cells.
+run_case "domain too large for its grid" 'domain: the neighbor grid' "$s" --set 'domain.max=[250,250,250]'
 
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

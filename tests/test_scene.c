@@ -394,6 +394,13 @@ static void test_time_limits(void)
     expect_set_failure("fluid.rest_density=1e-308", (const char *const[]){"fluid.rest_density", "0.001", NULL});
 }
 
+static void test_grid_limits(void)
+{
+    /* 125 particles in a 250 m tank at h = 0.2 m: 2e9 neighbor-grid cells. */
+    expect_set_failure("domain.max=[250,250,250]",
+                       (const char *const[]){"bad.json: domain: the neighbor grid", "cells", NULL});
+}
+
 int main(void)
 {
     test_shipped_scenes();
@@ -407,5 +414,6 @@ int main(void)
     test_set();
     test_files();
     test_time_limits();
+    test_grid_limits();
     return fl_test_report("test_scene");
 }
