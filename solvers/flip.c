@@ -35,6 +35,7 @@
  * wall is not slowed by it. docs/methods/flip.md maps each line to a
  * function. */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -201,6 +202,14 @@ static void *flip_create_alpha(fl_world *w, const fl_params *p, double alpha_def
     fl_mac_config cfg = fl_default_mac_config();
     cfg.dx = prm.dx;
     if (fl_mac_grid_create(w, &cfg, &s->g, err)) {
+        /* the grid's size follows from dx (by default 2 d): name the key */
+        char why[FL_ERROR_LEN];
+        int given = 0;
+        for (int k = 0; k < p->count; k++)
+            given |= strcmp(p->items[k].key, "dx") == 0;
+        snprintf(why, sizeof why, "%s", err->msg);
+        fl_fail(err, FL_ERR_INPUT, "%.250s.dx%s: %.250s", p->source, given ? "" : " (2 fluid.spacing by default)",
+                why);
         flip_destroy(s);
         return NULL;
     }

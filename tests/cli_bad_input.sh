@@ -160,6 +160,9 @@ run_case "rest_density = 1e308" 'fluid\.rest_density' "$s" --set fluid.rest_dens
 run_case "rest_density = 1e-308" 'fluid\.rest_density' "$s" --set fluid.rest_density=1e-308
 # A 250 m tank at spacing 0.1 m: 125 particles, but 2e9 neighbor-grid cells.
 run_case "domain too large for its grid" 'domain: the neighbor grid' "$s" --set 'domain.max=[250,250,250]'
+# FLIP's MAC grid, like the neighbor grid, is refused before it is allocated.
+run_case "FLIP: dx = 1e-5 (1e15 cells)" 'solvers\.flip\.dx: a MAC grid' "$s" --solver flip \
+    --set solvers.flip.dx=1e-5
 
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]
