@@ -43,6 +43,12 @@
 #include "solver.h"
 #include "transfer.h"
 
+/* The most CFL substeps one step, and advection pieces one substep, may
+ * take. A dam break at dt = 1/25 s takes about 10; a step that would need
+ * more than this (a step of 1e300 s, gravity of 1e30 m/s^2, a blown-up
+ * velocity) fails as a blow-up instead of running for ever. */
+#define FLIP_MAX_SUBSTEPS 10000
+
 typedef struct flip_params {
     double alpha;      /* PIC fraction of the blend: 1 = PIC, 0 = pure FLIP */
     double dx;         /* cell size, m */
@@ -686,6 +692,8 @@ static int flip_substep(flip_solver *s, fl_world *w, double h, fl_step_stats *st
      * enough that no particle moves more than cfl cells in one (one piece
      * unless the pressure sped the flow up past the substep's estimate) */
     double reach = h * flip_speed_bound(s) / (s->prm.cfl * g->dx);
+    if (!(reach <= FLIP_MAX_SUBSTEPS)) /* NaN too */
+        return fl_fail(err, FL_ERR_OUTSIDE, "the advection would take %.3g pieces of a substep (blow-up)", reach);
     int pieces = reach > 1.0 ? (int)ceil(reach - 1e-9) : 1;
     double t8 = fl_now_ms();
     st->stage_ms[FL_STAGE_TRANSFER] += (t1 - t0) + (t7 - t6);
@@ -825,8 +833,11 @@ static int flip_step(void *self, fl_world *w, double dt, fl_step_stats *st)
         if (nan_count > 0 || !isfinite(vmax))
             break;
         double remaining = dt - t, h = flip_substep_limit(s, w, vmax);
-        h = remaining / ceil(remaining / h - 1e-9);
-        double m;
+        double pieces = ceil(remaining / h - 1e-9);
+        if (!(substeps + pieces <= FLIP_MAX_SUBSTEPS))
+            return FL_ERR_OUTSIDE; /* a blow-up, or a step far too long for the flow */
+        h = remaining / pieces;
+        double m = 0.0;
         int rc = flip_substep(s, w, h, st, &m, &err);
         if (rc)
             return rc;

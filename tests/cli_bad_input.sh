@@ -3,7 +3,9 @@
 # (DESIGN.md, "Errors"). For each bad input, `fluidlab run` must exit
 # with status 1 (bad input; not 2, which means an output could not be
 # written, and not by a signal), print exactly one non-empty line on stderr
-# that names the cause, and leave no output folder behind.
+# that names the cause, and leave no output folder behind. Odd values that
+# are not refused (a step of 1e300 s) must still end, as an unstable run
+# (status 3), within the time limit.
 #
 # usage: cli_bad_input.sh path/to/fluidlab scratch_dir
 # Prints one line per case, then "N passed, M failed"; exits non-zero when
@@ -163,6 +165,34 @@ run_case "domain too large for its grid" 'domain: the neighbor grid' "$s" --set 
 # FLIP's MAC grid, like the neighbor grid, is refused before it is allocated.
 run_case "FLIP: dx = 1e-5 (1e15 cells)" 'solvers\.flip\.dx: a MAC grid' "$s" --solver flip \
     --set solvers.flip.dx=1e-5
+
+# end_case DESCRIPTION SOLVER [EXTRA ARGS...]: not refused, but the run must
+# end unstable (status 3, one line) within the time limit.
+end_case() {
+    local what=$1 solver=$2
+    shift 2
+    n=$((n + 1))
+    local out="$dir/case_$n" err="$dir/case_$n.stderr" status=0 why=""
+    rm -rf "$out"
+    timeout 120 "$bin" run "$dir/valid.json" --solver "$solver" --out "$out" --frames 1 --no-plot "$@" \
+        >/dev/null 2>"$err" || status=$?
+    if [ "$status" -ne 3 ]; then
+        why="exit status $status, expected 3 (unstable)"
+    elif [ "$(awk 'END { print NR }' "$err")" -ne 1 ]; then
+        why="stderr is not one line"
+    fi
+    if [ -z "$why" ]; then
+        passed=$((passed + 1))
+        printf 'ok   case_%d %s: %s\n' "$n" "$what" "$(head -n 1 "$err")"
+    else
+        failed=$((failed + 1))
+        printf 'FAIL case_%d %s: %s\n' "$n" "$what" "$why"
+        sed 's/^/       stderr: /' "$err"
+    fi
+}
+# FLIP cut such steps into CFL substeps without end (1e300 s / 0.03 s).
+end_case "FLIP: a step of 1e300 s" flip --dt 1e300
+end_case "FLIP: gravity 1e30" flip --set 'gravity=[1e30,1e30,1e30]'
 
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]
