@@ -211,9 +211,13 @@ static int run_option(const char *a, const char *v, fl_run_config *c, int *plot,
         snprintf(s, sizeof per_solver_sets[0], "solvers.%s", v);
         c->sets[c->set_count++] = s;
     } else if (strcmp(a, "--out") == 0) {
+        if (v[0] == '\0')
+            return -die("%s", "--out: expected a folder name, got an empty string");
         c->out_dir = v;
     } else if (strcmp(a, "--save") == 0) {
         char buf[64];
+        if (strlen(v) >= sizeof buf || strspn(v, ",") == strlen(v)) /* too long to be a list of two, or empty */
+            return -die("--save: expected bin, vtk or bin,vtk, got '%s'", v);
         snprintf(buf, sizeof buf, "%s", v);
         for (char *t = strtok(buf, ","); t; t = strtok(NULL, ",")) {
             if (strcmp(t, "bin") == 0)
@@ -521,6 +525,8 @@ int main(int argc, char **argv)
         fputs(usage, stdout);
         return 0;
     }
+    if ((strcmp(cmd, "--version") == 0 || strcmp(cmd, "list") == 0) && argc > 2)
+        return die("%s: unexpected argument (see fluidlab --help)", argv[2]);
     if (strcmp(cmd, "--version") == 0) {
         printf("fluidlab %s (commit %s)\n", FL_VERSION, FL_COMMIT);
         return 0;

@@ -5,7 +5,8 @@
 # written, and not by a signal), print exactly one non-empty line on stderr
 # that names the cause, and leave no output folder behind. Odd values that
 # are not refused (a step of 1e300 s) must still end, as an unstable run
-# (status 3), within the time limit.
+# (status 3), within the time limit. `list` and `--version` refuse
+# arguments they do not take, and `--out` and `--save` an empty value.
 #
 # usage: cli_bad_input.sh path/to/fluidlab scratch_dir
 # Prints one line per case, then "N passed, M failed"; exits non-zero when
@@ -193,6 +194,28 @@ end_case() {
 # FLIP cut such steps into CFL substeps without end (1e300 s / 0.03 s).
 end_case "FLIP: a step of 1e300 s" flip --dt 1e300
 end_case "FLIP: gravity 1e30" flip --set 'gravity=[1e30,1e30,1e30]'
+
+run_case "--out ''" '--out' "$s" --out ''
+run_case "--save ''" '--save' "$s" --save ''
+
+# arg_case DESCRIPTION PATTERN ARGS...: a command that takes no such
+# argument: status 1, one line matching PATTERN.
+arg_case() {
+    local what=$1 pattern=$2 status=0 err="$dir/arg.stderr"
+    shift 2
+    n=$((n + 1))
+    timeout 60 "$bin" "$@" >/dev/null 2>"$err" || status=$?
+    if [ "$status" -eq 1 ] && [ "$(awk 'END { print NR }' "$err")" -eq 1 ] && grep -Eq -- "$pattern" "$err"; then
+        passed=$((passed + 1))
+        printf 'ok   case_%d %s: %s\n' "$n" "$what" "$(head -n 1 "$err")"
+    else
+        failed=$((failed + 1))
+        printf 'FAIL case_%d %s: status %d\n' "$n" "$what" "$status"
+        sed 's/^/       stderr: /' "$err"
+    fi
+}
+arg_case "list with an argument" 'extra' list extra
+arg_case "--version with an argument" 'extra' --version extra
 
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]
