@@ -222,8 +222,9 @@ static int run_option(const char *a, const char *v, fl_run_config *c, int *plot,
         else if (!parse_number(v, &c->dt) || c->dt <= 0.0)
             return -die("--dt: expected a positive number of seconds or cfl, got '%s'", v);
     } else if (strcmp(a, "--substeps") == 0) {
-        if (!parse_count(v, &c->substeps))
-            return -die("--substeps: expected a whole number >= 1, got '%s'", v);
+        /* the bound of the scene's time.substeps (scenes/README.md) */
+        if (!parse_count(v, &c->substeps) || c->substeps > 100000)
+            return -die("--substeps: expected a whole number in [1, 1e5], got '%s'", v);
     } else if (strcmp(a, "--frames") == 0) {
         if (!parse_count(v, &c->frames))
             return -die("--frames: expected a whole number >= 1, got '%s'", v);
@@ -244,9 +245,13 @@ static int run_option(const char *a, const char *v, fl_run_config *c, int *plot,
         snprintf(s, sizeof per_solver_sets[0], "solvers.%s", v);
         c->sets[c->set_count++] = s;
     } else if (strcmp(a, "--out") == 0) {
+        if (v[0] == '\0')
+            return -die("%s", "--out: expected a folder name, got an empty string");
         c->out_dir = v;
     } else if (strcmp(a, "--save") == 0) {
         char buf[64];
+        if (strlen(v) >= sizeof buf || strspn(v, ",") == strlen(v)) /* too long to be a list of three, or empty */
+            return -die("--save: expected a comma-separated list of bin, vtu and vtk, got '%s'", v);
         snprintf(buf, sizeof buf, "%s", v);
         for (char *t = strtok(buf, ","); t; t = strtok(NULL, ",")) {
             if (strcmp(t, "bin") == 0)
@@ -496,9 +501,12 @@ static int cmd_sweep(int argc, char **argv)
         return die("%s", "sweep: expected one of --dt LIST (seconds) or --substeps LIST (steps per frame)");
     double steps[FL_MAX_SWEEP], iters[FL_MAX_SWEEP];
     int ns = parse_list(dt_list ? dt_list : sub_list, steps, FL_MAX_SWEEP, sub_list != NULL);
+    for (int k = 0; sub_list && k < ns; k++)
+        if (steps[k] > 100000) /* the bound of time.substeps */
+            ns = -1;
     if (ns <= 0)
         return die(dt_list ? "--dt %s: expected a comma-separated list of positive seconds"
-                           : "--substeps %s: expected a comma-separated list of whole numbers >= 1",
+                           : "--substeps %s: expected a comma-separated list of whole numbers in [1, 1e5]",
                    dt_list ? dt_list : sub_list);
     int ni = 1;
     iters[0] = 0.0;
@@ -584,6 +592,8 @@ int main(int argc, char **argv)
         fputs(usage, stdout);
         return 0;
     }
+    if ((strcmp(cmd, "--version") == 0 || strcmp(cmd, "list") == 0) && argc > 2)
+        return die("%s: unexpected argument (see fluidlab --help)", argv[2]);
     if (strcmp(cmd, "--version") == 0) {
         printf("fluidlab %s (commit %s)\n", FL_VERSION, FL_COMMIT);
         return 0;

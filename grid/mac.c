@@ -9,6 +9,14 @@
 #include <math.h>
 #include <string.h>
 
+/* Memory per cell, bytes, for the check before allocating: the grid's
+ * face velocities and weights, their per-thread sums, pressure and
+ * right-hand side (14 doubles and a label, ~113), the PCG's vectors and
+ * runs (~68), and a solver's own cell arrays (FLIP: ~54). Rough, like the
+ * scene loader's particle estimate: it only has to catch a cell size typed
+ * in the wrong unit before the allocation is tried. */
+#define MAC_CELL_BYTES 240.0
+
 fl_mac_config fl_default_mac_config(void)
 {
     fl_mac_config c = {.dx = 0.0};
@@ -26,23 +34,31 @@ int fl_mac_grid_create(const fl_world *w, const fl_mac_config *cfg, fl_mac_grid 
     *out = NULL;
     double dx = cfg->dx > 0.0 ? cfg->dx : 2.0 * w->spacing;
     if (!(dx > 0.0) || !isfinite(dx))
-        return fl_fail(err, FL_ERR_INPUT, "mac grid: cell size %g m must be positive", dx);
+        return fl_fail(err, FL_ERR_INPUT, "MAC grid: expected a positive cell size, got %g m", dx);
     int n[3];
     double cells = 1.0;
     for (int a = 0; a < 3; a++) {
         double extent = w->domain.hi[a] - w->domain.lo[a];
         if (!(extent > 0.0))
-            return fl_fail(err, FL_ERR_INPUT, "mac grid: empty domain along axis %d", a);
+            return fl_fail(err, FL_ERR_INPUT, "MAC grid: empty domain along axis %c", "xyz"[a]);
         /* the 1e-9 keeps an extent that is a whole number of cells from
          * gaining a cell to rounding */
         double inner = ceil(extent / dx - 1e-9);
         if (inner > INT_MAX / 4)
-            return fl_fail(err, FL_ERR_MEMORY, "mac grid: %g cells along axis %d", inner, a);
+            return fl_fail(err, FL_ERR_MEMORY, "a MAC grid of %g cells along axis %c at dx = %g m is too large",
+                           inner, "xyz"[a], dx);
         n[a] = (int)inner + 2;
         cells *= n[a];
     }
     if (cells > INT_MAX / 2)
-        return fl_fail(err, FL_ERR_MEMORY, "mac grid: %dx%dx%d cells is too large", n[0], n[1], n[2]);
+        return fl_fail(err, FL_ERR_MEMORY, "a MAC grid of %dx%dx%d cells at dx = %g m is more than %d cells", n[0],
+                       n[1], n[2], dx, INT_MAX / 2);
+    double mem = fl_physical_memory();
+    if (mem > 0.0 && cells * MAC_CELL_BYTES > mem)
+        return fl_fail(err, FL_ERR_MEMORY,
+                       "a MAC grid of %dx%dx%d cells at dx = %g m needs about %.3g GiB, more than this "
+                       "machine's %.3g GiB of memory",
+                       n[0], n[1], n[2], dx, cells * MAC_CELL_BYTES / 1073741824.0, mem / 1073741824.0);
 
     fl_mac_grid *g = fl_alloc(sizeof *g);
     if (!g)

@@ -1,11 +1,15 @@
 /* common.c: error messages, solver parameter lists and aligned allocation
  * (declared in fl_common.h). */
+#define _POSIX_C_SOURCE 200809L /* sysconf */
+
 #include "fl_common.h"
 
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 int fl_fail(fl_error *err, int code, const char *fmt, ...)
 {
@@ -76,6 +80,32 @@ int fl_params_get(const fl_params *p, const char *key, double def, double lo, do
     return FL_OK;
 }
 
+int fl_params_get_int(const fl_params *p, const char *key, int def, int lo, int hi, int *out,
+                      fl_error *err)
+{
+    double v;
+    int rc = fl_params_get(p, key, def, lo, hi, &v, err);
+    *out = def;
+    if (rc == FL_OK && v != floor(v))
+        return fl_fail(err, FL_ERR_INPUT, "%s.%s: expected a whole number, got %g", p->source, key, v);
+    if (rc == FL_OK)
+        *out = (int)v;
+    return rc;
+}
+
+int fl_params_get_bool(const fl_params *p, const char *key, int def, int *out, fl_error *err)
+{
+    double v;
+    int rc = fl_params_get(p, key, def, 0.0, 1.0, &v, err);
+    *out = def;
+    if (rc == FL_OK && v != 0.0 && v != 1.0)
+        return fl_fail(err, FL_ERR_INPUT, "%s.%s: expected 0 or 1 (false or true), got %g", p->source, key,
+                       v);
+    if (rc == FL_OK)
+        *out = v != 0.0;
+    return rc;
+}
+
 void *fl_alloc(size_t bytes)
 {
     if (bytes == 0)
@@ -85,3 +115,11 @@ void *fl_alloc(size_t bytes)
 }
 
 void fl_free(void *ptr) { free(ptr); }
+
+double fl_physical_memory(void)
+{
+    long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+    if (pages <= 0 || page <= 0)
+        return 0.0;
+    return (double)pages * (double)page;
+}

@@ -89,10 +89,23 @@ int fl_params_check_known(const fl_params *p, const char *const *known, fl_error
 int fl_params_get(const fl_params *p, const char *key, double def, double lo, double hi,
                   double *out, fl_error *err);
 
+/* The same for a count (an iteration count, an interval in steps): the
+ * value must also be a whole number ("<source>.<key>: expected a whole
+ * number, got 2.5"). */
+int fl_params_get_int(const fl_params *p, const char *key, int def, int lo, int hi, int *out,
+                      fl_error *err);
+
+/* The same for a switch: 0 or 1 (a scene's false / true). */
+int fl_params_get_bool(const fl_params *p, const char *key, int def, int *out, fl_error *err);
+
 /* Allocation aligned to 64 bytes (a cache line, and an AVX-512 vector).
  * Returns NULL on failure or when bytes is 0. Free with fl_free. */
 void *fl_alloc(size_t bytes);
 void fl_free(void *ptr);
+
+/* This machine's physical memory, bytes; 0 when it cannot be told. For the
+ * checks that refuse, before allocating, a size no run could hold. */
+double fl_physical_memory(void);
 
 #ifdef __cplusplus
 }

@@ -8,7 +8,6 @@
  *   <file>: <key.path>: expected <what>, got <what>
  * (or "<file>: <key.path>: unknown key (expected one of: ...)"), so that the
  * command can print it as is. scenes/README.md lists the keys. */
-#define _POSIX_C_SOURCE 200809L /* sysconf */
 
 #include "scene.h"
 
@@ -20,7 +19,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 /* Memory estimate per particle, bytes. A fluid particle costs ~600 bytes:
  * the store (11 floats = 44 bytes, more with solver arrays), its two CSR
@@ -32,9 +30,25 @@
 #define FLUID_BYTES 600.0
 #define BOUNDARY_BYTES 64.0
 
+/* A cell of the neighbor grid (cell size h, over the domain and one cell
+ * beyond each wall) costs two ints (fluid and boundary cell starts) in each
+ * of the two grids a run holds (the solver's and the harness's metric
+ * grid). A domain much larger than its fluid (metres typed for
+ * centimetres) needs more memory for its empty cells than for its
+ * particles, and every step sweeps them all. */
+#define CELL_BYTES 16.0
+
 /* Particle counts are int in the store; half of INT_MAX leaves room for
  * index arithmetic (count + 1, 2 * count) in the grid and the solvers. */
 #define MAX_PARTICLES (INT_MAX / 2)
+
+/* The clock's limits. A frame of more than 1e5 steps, or a run of more
+ * than 1e9, is a typo (a duration or a step in the wrong unit), and the
+ * harness counts steps per frame in an int. With fps at most 1e6 and
+ * substeps at most 1e5 every step is at least 1e-11 s. */
+#define MAX_FPS 1e6
+#define MAX_STEPS_PER_FRAME 1e5
+#define MAX_STEPS 1e9
 
 /* A scene file larger than this is surely not a scene. */
 #define MAX_FILE_BYTES (64L * 1024 * 1024)
@@ -587,7 +601,10 @@ static int read_fluid(const check *c, const cJSON *fluid, fl_scene *s)
     static const char *const keys[] = {"spacing", "rest_density", "jitter", "seed", "blocks",
                                        NULL};
     static const number_rule spacing = {0, HUGE_VAL, 1, 0, 0, "a number > 0 (m)"};
-    static const number_rule density = {0, HUGE_VAL, 1, 0, 0, "a number > 0 (kg/m^3)"};
+    /* Densities are floats: far outside the range of real fluids (air 1.2,
+     * osmium 22 600) the kernel sums over- or underflow and a run reports
+     * an infinite or zero compression as if it were a result. */
+    static const number_rule density = {1e-3, 1e6, 0, 0, 0, "a number in [0.001, 1e6] (kg/m^3)"};
     static const number_rule jitter = {0, 1, 0, 1, 0, "a number in [0, 1) (fraction of spacing)"};
     /* 2^53: the largest integer a JSON number (a double) holds exactly. */
     static const number_rule seed = {0, 9007199254740992.0, 0, 0, 1,
@@ -646,9 +663,9 @@ static int read_time(const check *c, const cJSON *time, fl_scene *s)
 {
     static const char *const keys[] = {"duration", "fps", "substeps", "dt", NULL};
     static const number_rule duration = {0, HUGE_VAL, 1, 0, 0, "a number > 0 (s)"};
-    static const number_rule fps = {0, HUGE_VAL, 1, 0, 0, "a number > 0 (frames per second)"};
-    static const number_rule substeps = {1, INT_MAX, 0, 0, 1, "an integer >= 1"};
-    double x;
+    static const number_rule fps = {0, MAX_FPS, 1, 0, 0, "a number in (0, 1e6] (frames per second)"};
+    static const number_rule substeps = {1, MAX_STEPS_PER_FRAME, 0, 0, 1, "an integer in [1, 1e5]"};
+    double x, dt;
     int rc;
     if (!cJSON_IsObject(time))
         return fail_value(c, "time", "an object {\"duration\": ..., \"fps\": ...}", time);
@@ -659,6 +676,23 @@ static int read_time(const check *c, const cJSON *time, fl_scene *s)
         (rc = get_dt(c, time, s)) != FL_OK)
         return rc;
     s->substeps = (int)x;
+    if (s->dt > 0.0 && !(1.0 / (s->fps * s->dt) <= MAX_STEPS_PER_FRAME)) {
+        char expected[128], got[64];
+        snprintf(expected, sizeof expected,
+                 "at most 1e5 steps a frame (a step of at least %.3g s at %g fps)",
+                 1.0 / (s->fps * MAX_STEPS_PER_FRAME), s->fps);
+        snprintf(got, sizeof got, "%g s", s->dt);
+        return fail_got(c, "time.dt", expected, got);
+    }
+    /* The planned steps (with "cfl", of the largest step fl_scene_dt gives). */
+    dt = fl_scene_dt(s);
+    if (!(s->duration / dt <= MAX_STEPS)) {
+        char expected[128], got[64];
+        snprintf(expected, sizeof expected, "at most 1e9 steps (of %.3g s: a duration of at most %.3g s)",
+                 dt, MAX_STEPS * dt);
+        snprintf(got, sizeof got, "%g s (%.3g steps)", s->duration, s->duration / dt);
+        return fail_got(c, "time.duration", expected, got);
+    }
     return FL_OK;
 }
 
@@ -776,12 +810,40 @@ static int read_scene(const check *c, const cJSON *root, fl_scene *s)
 
 /* ---- particle counts and the memory check --------------------------------- */
 
-static double physical_memory(void)
+/* Cells of the neighbor grid of the scene's domain at support radius
+ * h = 2 d (grid/nbgrid.c: the domain and one cell more on every side). */
+static double grid_cells(const fl_scene *s)
 {
-    long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
-    if (pages <= 0 || page <= 0)
-        return 0.0;   /* unknown: the index limit still applies */
-    return (double)pages * (double)page;
+    double h = 2.0 * s->spacing, cells = 1.0;
+    for (int a = 0; a < 3; a++)
+        cells *= ceil((s->domain.hi[a] - s->domain.lo[a] + 2.0 * h) / h) + 1.0;
+    return cells;
+}
+
+/* Refuses a scene whose neighbor grid would not fit (or not be indexed). */
+static int check_grid(const check *c, const fl_scene *s, double fluid, double boundary)
+{
+    double cells = grid_cells(s);
+    double bytes = fluid * FLUID_BYTES + boundary * BOUNDARY_BYTES + cells * CELL_BYTES;
+    double mem = fl_physical_memory();
+    char need[32], have[32], dom[48];
+    format_gib(need, sizeof need, bytes);
+    snprintf(dom, sizeof dom, "%.3g x %.3g x %.3g m", s->domain.hi[0] - s->domain.lo[0],
+             s->domain.hi[1] - s->domain.lo[1], s->domain.hi[2] - s->domain.lo[2]);
+    if (mem > 0.0 && bytes > mem) {
+        format_gib(have, sizeof have, mem);
+        return fl_fail(c->err, FL_ERR_INPUT,
+                       "%s: domain: the neighbor grids of a %s domain at h = 2 fluid.spacing = %g m need "
+                       "%.3g cells (with the particles about %s GiB), more than this machine's %s GiB of "
+                       "memory",
+                       c->file, dom, 2.0 * s->spacing, cells, need, have);
+    }
+    if (cells > MAX_PARTICLES)
+        return fl_fail(c->err, FL_ERR_INPUT,
+                       "%s: domain: the neighbor grid of a %s domain at h = 2 fluid.spacing = %g m needs "
+                       "%.3g cells, more than the %d a grid can index",
+                       c->file, dom, 2.0 * s->spacing, cells, MAX_PARTICLES);
+    return FL_OK;
 }
 
 /* Refuses fluid/boundary particle counts that would not fit. slack > 1
@@ -789,7 +851,7 @@ static double physical_memory(void)
 static int check_size(const check *c, double fluid, double boundary, double slack)
 {
     double bytes = fluid * FLUID_BYTES + boundary * BOUNDARY_BYTES;
-    double mem = physical_memory();
+    double mem = fl_physical_memory();   /* 0 when unknown: the index limit still applies */
     char need[32], have[32];
     format_gib(need, sizeof need, bytes);
     if (mem > 0.0 && bytes > slack * mem) {
@@ -885,6 +947,8 @@ static int count_particles(const check *c, fl_scene *s)
         s->boundary_count = fl_world_count_boundary(&tmp);
         rc = check_size(c, (double)s->fluid_count, (double)s->boundary_count, 1.0);
     }
+    if (rc == FL_OK)
+        rc = check_grid(c, s, (double)s->fluid_count, (double)s->boundary_count);
     fl_world_free(&tmp);
     return rc;
 }
@@ -951,11 +1015,13 @@ int fl_scene_load(const char *path, const char *const *sets, int set_count, fl_s
     int rc;
 
     memset(s, 0, sizeof *s);
+    /* The scene is input: a file that cannot be read is bad input
+     * (FL_ERR_INPUT, exit 1), not an output that could not be written. */
     if (path == NULL)
-        return fl_fail(err, FL_ERR_IO, "(scene): cannot open: no file name");
+        return fl_fail(err, FL_ERR_INPUT, "(scene): cannot open: no file name");
     f = fopen(path, "rb");
     if (f == NULL)
-        return fl_fail(err, FL_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
+        return fl_fail(err, FL_ERR_INPUT, "%s: cannot open: %s", path, strerror(errno));
     /* Read in chunks rather than trusting ftell: works for pipes too. */
     for (;;) {
         size_t got;
@@ -989,7 +1055,9 @@ int fl_scene_load(const char *path, const char *const *sets, int set_count, fl_s
         int e = errno;
         free(text);
         fclose(f);
-        return fl_fail(err, FL_ERR_IO, "%s: cannot read: %s", path, strerror(e));
+        if (e == EISDIR)
+            return fl_fail(err, FL_ERR_INPUT, "%s: expected a scene file, got a folder", path);
+        return fl_fail(err, FL_ERR_INPUT, "%s: cannot read: %s", path, strerror(e));
     }
     fclose(f);
     text[len] = '\0';

@@ -36,12 +36,19 @@
  * wall is not slowed by it. docs/methods/flip.md maps each line to a
  * function. */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "mac.h"
 #include "solver.h"
 #include "transfer.h"
+
+/* The most CFL substeps one step, and advection pieces one substep, may
+ * take. A dam break at dt = 1/25 s takes about 10; a step that would need
+ * more than this (a step of 1e300 s, gravity of 1e30 m/s^2, a blown-up
+ * velocity) fails as a blow-up instead of running for ever. */
+#define FLIP_MAX_SUBSTEPS 10000
 
 typedef struct flip_params {
     double alpha;      /* PIC fraction of the blend: 1 = PIC, 0 = pure FLIP */
@@ -165,12 +172,12 @@ static void flip_seed(const flip_params *prm, fl_world *w)
 static void *flip_create_alpha(fl_world *w, const fl_params *p, double alpha_default, fl_error *err)
 {
     flip_params prm;
-    double maxit, pre, warm;
+    double pre, warm;
     if (fl_params_check_known(p, flip_keys, err) ||
         fl_params_get(p, "alpha", alpha_default, 0.0, 1.0, &prm.alpha, err) ||
         fl_params_get(p, "dx", 2.0 * w->spacing, 1e-6, 1e3, &prm.dx, err) ||
         fl_params_get(p, "tolerance", 1e-6, 1e-14, 1.0, &prm.tol, err) ||
-        fl_params_get(p, "max_iterations", 1000.0, 1.0, 1e6, &maxit, err) ||
+        fl_params_get_int(p, "max_iterations", 1000, 1, 1000000, &prm.max_iter, err) ||
         fl_params_get(p, "preconditioner", FL_PRECOND_MIC0, FL_PRECOND_MIC0, FL_PRECOND_NONE, &pre, err) ||
         fl_params_get(p, "cfl", 1.0, 0.01, 1.0, &prm.cfl, err) ||
         fl_params_get(p, "jitter", 1.0, 0.0, 1.0, &prm.jitter, err) ||
@@ -187,7 +194,10 @@ static void *flip_create_alpha(fl_world *w, const fl_params *p, double alpha_def
         fl_fail(err, FL_ERR_INPUT, "%s.warm_start: expected 0 or 1, got %g", p->source, warm);
         return NULL;
     }
-    prm.max_iter = (int)maxit;
+    if (prm.seed != floor(prm.seed)) {
+        fl_fail(err, FL_ERR_INPUT, "%s.seed: expected a whole number, got %g", p->source, prm.seed);
+        return NULL;
+    }
     prm.precond = (int)pre;
     prm.warm_start = (int)warm;
     flip_solver *s = calloc(1, sizeof *s);
@@ -199,6 +209,14 @@ static void *flip_create_alpha(fl_world *w, const fl_params *p, double alpha_def
     fl_mac_config cfg = fl_default_mac_config();
     cfg.dx = prm.dx;
     if (fl_mac_grid_create(w, &cfg, &s->g, err)) {
+        /* the grid's size follows from dx (by default 2 d): name the key */
+        char why[FL_ERROR_LEN];
+        int given = 0;
+        for (int k = 0; k < p->count; k++)
+            given |= strcmp(p->items[k].key, "dx") == 0;
+        snprintf(why, sizeof why, "%s", err->msg);
+        fl_fail(err, FL_ERR_INPUT, "%.250s.dx%s: %.250s", p->source, given ? "" : " (2 fluid.spacing by default)",
+                why);
         flip_destroy(s);
         return NULL;
     }
@@ -675,6 +693,8 @@ static int flip_substep(flip_solver *s, fl_world *w, double h, fl_step_stats *st
      * enough that no particle moves more than cfl cells in one (one piece
      * unless the pressure sped the flow up past the substep's estimate) */
     double reach = h * flip_speed_bound(s) / (s->prm.cfl * g->dx);
+    if (!(reach <= FLIP_MAX_SUBSTEPS)) /* NaN too */
+        return fl_fail(err, FL_ERR_OUTSIDE, "the advection would take %.3g pieces of a substep (blow-up)", reach);
     int pieces = reach > 1.0 ? (int)ceil(reach - 1e-9) : 1;
     double t8 = fl_now_ms();
     st->stage_ms[FL_STAGE_TRANSFER] += (t1 - t0) + (t7 - t6);
@@ -816,8 +836,11 @@ static int flip_step(void *self, fl_world *w, double dt, fl_step_stats *st)
         double remaining = dt - t, h = flip_substep_limit(s, w, vmax);
         /* equal substeps, at least one (a still fluid without gravity has
          * no limit at all) */
-        h = remaining / fmax(1.0, ceil(remaining / h - 1e-9));
-        double m;
+        double pieces = fmax(1.0, ceil(remaining / h - 1e-9));
+        if (!(substeps + pieces <= FLIP_MAX_SUBSTEPS))
+            return FL_ERR_OUTSIDE; /* a blow-up, or a step far too long for the flow */
+        h = remaining / pieces;
+        double m = 0.0;
         int rc = flip_substep(s, w, h, st, &m, &err);
         if (rc)
             return rc;

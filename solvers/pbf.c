@@ -120,17 +120,6 @@ static void pbf_destroy(void *self)
     free(s);
 }
 
-/* An integer parameter: fl_params_get, and the value must be whole. */
-static int get_int(const fl_params *p, const char *key, double def, double lo, double hi, int *out, fl_error *err)
-{
-    double v;
-    int rc = fl_params_get(p, key, def, lo, hi, &v, err);
-    if (rc == FL_OK && v != floor(v))
-        rc = fl_fail(err, FL_ERR_INPUT, "%s.%s: expected a whole number, got %g", p->source, key, v);
-    *out = (int)v;
-    return rc;
-}
-
 /* Room for `entries` entries of the neighbor table. Like the neighbor
  * lists themselves, it grows (by a quarter more than asked) only when a
  * step needs more than any before; create reserves for the usual case. */
@@ -173,15 +162,15 @@ static void *pbf_create(fl_world *w, const fl_params *p, fl_error *err)
 {
     pbf_params prm;
     if (fl_params_check_known(p, pbf_keys, err) ||
-        get_int(p, "solver_iterations", 4.0, 1.0, FL_MAX_HISTORY, &prm.solver_iterations, err) ||
+        fl_params_get_int(p, "solver_iterations", 4, 1, FL_MAX_HISTORY, &prm.solver_iterations, err) ||
         fl_params_get(p, "eta", 0.0, 0.0, 1.0, &prm.eta, err) ||
         fl_params_get(p, "cfm_epsilon", 1.0, 1e-6, 1e6, &prm.cfm_epsilon, err) ||
         fl_params_get(p, "scorr_k", 0.1, 0.0, 10.0, &prm.scorr_k, err) ||
-        get_int(p, "scorr_n", 4.0, 1.0, 16.0, &prm.scorr_n, err) ||
+        fl_params_get_int(p, "scorr_n", 4, 1, 16, &prm.scorr_n, err) ||
         fl_params_get(p, "scorr_dq", 0.2, 0.0, 0.9, &prm.scorr_dq, err) ||
         fl_params_get(p, "vorticity_epsilon", 0.0, 0.0, 1e3, &prm.vorticity_epsilon, err) ||
         fl_params_get(p, "xsph_c", 0.01, 0.0, 1.0, &prm.xsph_c, err) ||
-        get_int(p, "sort_interval", 16.0, 0.0, 1e9, &prm.sort_interval, err))
+        fl_params_get_int(p, "sort_interval", 16, 0, 1000000000, &prm.sort_interval, err))
         return NULL;
     pbf_solver *s = calloc(1, sizeof *s);
     if (!s) {

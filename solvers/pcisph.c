@@ -81,18 +81,14 @@ static double pcisph_default_viscosity(const fl_world *w)
 static void *pcisph_create(fl_world *w, const fl_params *p, fl_error *err)
 {
     pcisph_params prm;
-    double minit, maxit, sort;
     if (fl_params_check_known(p, pcisph_keys, err) ||
         fl_params_get(p, "eta", 0.01, 1e-6, 1.0, &prm.eta, err) ||
-        fl_params_get(p, "min_iterations", 3.0, 1.0, 1000.0, &minit, err) ||
-        fl_params_get(p, "max_iterations", 50.0, 1.0, FL_MAX_HISTORY, &maxit, err) ||
+        fl_params_get_int(p, "min_iterations", 3, 1, 1000, &prm.min_iterations, err) ||
+        fl_params_get_int(p, "max_iterations", 50, 1, FL_MAX_HISTORY, &prm.max_iterations, err) ||
         fl_params_get(p, "negative_scale", 0.0, 0.0, 1.0, &prm.negative_scale, err) ||
         fl_params_get(p, "viscosity", pcisph_default_viscosity(w), 0.0, 1e6, &prm.viscosity, err) ||
-        fl_params_get(p, "sort_interval", 16.0, 0.0, 1e9, &sort, err))
+        fl_params_get_int(p, "sort_interval", 16, 0, 1000000000, &prm.sort_interval, err))
         return NULL;
-    prm.min_iterations = (int)minit;
-    prm.max_iterations = (int)maxit;
-    prm.sort_interval = (int)sort;
     if (prm.min_iterations > prm.max_iterations) {
         fl_fail(err, FL_ERR_INPUT, "%s.min_iterations: expected at most max_iterations (%d), got %d", p->source,
                 prm.max_iterations, prm.min_iterations);

@@ -63,15 +63,12 @@ static double sph_default_viscosity(const fl_world *w, double stiffness)
 static void *sph_create(fl_world *w, const fl_params *p, fl_error *err)
 {
     sph_params prm;
-    double clamp, sort;
     if (fl_params_check_known(p, sph_keys, err) ||
         fl_params_get(p, "stiffness", 1000.0, 1e-6, 1e12, &prm.stiffness, err) ||
         fl_params_get(p, "viscosity", sph_default_viscosity(w, prm.stiffness), 0.0, 1e6, &prm.viscosity, err) ||
-        fl_params_get(p, "clamp_negative", 1.0, 0.0, 1.0, &clamp, err) ||
-        fl_params_get(p, "sort_interval", 16.0, 0.0, 1e9, &sort, err))
+        fl_params_get_bool(p, "clamp_negative", 1, &prm.clamp_negative, err) ||
+        fl_params_get_int(p, "sort_interval", 16, 0, 1000000000, &prm.sort_interval, err))
         return NULL;
-    prm.clamp_negative = clamp != 0.0;
-    prm.sort_interval = (int)sort;
 
     sph_solver *s = calloc(1, sizeof *s);
     if (!s) {

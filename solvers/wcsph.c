@@ -67,17 +67,14 @@ static double wcsph_default_c(const fl_world *w)
 static void *wcsph_create(fl_world *w, const fl_params *p, fl_error *err)
 {
     wcsph_params prm;
-    double clamp, sort;
     if (fl_params_check_known(p, wcsph_keys, err) ||
         fl_params_get(p, "speed_of_sound", wcsph_default_c(w), 1e-3, 1e6, &prm.c, err) ||
         fl_params_get(p, "alpha", 0.1, 0.0, 10.0, &prm.alpha, err) ||
         fl_params_get(p, "boundary_friction", 0.0, 0.0, 10.0, &prm.friction, err) ||
         fl_params_get(p, "cohesion", 0.0, 0.0, 1e9, &prm.cohesion, err) ||
-        fl_params_get(p, "clamp_negative", 1.0, 0.0, 1.0, &clamp, err) ||
-        fl_params_get(p, "sort_interval", 16.0, 0.0, 1e9, &sort, err))
+        fl_params_get_bool(p, "clamp_negative", 1, &prm.clamp_negative, err) ||
+        fl_params_get_int(p, "sort_interval", 16, 0, 1000000000, &prm.sort_interval, err))
         return NULL;
-    prm.clamp_negative = clamp != 0.0;
-    prm.sort_interval = (int)sort;
 
     wcsph_solver *s = calloc(1, sizeof *s);
     if (!s) {

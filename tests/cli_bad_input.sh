@@ -1,8 +1,12 @@
 #!/usr/bin/env bash
 # cli_bad_input.sh: bad input never crashes and never writes half a result
 # (docs/design.md, "Errors"). For each bad input, `fluidlab run` must exit
-# non-zero (not by a signal), print exactly one non-empty line on stderr
-# that names the cause, and leave no output folder behind.
+# with status 1 (bad input; not 2, which means an output could not be
+# written, and not by a signal), print exactly one non-empty line on stderr
+# that names the cause, and leave no output folder behind. Odd values that
+# are not refused (a step of 1e300 s) must still end, as an unstable run
+# (status 3), within the time limit. `list` and `--version` refuse
+# arguments they do not take, and `--out` and `--save` an empty value.
 #
 # usage: cli_bad_input.sh path/to/fluidlab scratch_dir
 # Prints one line per case, then "N passed, M failed"; exits non-zero when
@@ -69,6 +73,8 @@ run_case() {
         why="timed out"
     elif [ "$status" -ge 128 ]; then
         why="killed by signal $((status - 128))"
+    elif [ "$status" -ne 1 ]; then
+        why="exit status $status, expected 1 (bad input)"
     elif [ "$lines" -ne 1 ] || [ -z "$first" ]; then
         why="stderr has $lines lines, expected exactly one non-empty line"
     elif ! grep -Eq -- "$pattern" "$err"; then
@@ -132,6 +138,84 @@ run_case "PBF: unknown parameter" 'solver_iteratons' "$s" --solver pbf --set sol
 run_case "PBF: iterations out of range" 'solver_iterations' "$s" --solver pbf --set solvers.pbf.solver_iterations=0
 run_case "PBF: iterations not whole" 'solver_iterations.*whole' "$s" --solver pbf --set solvers.pbf.solver_iterations=2.5
 run_case "PBF: negative vorticity epsilon" 'vorticity_epsilon' "$s" --solver pbf --set solvers.pbf.vorticity_epsilon=-1
+
+run_case "scene is a folder" 'expected a scene file, got a folder' "$dir"
+
+s="$dir/valid.json"
+# Solver parameters: a count must be a whole number, a switch 0 or 1.
+run_case "SPH: sort_interval not whole" 'sort_interval.*whole' "$s" --set solvers.sph.sort_interval=0.5
+run_case "SPH: clamp_negative = 0.5" 'clamp_negative.*0 or 1' "$s" --set solvers.sph.clamp_negative=0.5
+run_case "PCISPH: max_iterations not whole" 'max_iterations.*whole' "$s" --solver pcisph \
+    --set solvers.pcisph.max_iterations=10.5
+run_case "FLIP: max_iterations not whole" 'max_iterations.*whole' "$s" --solver flip \
+    --set solvers.flip.max_iterations=2.5
+run_case "FLIP: seed not whole" 'seed.*whole' "$s" --solver flip --set solvers.flip.seed=1.5
+
+# The clock: a duration or step in the wrong unit would make 0 steps (an
+# overflowed step count), or run for ever.
+run_case "time.duration = 1e308" 'time\.duration: expected at most 1e9 steps' "$s" --set time.duration=1e308
+run_case "time.dt = 1e-308" 'time\.dt: expected at most 1e5 steps a frame' "$s" --set time.dt=1e-308
+run_case "time.fps = 1e308" 'time\.fps' "$s" --set time.fps=1e308
+run_case "time.substeps = 1e9" 'time\.substeps' "$s" --set time.substeps=1e9
+run_case "--substeps 1e9" '--substeps' "$s" --substeps 1000000000
+# Densities are floats: 1e308 made PBF report an infinite compression as stable.
+run_case "rest_density = 1e308" 'fluid\.rest_density' "$s" --set fluid.rest_density=1e308
+run_case "rest_density = 1e-308" 'fluid\.rest_density' "$s" --set fluid.rest_density=1e-308
+# A 250 m tank at spacing 0.1 m: 125 particles, but 2e9 neighbor-grid cells.
+run_case "domain too large for its grid" 'domain: the neighbor grid' "$s" --set 'domain.max=[250,250,250]'
+# FLIP's MAC grid, like the neighbor grid, is refused before it is allocated.
+run_case "FLIP: dx = 1e-5 (1e15 cells)" 'solvers\.flip\.dx: a MAC grid' "$s" --solver flip \
+    --set solvers.flip.dx=1e-5
+
+# end_case DESCRIPTION SOLVER [EXTRA ARGS...]: not refused, but the run must
+# end unstable (status 3, one line) within the time limit.
+end_case() {
+    local what=$1 solver=$2
+    shift 2
+    n=$((n + 1))
+    local out="$dir/case_$n" err="$dir/case_$n.stderr" status=0 why=""
+    rm -rf "$out"
+    timeout 120 "$bin" run "$dir/valid.json" --solver "$solver" --out "$out" --frames 1 --no-plot "$@" \
+        >/dev/null 2>"$err" || status=$?
+    if [ "$status" -ne 3 ]; then
+        why="exit status $status, expected 3 (unstable)"
+    elif [ "$(awk 'END { print NR }' "$err")" -ne 1 ]; then
+        why="stderr is not one line"
+    fi
+    if [ -z "$why" ]; then
+        passed=$((passed + 1))
+        printf 'ok   case_%d %s: %s\n' "$n" "$what" "$(head -n 1 "$err")"
+    else
+        failed=$((failed + 1))
+        printf 'FAIL case_%d %s: %s\n' "$n" "$what" "$why"
+        sed 's/^/       stderr: /' "$err"
+    fi
+}
+# FLIP cut such steps into CFL substeps without end (1e300 s / 0.03 s).
+end_case "FLIP: a step of 1e300 s" flip --dt 1e300
+end_case "FLIP: gravity 1e30" flip --set 'gravity=[1e30,1e30,1e30]'
+
+run_case "--out ''" '--out' "$s" --out ''
+run_case "--save ''" '--save' "$s" --save ''
+
+# arg_case DESCRIPTION PATTERN ARGS...: a command that takes no such
+# argument: status 1, one line matching PATTERN.
+arg_case() {
+    local what=$1 pattern=$2 status=0 err="$dir/arg.stderr"
+    shift 2
+    n=$((n + 1))
+    timeout 60 "$bin" "$@" >/dev/null 2>"$err" || status=$?
+    if [ "$status" -eq 1 ] && [ "$(awk 'END { print NR }' "$err")" -eq 1 ] && grep -Eq -- "$pattern" "$err"; then
+        passed=$((passed + 1))
+        printf 'ok   case_%d %s: %s\n' "$n" "$what" "$(head -n 1 "$err")"
+    else
+        failed=$((failed + 1))
+        printf 'FAIL case_%d %s: status %d\n' "$n" "$what" "$status"
+        sed 's/^/       stderr: /' "$err"
+    fi
+}
+arg_case "list with an argument" 'extra' list extra
+arg_case "--version with an argument" 'extra' --version extra
 
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -357,11 +357,48 @@ static void test_files(void)
 {
     fl_scene s;
     fl_error err = {{0}};
+    /* The scene is input: a file that cannot be read is bad input (exit 1),
+     * not an output error (FL_ERR_IO, exit 2). */
     int rc = fl_scene_load(FL_SOURCE_DIR "/scenes/no_such_scene.json", NULL, 0, &s, &err);
-    ENSURE(rc == FL_ERR_IO);
+    ENSURE(rc == FL_ERR_INPUT);
     ENSURE(strstr(err.msg, "no_such_scene.json: cannot open") != NULL);
     ENSURE(one_line(err.msg));
     ENSURE(s.json == NULL);
+    rc = fl_scene_load(FL_SOURCE_DIR "/scenes", NULL, 0, &s, &err);
+    ENSURE(rc == FL_ERR_INPUT);
+    ENSURE(strstr(err.msg, "scenes: expected a scene file, got a folder") != NULL);
+    ENSURE(one_line(err.msg));
+    ENSURE(s.json == NULL);
+}
+
+static void test_time_limits(void)
+{
+    fl_scene s;
+    /* Steps that overflow the harness's counts, or that never end. */
+    expect_set_failure("time.duration=1e308",
+                       (const char *const[]){"bad.json: time.duration", "at most 1e9 steps", "got 1e+308 s", NULL});
+    expect_set_failure("time.dt=1e-308",
+                       (const char *const[]){"bad.json: time.dt", "at most 1e5 steps a frame", NULL});
+    expect_set_failure("time.fps=1e308", (const char *const[]){"bad.json: time.fps", "(0, 1e6]", NULL});
+    expect_set_failure("time.substeps=1e9", (const char *const[]){"bad.json: time.substeps", "[1, 1e5]", NULL});
+    /* At steps of 1/30 s: 3.3e7 s is 9.9e8 steps, 3.4e7 s is 1.02e9, one too many. */
+    {
+        const char *sets[1] = {"time.duration=3.3e7"};
+        fl_error err = {{0}};
+        ENSURE(fl_scene_parse(BASE_SCENE, "ok.json", sets, 1, &s, &err) == FL_OK);
+        fl_scene_free(&s);
+    }
+    expect_set_failure("time.duration=3.4e7", (const char *const[]){"time.duration", NULL});
+    /* Densities are floats: far from any real fluid the sums overflow. */
+    expect_set_failure("fluid.rest_density=1e308", (const char *const[]){"fluid.rest_density", "1e6", NULL});
+    expect_set_failure("fluid.rest_density=1e-308", (const char *const[]){"fluid.rest_density", "0.001", NULL});
+}
+
+static void test_grid_limits(void)
+{
+    /* 125 particles in a 250 m tank at h = 0.2 m: 2e9 neighbor-grid cells. */
+    expect_set_failure("domain.max=[250,250,250]",
+                       (const char *const[]){"bad.json: domain: the neighbor grid", "cells", NULL});
 }
 
 int main(void)
@@ -376,5 +413,7 @@ int main(void)
     test_too_many_particles();
     test_set();
     test_files();
+    test_time_limits();
+    test_grid_limits();
     return fl_test_report("test_scene");
 }
