@@ -9,6 +9,7 @@
  * (solver parameters among them) as in `fluidlab run`; --dt fixes the step
  * instead of scaling the scene's. Rows are appended to
  * docs/perf/<benchmark>.csv (or --log DIR) for docs/PERFORMANCE.md. */
+#include <errno.h>
 #include <math.h>
 #include <omp.h>
 #include <stdio.h>
@@ -75,23 +76,38 @@ static int load_scaled_scene(const bench_opts *o, fl_scene *s, double *dt, fl_er
     return rc;
 }
 
-static FILE *open_log(const bench_opts *o, const char *name, const char *header)
+/* Opens LOG_DIR/<name>.csv (path) for appending, with the header when the
+ * file is new; *f stays NULL with --no-log. Returns 0, or 2 with one line
+ * when the log cannot be opened. */
+static int open_log(const bench_opts *o, const char *name, const char *header, FILE **f, char *path, int len)
 {
+    *f = NULL;
     if (!o->log_dir)
-        return NULL;
-    char path[1200];
-    mkdir(o->log_dir, 0755);
-    snprintf(path, sizeof path, "%s/%s.csv", o->log_dir, name);
+        return 0;
+    snprintf(path, (size_t)len, "%s/%s.csv", o->log_dir, name);
     struct stat sb;
     int fresh = stat(path, &sb) != 0;
-    FILE *f = fopen(path, "a");
-    if (!f) {
-        fprintf(stderr, "fluidlab: %s: cannot append the benchmark log\n", path);
-        return NULL;
+    errno = 0;
+    *f = fopen(path, "a");
+    if (!*f) {
+        fprintf(stderr, "fluidlab: %s: cannot append the benchmark log: %s\n", path, strerror(errno));
+        return 2;
     }
     if (fresh)
-        fprintf(f, "%s\n", header);
-    return f;
+        fprintf(*f, "%s\n", header);
+    return 0;
+}
+
+/* Closes the log with its row: 0, or 2 with one line when the row did not
+ * reach the file. */
+static int close_log(FILE *f, const char *path)
+{
+    fl_error err;
+    if (f && fl_close_written(f, path, &err)) {
+        fprintf(stderr, "fluidlab: %s\n", err.msg);
+        return 2;
+    }
+    return 0;
 }
 
 static void log_prefix(FILE *f, const bench_opts *o, const char *bench, int particles)
@@ -145,21 +161,24 @@ static int bench_grid(const bench_opts *o)
     printf("| stage | median ms | min ms | max ms |\n|---|---|---|---|\n");
     printf("| build | %.3f | %.3f | %.3f |\n| search | %.3f | %.3f | %.3f |\n| total | %.3f | %.3f | %.3f |\n",
            sb[0], sb[1], sb[2], ss[0], ss[1], ss[2], st[0], st[1], st[2]);
-    FILE *log = open_log(o, "grid",
-                         "date,commit,benchmark,machine,threads,particles,command,repeats,"
-                         "build_ms_median,build_ms_min,build_ms_max,search_ms_median,search_ms_min,"
-                         "search_ms_max,total_ms_median,total_ms_min,total_ms_max,pairs");
+    FILE *log;
+    char log_path[1200];
+    int rc = open_log(o, "grid",
+                      "date,commit,benchmark,machine,threads,particles,command,repeats,"
+                      "build_ms_median,build_ms_min,build_ms_max,search_ms_median,search_ms_min,"
+                      "search_ms_max,total_ms_median,total_ms_min,total_ms_max,pairs",
+                      &log, log_path, sizeof log_path);
     if (log) {
         log_prefix(log, o, "grid", f->count);
         fprintf(log, ",%d,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%lld\n", n, sb[0], sb[1], sb[2], ss[0],
                 ss[1], ss[2], st[0], st[1], st[2], pairs);
-        fclose(log);
+        rc = close_log(log, log_path);
     }
     free(build), free(search), free(total), fl_free(scratch);
     fl_nbgrid_free(&g);
     fl_world_free(&w);
     fl_scene_free(&s);
-    return 0;
+    return rc;
 }
 
 static int bench_solver(const bench_opts *o, const char *name)
@@ -186,7 +205,7 @@ static int bench_solver(const bench_opts *o, const char *name)
         return 1;
     }
     fl_step_stats *st = calloc(1, sizeof *st);
-    int n = o->repeat, bad = 0;
+    int n = o->repeat, bad = 0, log_rc = 0;
     double *per_step = calloc((size_t)n, sizeof *per_step);
     double *stage = calloc((size_t)n * FL_STAGE_COUNT, sizeof *stage);
     double *iters = calloc((size_t)n, sizeof *iters), *subs = calloc((size_t)n, sizeof *subs);
@@ -245,21 +264,23 @@ static int bench_solver(const bench_opts *o, const char *name)
                             "step_ms_median,step_ms_min,step_ms_max,iterations";
         for (int q = 0; q < FL_STAGE_COUNT; q++)
             strcat(strcat(strcat(header, ",ms_"), fl_stage_names[q]), "_median");
-        FILE *log = open_log(o, name, header);
+        FILE *log;
+        char log_path[1200];
+        log_rc = open_log(o, name, header, &log, log_path, sizeof log_path);
         if (log) {
             log_prefix(log, o, name, w.fluid.count);
             fprintf(log, ",%d,%d,%.6g,%.4f,%.4f,%.4f,%.3f", n, o->steps, dt, sum[0], sum[1], sum[2], si[0]);
             for (int q = 0; q < FL_STAGE_COUNT; q++)
                 fprintf(log, ",%.4f", sq[q][0]);
             fputc('\n', log);
-            fclose(log);
+            log_rc = close_log(log, log_path);
         }
     }
     ops->destroy(solver);
     free(st), free(per_step), free(stage), free(iters), free(subs), free(per_solve);
     fl_world_free(&w);
     fl_scene_free(&s);
-    return bad ? 3 : 0;
+    return bad ? 3 : log_rc;
 }
 
 int fl_bench_main(int argc, char **argv)
@@ -297,11 +318,14 @@ int fl_bench_main(int argc, char **argv)
             o.sets[o.set_count++] = v;
         else if (!strcmp(a, "--dt") && num > 0.0 && num <= 10.0)
             o.dt = num;
-        else if (!strcmp(a, "--log"))
+        else if (!strcmp(a, "--log") && *v && strlen(v) <= FL_MAX_PATH)
             o.log_dir = v;
         else if (!strcmp(a, "--no-log"))
             o.log_dir = NULL;
-        else if (takes) {
+        else if (!strcmp(a, "--log")) {
+            fprintf(stderr, "fluidlab: bench --log: expected a folder name of 1 to %d characters\n", FL_MAX_PATH);
+            return 1;
+        } else if (takes) {
             fprintf(stderr, "fluidlab: bench %s: '%s' is out of range\n", a, v);
             return 1;
         } else if (a[0] == '-') {
@@ -317,6 +341,11 @@ int fl_bench_main(int argc, char **argv)
         o.particles = strcmp(o.scene, "dam_break") == 0 ? 100000 : 0;
     if (ntargets == 0)
         targets[ntargets++] = "grid";
+    fl_error err;
+    if (o.log_dir && fl_make_dirs(o.log_dir, &err)) { /* before the timings, not after */
+        fprintf(stderr, "fluidlab: bench --log: %s\n", err.msg);
+        return 2;
+    }
     int rc = 0;
     for (int t = 0; t < ntargets && rc == 0; t++)
         rc = !strcmp(targets[t], "grid") ? bench_grid(&o) : bench_solver(&o, targets[t]);

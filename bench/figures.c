@@ -987,6 +987,9 @@ static int parse_args(figures *F, int argc, char **argv)
         } else if (strcmp(a, "--no-plot") == 0) {
             F->plot = 0;
         } else if (strcmp(a, "--out") == 0 && v) {
+            if (!*v || strlen(v) > FL_MAX_PATH)
+                return fail_line("--out: expected a folder name of 1 to %d characters, got %zu", FL_MAX_PATH,
+                                 strlen(v));
             F->out = v, i++;
         } else if (strcmp(a, "--threads") == 0 && v) {
             char *end;
@@ -1005,14 +1008,22 @@ static int parse_args(figures *F, int argc, char **argv)
                     return fail_line("--only %s: expected figure numbers from 1 to %d, comma-separated", v, FIG_COUNT);
                 F->only[f] = 1;
             }
+            int any = 0;
+            for (int f = 1; f <= FIG_COUNT; f++)
+                any |= F->only[f];
+            if (!any)
+                return fail_line("--only '%s': expected figure numbers from 1 to %d, comma-separated", v, FIG_COUNT);
             i++;
         } else {
             return fail_line("%s: unknown option%s (see fluidlab figures --help)", a,
                              v || a[0] != '-' ? "" : " or missing value");
         }
     }
-    if (strchr(F->out, '\''))
-        return fail_line("--out %s: a folder name with a quote cannot be passed to gnuplot", F->out);
+    if (F->quick && F->smoke)
+        return fail_line("%s", "--quick and --smoke: expected one of them (or neither, for the full run)");
+    if (F->plot && strchr(F->out, '\''))
+        return fail_line("--out %s: a folder name with a quote cannot be passed to gnuplot (or use --no-plot)",
+                         F->out);
     return 0;
 }
 

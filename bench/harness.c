@@ -112,6 +112,9 @@ int fl_measure_density(const fl_world *w, fl_nbgrid *g, float *rho, fl_step_stat
 int fl_make_dirs(const char *path, fl_error *err)
 {
     char buf[1024];
+    if (!path[0] || strlen(path) >= sizeof buf)
+        return fl_fail(err, FL_ERR_IO, "'%.100s': cannot create folder: expected a name of 1 to %zu characters", path,
+                       sizeof buf - 1);
     snprintf(buf, sizeof buf, "%s", path);
     for (char *p = buf + 1; *p; p++) {
         if (*p != '/')
@@ -123,6 +126,9 @@ int fl_make_dirs(const char *path, fl_error *err)
     }
     if (mkdir(buf, 0755) != 0 && errno != EEXIST)
         return fl_fail(err, FL_ERR_IO, "%s: cannot create folder: %s", buf, strerror(errno));
+    struct stat sb;
+    if (stat(buf, &sb) != 0 || !S_ISDIR(sb.st_mode))
+        return fl_fail(err, FL_ERR_IO, "%s: cannot create folder: a file of that name is there", buf);
     return FL_OK;
 }
 
@@ -330,7 +336,7 @@ static void progress(const char *solver, double t, double t_end, long long step,
 {
     double done = t_end > 0 ? t / t_end : 1.0;
     double eta = done > 0 ? wall_ms * 1e-3 * (1.0 - done) / done : 0.0;
-    fprintf(stderr, "\r[%s] t = %.3f / %.3f s, step %lld, %.0f steps/s, ETA %.0f s   ", solver, t, t_end, step,
+    fprintf(stderr, "\r[%s] t = %.4g / %.4g s, step %lld, %.0f steps/s, ETA %.0f s   ", solver, t, t_end, step,
             wall_ms > 0 ? step / (wall_ms * 1e-3) : 0.0, eta);
     fflush(stderr);
 }
@@ -427,9 +433,23 @@ static int run_prepare(const fl_run_config *c, run_state *r, run_clock *clk, fl_
     clk->adaptive = c->dt_cfl || (s->dt_cfl && c->dt == 0.0);
     if (clk->adaptive)
         clk->dt = clk->frame_dt; /* the largest step: one frame */
-    clk->spf = (int)fmax(1.0, floor(clk->frame_dt / clk->dt + 0.5));
     clk->t_end = c->frames > 0 ? c->frames * clk->frame_dt : s->duration;
-    clk->steps = c->frames > 0 ? (long long)c->frames * clk->spf : (long long)ceil(s->duration / clk->dt - 1e-9);
+    /* the scene's own clock is checked by the loader; these are the
+     * command line's, to the same limits */
+    const char *opt = c->dt > 0.0 ? "--dt" : c->substeps > 0 ? "--substeps" : "time.dt";
+    const double spf = floor(clk->frame_dt / clk->dt + 0.5);
+    if (!clk->adaptive && !(clk->dt <= clk->frame_dt * (1.0 + 1e-9)))
+        return fl_fail(err, FL_ERR_INPUT, "%s %g s: longer than a frame, 1 / time.fps = %.3g s (lower time.fps for "
+                       "longer steps)", opt, clk->dt, clk->frame_dt);
+    if (!clk->adaptive && !(spf <= FL_SCENE_MAX_STEPS_PER_FRAME))
+        return fl_fail(err, FL_ERR_INPUT, "%s %g s: %.3g steps a frame, expected at most 1e5 (a step of at least %.3g s)",
+                       opt, clk->dt, spf, clk->frame_dt / FL_SCENE_MAX_STEPS_PER_FRAME);
+    clk->spf = (int)fmax(1.0, spf);
+    const double steps = c->frames > 0 ? (double)c->frames * clk->spf : ceil(s->duration / clk->dt - 1e-9);
+    if (!clk->adaptive && !(steps <= FL_SCENE_MAX_STEPS))
+        return fl_fail(err, FL_ERR_INPUT, "%s: %.3g steps, expected at most 1e9 (fewer --frames, or longer steps)",
+                       c->frames > 0 ? "--frames" : opt, steps);
+    clk->steps = (long long)steps;
     for (int k = 0; k < s->solver_count; k++)
         if (!fl_solver_find(s->solvers[k].name))
             return fl_fail(err, FL_ERR_INPUT, "%s: solvers.%s: unknown solver", s->path, s->solvers[k].name);
@@ -534,7 +554,7 @@ int fl_run(const fl_run_config *c, fl_run_result *res, fl_error *err)
     for (long long k = 1; clk.adaptive ? r.world.time < clk.t_end * (1.0 - 1e-12) : k <= clk.steps; k++) {
         if (fl_interrupted()) {
             res->status = FL_RUN_INTERRUPTED;
-            snprintf(res->reason, sizeof res->reason, "interrupted by %s after step %lld (t = %.4f s)",
+            snprintf(res->reason, sizeof res->reason, "interrupted by %s after step %lld (t = %.4g s)",
                      fl_interrupted() == SIGINT ? "SIGINT" : "SIGTERM", k - 1, r.world.time);
             break;
         }
@@ -549,12 +569,15 @@ int fl_run(const fl_run_config *c, fl_run_result *res, fl_error *err)
         res->sim_time = r.world.time;
         if (src == FL_OK)
             src = fl_measure_density(&r.world, &r.metric_grid, r.metric_rho, st, &step_err);
+        else if (st->failure[0])
+            snprintf(step_err.msg, sizeof step_err.msg, "%s", st->failure);
         else
             snprintf(step_err.msg, sizeof step_err.msg, "the solver's step failed (code %d)", src);
         if (src != FL_OK) {
             res->status = FL_RUN_UNSTABLE;
-            snprintf(res->reason, sizeof res->reason, "step %lld (t = %.4f s): %.200s", k, r.world.time,
-                     src == FL_ERR_OUTSIDE ? "a particle left the neighbor grid (NaN or blow-up)" : step_err.msg);
+            snprintf(res->reason, sizeof res->reason, "step %lld (t = %.4g s): %.200s", k, r.world.time,
+                     src == FL_ERR_OUTSIDE && !st->failure[0] ? "a particle left the neighbor grid (NaN or blow-up)"
+                                                              : step_err.msg);
             break;
         }
         err_sum += st->density_err_avg;
@@ -573,7 +596,7 @@ int fl_run(const fl_run_config *c, fl_run_result *res, fl_error *err)
         char why[200];
         if (fl_stability_check(&stab, st, why, sizeof why)) {
             res->status = FL_RUN_UNSTABLE;
-            snprintf(res->reason, sizeof res->reason, "step %lld (t = %.4f s): %s", k, r.world.time, why);
+            snprintf(res->reason, sizeof res->reason, "step %lld (t = %.4g s): %s", k, r.world.time, why);
             break;
         }
         int frame_done = clk.adaptive ? r.world.time >= (frame + 1) * clk.frame_dt * (1.0 - 1e-9)

@@ -11,6 +11,10 @@
 
 #define FL_MAX_SETS 64
 
+/* The longest path fluidlab takes for a scene or an output folder: the
+ * files inside it must still fit in its path buffers. */
+#define FL_MAX_PATH 900
+
 typedef struct fl_run_config {
     const char *scene;            /* path, or a name from scenes/ */
     const char *solver;

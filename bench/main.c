@@ -109,7 +109,8 @@ static int parse_number(const char *s, double *out)
     char *end;
     errno = 0;
     double v = strtod(s, &end);
-    if (end == s || *end != '\0' || errno || !isfinite(v))
+    /* strtod also reads hexadecimal ("0x10" = 16): not what a user means */
+    if (end == s || *end != '\0' || errno || !isfinite(v) || strpbrk(s, "xX"))
         return 0;
     *out = v;
     return 1;
@@ -247,6 +248,11 @@ static int run_option(const char *a, const char *v, fl_run_config *c, int *plot,
     } else if (strcmp(a, "--out") == 0) {
         if (v[0] == '\0')
             return -die("%s", "--out: expected a folder name, got an empty string");
+        if (strlen(v) > FL_MAX_PATH) {
+            fprintf(stderr, "fluidlab: --out: a path of %zu characters, expected at most %d\n", strlen(v),
+                    FL_MAX_PATH);
+            return -1;
+        }
         c->out_dir = v;
     } else if (strcmp(a, "--save") == 0) {
         char buf[64];
@@ -306,6 +312,11 @@ static int parse_command(int argc, char **argv, fl_run_config *c, int *plot, con
             return die("%s: unknown option (see fluidlab --help)", a);
         if (rc == 0 && c->scene && c->scene != first_scene)
             return die("%s: more than one scene given", a);
+        if (rc == 0 && strlen(a) > FL_MAX_PATH) {
+            fprintf(stderr, "fluidlab: the scene's path has %zu characters, expected at most %d\n", strlen(a),
+                    FL_MAX_PATH);
+            return 1;
+        }
         if (rc == 0)
             c->scene = a;
         k += takes;
@@ -366,7 +377,7 @@ static int cmd_run(int argc, char **argv)
         fprintf(stderr, "fluidlab: %s: unstable at %s\n", c.solver, res.reason);
         return 3;
     }
-    fprintf(stderr, "fluidlab: %s: %lld steps, %.3f s simulated in %.1f s, mean compression %.3f %%; output in %s/\n",
+    fprintf(stderr, "fluidlab: %s: %lld steps, %.4g s simulated in %.1f s, mean compression %.3f %%; output in %s/\n",
             c.solver, res.steps, res.sim_time, res.wall_s, 100.0 * res.mean_err_avg, c.out_dir);
     return 0;
 }
@@ -402,8 +413,9 @@ static int cmd_compare(int argc, char **argv)
         snprintf(list, sizeof list, "%s", given);
     if (!c.scene)
         return die("%s", "compare: expected a scene (a .json file or a name from `fluidlab list`)");
-    if (strchr(c.out_dir, '\''))
-        return die("--out %s: a folder name with a quote cannot be passed to gnuplot", c.out_dir);
+    if (plot && strchr(c.out_dir, '\''))
+        return die("--out %s: a folder name with a quote cannot be passed to gnuplot (use another name, or --no-plot)",
+                   c.out_dir);
     fl_compare_entry e[FL_MAX_COMPARE];
     memset(e, 0, sizeof e);
     int n = 0;

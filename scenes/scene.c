@@ -42,13 +42,12 @@
  * index arithmetic (count + 1, 2 * count) in the grid and the solvers. */
 #define MAX_PARTICLES (INT_MAX / 2)
 
-/* The clock's limits. A frame of more than 1e5 steps, or a run of more
- * than 1e9, is a typo (a duration or a step in the wrong unit), and the
- * harness counts steps per frame in an int. With fps at most 1e6 and
- * substeps at most 1e5 every step is at least 1e-11 s. */
+/* The clock's limits (scene.h; the harness counts steps per frame in an
+ * int). With fps at most 1e6 and substeps at most 1e5 every step is at
+ * least 1e-11 s. */
 #define MAX_FPS 1e6
-#define MAX_STEPS_PER_FRAME 1e5
-#define MAX_STEPS 1e9
+#define MAX_STEPS_PER_FRAME FL_SCENE_MAX_STEPS_PER_FRAME
+#define MAX_STEPS FL_SCENE_MAX_STEPS
 
 /* A scene file larger than this is surely not a scene. */
 #define MAX_FILE_BYTES (64L * 1024 * 1024)
@@ -684,8 +683,22 @@ static int read_time(const check *c, const cJSON *time, fl_scene *s)
         snprintf(got, sizeof got, "%g s", s->dt);
         return fail_got(c, "time.dt", expected, got);
     }
+    if (s->dt > 0.0 && !(s->dt <= (1.0 / s->fps) * (1.0 + 1e-9))) {
+        char expected[128], got[64];
+        snprintf(expected, sizeof expected, "at most a frame, 1 / fps = %.3g s (lower time.fps for longer steps)",
+                 1.0 / s->fps);
+        snprintf(got, sizeof got, "%g s", s->dt);
+        return fail_got(c, "time.dt", expected, got);
+    }
     /* The planned steps (with "cfl", of the largest step fl_scene_dt gives). */
     dt = fl_scene_dt(s);
+    if (!s->dt_cfl && !(dt <= s->duration * (1.0 + 1e-9))) {
+        char expected[128], got[64];
+        snprintf(expected, sizeof expected, "at least one step (of %.3g s: more time.substeps, or a longer duration)",
+                 dt);
+        snprintf(got, sizeof got, "%g s", s->duration);
+        return fail_got(c, "time.duration", expected, got);
+    }
     if (!(s->duration / dt <= MAX_STEPS)) {
         char expected[128], got[64];
         snprintf(expected, sizeof expected, "at most 1e9 steps (of %.3g s: a duration of at most %.3g s)",

@@ -67,6 +67,13 @@ int fl_scene_load(const char *path, const char *const *sets, int set_count, fl_s
 int fl_scene_parse(const char *text, const char *path, const char *const *sets, int set_count,
                    fl_scene *s, fl_error *err);
 
+/* The clock's limits (scenes/README.md): a frame of more than 1e5 steps,
+ * or a run of more than 1e9, is a typo (a duration or a step in the wrong
+ * unit); the harness holds run configurations from the command line to the
+ * same limits. */
+#define FL_SCENE_MAX_STEPS_PER_FRAME 1e5
+#define FL_SCENE_MAX_STEPS 1e9
+
 /* The step size: time.dt when given, else 1 / (fps * substeps) (with
  * "dt": "cfl", the largest step the harness will take). */
 double fl_scene_dt(const fl_scene *s);

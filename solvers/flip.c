@@ -837,13 +837,19 @@ static int flip_step(void *self, fl_world *w, double dt, fl_step_stats *st)
         /* equal substeps, at least one (a still fluid without gravity has
          * no limit at all) */
         double pieces = fmax(1.0, ceil(remaining / h - 1e-9));
-        if (!(substeps + pieces <= FLIP_MAX_SUBSTEPS))
-            return FL_ERR_OUTSIDE; /* a blow-up, or a step far too long for the flow */
+        if (!(substeps + pieces <= FLIP_MAX_SUBSTEPS)) {
+            snprintf(st->failure, sizeof st->failure,
+                     "the step needs more than %d CFL substeps (a blow-up, or a step far too long for the flow)",
+                     FLIP_MAX_SUBSTEPS);
+            return FL_ERR_OUTSIDE;
+        }
         h = remaining / pieces;
         double m = 0.0;
         int rc = flip_substep(s, w, h, st, &m, &err);
-        if (rc)
+        if (rc) {
+            snprintf(st->failure, sizeof st->failure, "%.159s", err.msg);
             return rc;
+        }
         moved = fmax(moved, m);
         t += h;
         substeps++;

@@ -23,6 +23,7 @@ void fl_step_stats_reset(fl_step_stats *st)
     st->solve_iterations_max = st->solves_unconverged = 0;
     st->substeps = 1;
     st->dt_limit = 0.0;
+    st->failure[0] = '\0';
 }
 
 double fl_explicit_dt_limit(double h, double c, double v_max, double a_max)

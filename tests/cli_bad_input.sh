@@ -191,9 +191,20 @@ end_case() {
         sed 's/^/       stderr: /' "$err"
     fi
 }
-# FLIP cut such steps into CFL substeps without end (1e300 s / 0.03 s).
-end_case "FLIP: a step of 1e300 s" flip --dt 1e300
+# FLIP cut such a step into CFL substeps without end.
 end_case "FLIP: gravity 1e30" flip --set 'gravity=[1e30,1e30,1e30]'
+
+# The clock from the command line, to the scene's limits: a step of 1e300 s
+# ran as one step called stable (1e300 s simulated in a run of one frame),
+# 1e-300 s as 0 steps with exit 0, and 1e14 planned steps for ever.
+run_case "--dt 1e300 (longer than a frame)" '--dt 1e\+300 s: longer than a frame' "$s" --dt 1e300
+run_case "--dt 1e-300" '--dt 1e-300 s: .* steps a frame, expected at most 1e5' "$s" --dt 1e-300
+run_case "--frames 1e9 at 1e5 substeps" '--frames: 1e\+14 steps, expected at most 1e9' "$s" \
+    --frames 1000000000 --substeps 100000
+run_case "time.dt longer than a frame" 'time\.dt: expected at most a frame' "$s" --set time.dt=1
+# fps 1e-5 made the step 1e5 / substeps s long, in a run of 0.1 s: one step, "stable"
+run_case "time.fps = 1e-5: a step longer than the run" 'time\.duration: expected at least one step' "$s" \
+    --set time.fps=1e-5
 
 run_case "--out ''" '--out' "$s" --out ''
 run_case "--save ''" '--save' "$s" --save ''
@@ -216,6 +227,26 @@ arg_case() {
 }
 arg_case "list with an argument" 'extra' list extra
 arg_case "--version with an argument" 'extra' --version extra
+# figures ran 0 cases and wrote report.md; with both sizes it ran the quick plan
+arg_case "figures --only ''" "--only '': expected figure numbers" figures --smoke --only '' --out "$dir/fig_none"
+arg_case "figures --smoke --quick" '--quick and --smoke: expected one of them' figures --smoke --quick \
+    --out "$dir/fig_both"
+if [ ! -e "$dir/fig_none" ] && [ ! -e "$dir/fig_both" ]; then
+    passed=$((passed + 1))
+    echo "ok   figures refused: no folder written"
+else
+    failed=$((failed + 1))
+    echo "FAIL figures refused, but wrote a folder"
+fi
+# paths longer than the buffers that hold them were cut short in silence
+long=$(printf 'a%.0s' $(seq 950))
+arg_case "--out of 950 characters" '--out: a path of 951 characters, expected at most 900' run "$s" --solver sph \
+    --out "/$long"
+arg_case "a scene path of 950 characters" "the scene's path has 951 characters" run "/$long" --solver sph
+# strtod reads hexadecimal: --frames 0x10 was 16 frames
+arg_case "--frames 0x10" "--frames: expected a whole number >= 1, got '0x10'" run "$s" --solver sph --frames 0x10
+# bench wrote DIR/<name>.csv to the file system's root with --log ''
+arg_case "bench --log ''" '--log: expected a folder name' bench sph --particles 500 --repeat 1 --steps 1 --log ''
 
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -50,4 +50,12 @@ check "an unknown solver: one line, exit 1" $?
 [ $? -eq 1 ] && [ "$(wc -l < "$dir/bad2.txt")" -eq 1 ]; check "a bad scene key: one line, exit 1" $?
 [ ! -e "$dir/bad2" ]; check "a bad scene key: nothing written" $?
 
+# a quote in the folder's name: gnuplot cannot be given it, but without plots it is a name like any
+"$bin" compare dam_break --solvers sph --frames 1 --set fluid.spacing=0.04 --no-plot --quiet \
+  --out "$dir/it's" 2>/dev/null
+[ $? -eq 0 ] && [ -s "$dir/it's/compare.csv" ]; check "--out with a quote and --no-plot: compared" $?
+"$bin" compare dam_break --solvers sph --frames 1 --set fluid.spacing=0.04 --quiet --out "$dir/it''s" \
+  2>"$dir/quote.txt"
+[ $? -eq 1 ] && grep -q "or --no-plot" "$dir/quote.txt"; check "--out with a quote and plots: refused, says why" $?
+
 report

@@ -1,28 +1,37 @@
 #!/usr/bin/env bash
 # Extreme but finite input through the real binary: the run either plots
 # its summary or says once, in one line, why it did not; never a stray
-# "gnuplot failed". rest_density = 1e30 overflows the float densities at
-# the first step (unstable at step 1, no row in stats.csv); 1e15 runs.
+# "gnuplot failed". A rest density of 1e30 kg/m^3 overflowed the float
+# densities at the first step (unstable, no row in stats.csv, then "plots
+# skipped: gnuplot failed"); it is now refused as input. A run that breaks
+# at its first step (FLIP under gravity 1e30 m/s^2) still leaves no row.
 # usage: cli_extreme.sh FLUIDLAB SCRATCH_DIR
 set -u
 source "$(dirname "$0")/cli_common.sh"
 
-small=(dam_break --solver sph --frames 1 --set fluid.spacing=0.04 --quiet)
+small=(dam_break --frames 1 --set fluid.spacing=0.04 --quiet)
 
-"$bin" run "${small[@]}" --set fluid.rest_density=1e30 --out "$dir/huge" 2> "$dir/huge.err"
+"$bin" run "${small[@]}" --solver sph --set fluid.rest_density=1e30 --out "$dir/huge" 2> "$dir/huge.err"
 rc=$?
-[ $rc -eq 3 ]; check "rho0 = 1e30: unstable, exit 3 (got $rc)" $?
-[ "$(wc -l < "$dir/huge.err")" -eq 2 ]; check "rho0 = 1e30: two lines on stderr" $?
-grep -q "summary plot skipped: no step completed, .*stats.csv has no rows" "$dir/huge.err"
-check "rho0 = 1e30: says why there is no summary" $?
-! grep -q "gnuplot failed" "$dir/huge.err"; check "rho0 = 1e30: no 'gnuplot failed'" $?
-grep -q "unstable at step 1" "$dir/huge.err"; check "rho0 = 1e30: says where it broke" $?
+[ $rc -eq 1 ] && [ "$(wc -l < "$dir/huge.err")" -eq 1 ] && grep -q "fluid.rest_density" "$dir/huge.err"
+check "rho0 = 1e30: refused in one line naming the key (exit $rc)" $?
+[ ! -e "$dir/huge" ]; check "rho0 = 1e30: nothing written" $?
+
+"$bin" run "${small[@]}" --solver flip --set 'gravity=[1e30,1e30,1e30]' --out "$dir/first" 2> "$dir/first.err"
+rc=$?
+[ $rc -eq 3 ]; check "FLIP under 1e30 m/s^2: unstable, exit 3 (got $rc)" $?
+[ "$(wc -l < "$dir/first.err")" -eq 2 ]; check "FLIP under 1e30 m/s^2: two lines on stderr" $?
+grep -q "summary plot skipped: no step completed, .*stats.csv has no rows" "$dir/first.err"
+check "FLIP under 1e30 m/s^2: says why there is no summary" $?
+! grep -q "gnuplot failed" "$dir/first.err"; check "FLIP under 1e30 m/s^2: no 'gnuplot failed'" $?
+grep -q "unstable at step 1 .*CFL substeps" "$dir/first.err"; check "FLIP under 1e30 m/s^2: says where and why it broke" $?
+grep -q "CFL substeps" "$dir/first/run.json"; check "FLIP under 1e30 m/s^2: run.json has the solver's reason" $?
 
 if command -v gnuplot >/dev/null; then
-  "$bin" run "${small[@]}" --set fluid.rest_density=1e15 --out "$dir/large" 2> "$dir/large.err"
+  "$bin" run "${small[@]}" --solver sph --set fluid.rest_density=1e6 --out "$dir/large" 2> "$dir/large.err"
   rc=$?
-  [ $rc -eq 0 ] && [ "$(wc -l < "$dir/large.err")" -eq 1 ]; check "rho0 = 1e15: runs, one line (got $rc)" $?
-  [ -s "$dir/large/summary.png" ] && [ -s "$dir/large/summary.svg" ]; check "rho0 = 1e15: summary drawn" $?
+  [ $rc -eq 0 ] && [ "$(wc -l < "$dir/large.err")" -eq 1 ]; check "rho0 = 1e6, the largest taken: runs, one line (got $rc)" $?
+  [ -s "$dir/large/summary.png" ] && [ -s "$dir/large/summary.svg" ]; check "rho0 = 1e6: summary drawn" $?
 
   # a stats.csv whose numbers are all NaN: the script's own reason, once
   mkdir -p "$dir/nan"

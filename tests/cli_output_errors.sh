@@ -67,6 +67,20 @@ ln -s /dev/full "$out/fig4_stability.csv"
 expect "figure CSV full" $? "$out.err" "fig4_stability.csv: write failed: No space left on device"
 [ ! -e "$out/report.md" ] && [ ! -e "$out/report.md.part" ]; check "figure CSV full: no report.md" $?
 
+# bench's log: a file where its folder should be, and a log on a full device
+touch "$dir/not_a_folder"
+"$bin" bench sph --particles 500 --repeat 1 --steps 1 --log "$dir/not_a_folder" > /dev/null 2> "$dir/log1.err"
+expect "bench --log on a file" $? "$dir/log1.err" "not_a_folder: cannot create folder: a file of that name is there"
+mkdir -p "$dir/logs"
+ln -s /dev/full "$dir/logs/sph.csv"
+"$bin" bench sph --particles 500 --repeat 1 --steps 1 --log "$dir/logs" > /dev/null 2> "$dir/log2.err"
+expect "bench log full" $? "$dir/log2.err" "sph.csv: write failed: No space left on device"
+
+# --out naming a file
+touch "$dir/a_file"
+"$bin" run dam_break --solver sph --frames 1 "${small[@]}" --out "$dir/a_file" 2> "$dir/file.err"
+expect "--out a file" $? "$dir/file.err" "a_file: cannot create folder: a file of that name is there"
+
 # a real full file system and a read-only one, in a private mount namespace
 if unshare -rm true 2>/dev/null; then
   mnt="$dir/mnt"
