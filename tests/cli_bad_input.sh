@@ -47,6 +47,20 @@ EOF
 
 # run_case DESCRIPTION PATTERN SCENE [EXTRA ARGS...]
 # PATTERN: an extended regular expression the stderr line must match.
+# verdict DESCRIPTION WHY STDERR_FILE: counts case n as passed when WHY is
+# empty (printing stderr's first line), else as failed (printing why and
+# all of stderr).
+verdict() {
+    if [ -z "$2" ]; then
+        passed=$((passed + 1))
+        printf 'ok   case_%d %s: %s\n' "$n" "$1" "$(head -n 1 "$3")"
+    else
+        failed=$((failed + 1))
+        printf 'FAIL case_%d %s: %s\n' "$n" "$1" "$2"
+        sed 's/^/       stderr: /' "$3"
+    fi
+}
+
 run_case() {
     local what=$1 pattern=$2 scene=$3
     shift 3
@@ -82,14 +96,7 @@ run_case() {
     elif [ -e "$out" ]; then
         why="$out exists"
     fi
-    if [ -z "$why" ]; then
-        passed=$((passed + 1))
-        printf 'ok   case_%d %s: %s\n' "$n" "$what" "$first"
-    else
-        failed=$((failed + 1))
-        printf 'FAIL case_%d %s: %s (status %d)\n' "$n" "$what" "$why" "$status"
-        sed 's/^/       stderr: /' "$err"
-    fi
+    verdict "$what" "${why:+$why (status $status)}" "$err"
 }
 
 s="$dir/malformed.json"
@@ -182,14 +189,7 @@ end_case() {
     elif [ "$(awk 'END { print NR }' "$err")" -ne 1 ]; then
         why="stderr is not one line"
     fi
-    if [ -z "$why" ]; then
-        passed=$((passed + 1))
-        printf 'ok   case_%d %s: %s\n' "$n" "$what" "$(head -n 1 "$err")"
-    else
-        failed=$((failed + 1))
-        printf 'FAIL case_%d %s: %s\n' "$n" "$what" "$why"
-        sed 's/^/       stderr: /' "$err"
-    fi
+    verdict "$what" "$why" "$err"
 }
 # FLIP cut such a step into CFL substeps without end.
 end_case "FLIP: gravity 1e30" flip --set 'gravity=[1e30,1e30,1e30]'
@@ -216,14 +216,10 @@ arg_case() {
     shift 2
     n=$((n + 1))
     timeout 60 "$bin" "$@" >/dev/null 2>"$err" || status=$?
-    if [ "$status" -eq 1 ] && [ "$(awk 'END { print NR }' "$err")" -eq 1 ] && grep -Eq -- "$pattern" "$err"; then
-        passed=$((passed + 1))
-        printf 'ok   case_%d %s: %s\n' "$n" "$what" "$(head -n 1 "$err")"
-    else
-        failed=$((failed + 1))
-        printf 'FAIL case_%d %s: status %d\n' "$n" "$what" "$status"
-        sed 's/^/       stderr: /' "$err"
-    fi
+    local why=""
+    [ "$status" -eq 1 ] && [ "$(awk 'END { print NR }' "$err")" -eq 1 ] && grep -Eq -- "$pattern" "$err" ||
+        why="status $status, expected 1 and one line matching /$pattern/"
+    verdict "$what" "$why" "$err"
 }
 arg_case "list with an argument" 'extra' list extra
 arg_case "--version with an argument" 'extra' --version extra
@@ -231,13 +227,11 @@ arg_case "--version with an argument" 'extra' --version extra
 arg_case "figures --only ''" "--only '': expected figure numbers" figures --smoke --only '' --out "$dir/fig_none"
 arg_case "figures --smoke --quick" '--quick and --smoke: expected one of them' figures --smoke --quick \
     --out "$dir/fig_both"
-if [ ! -e "$dir/fig_none" ] && [ ! -e "$dir/fig_both" ]; then
-    passed=$((passed + 1))
-    echo "ok   figures refused: no folder written"
-else
-    failed=$((failed + 1))
-    echo "FAIL figures refused, but wrote a folder"
-fi
+n=$((n + 1))
+: > "$dir/none.stderr"
+why=""
+[ ! -e "$dir/fig_none" ] && [ ! -e "$dir/fig_both" ] || why="a refused figures command wrote a folder"
+verdict "figures refused: nothing written" "$why" "$dir/none.stderr"
 # paths longer than the buffers that hold them were cut short in silence
 long=$(printf 'a%.0s' $(seq 950))
 arg_case "--out of 950 characters" '--out: a path of 951 characters, expected at most 900' run "$s" --solver sph \

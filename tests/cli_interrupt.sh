@@ -19,6 +19,21 @@ wait_for() {
   return 1
 }
 
+# interrupt SIG FILE ROWS COMMAND...: COMMAND in the background, signal SIG
+# once FILE has ROWS lines; sets started (0 when FILE got there) and rc
+# (COMMAND's exit status)
+interrupt() {
+  local sig=$1 file=$2 rows=$3
+  shift 3
+  "$@" &
+  local pid=$!
+  wait_for "$file" "$rows" $pid
+  started=$?
+  kill -"$sig" $pid
+  wait $pid
+  rc=$?
+}
+
 json() { # file, key: the value of "key" in run.json's result
   grep -E "\"$2\":" "$1" | tail -1 | sed -E 's/.*:[[:space:]]*"?([^",]*)"?,?$/\1/'
 }
@@ -29,12 +44,8 @@ long_run=(dam_break --solver sph --frames 200 --set fluid.spacing=0.02 --quiet)
 for sig in INT TERM; do
   code=$([ $sig = INT ] && echo 130 || echo 143)
   out="$dir/run_$sig"
-  "$bin" run "${long_run[@]}" --out "$out" 2> "$out.err" &
-  pid=$!
-  wait_for "$out/stats.csv" 20 $pid; check "run ($sig): steps under way" $?
-  kill -$sig $pid
-  wait $pid
-  rc=$?
+  interrupt $sig "$out/stats.csv" 20 "$bin" run "${long_run[@]}" --out "$out" 2> "$out.err"
+  check "run ($sig): steps under way" $started
   [ $rc -eq $code ]; check "run: SIG$sig exits $code (got $rc)" $?
   [ "$(json "$out/run.json" status)" = interrupted ]; check "run ($sig): run.json says interrupted" $?
   steps=$(json "$out/run.json" steps)
@@ -67,12 +78,9 @@ rc=$?
 
 # compare: the solver under way is interrupted, the others not run
 out="$dir/compare"
-"$bin" compare dam_break --solvers sph,wcsph --frames 200 --set fluid.spacing=0.02 --quiet --out "$out" 2>/dev/null &
-pid=$!
-wait_for "$out/sph/stats.csv" 20 $pid; check "compare: the first solver under way" $?
-kill -INT $pid
-wait $pid
-rc=$?
+interrupt INT "$out/sph/stats.csv" 20 "$bin" compare dam_break --solvers sph,wcsph --frames 200 \
+  --set fluid.spacing=0.02 --quiet --out "$out" 2>/dev/null
+check "compare: the first solver under way" $started
 [ $rc -eq 130 ]; check "compare: exits 130 (got $rc)" $?
 grep -q '^sph,interrupted,' "$out/compare.csv"; check "compare.csv: sph interrupted" $?
 grep -q '^wcsph,not run,' "$out/compare.csv"; check "compare.csv: wcsph not run" $?
@@ -81,13 +89,9 @@ grep -q '^wcsph,not run,' "$out/compare.csv"; check "compare.csv: wcsph not run"
 
 # sweep: the same with its cases
 out="$dir/sweep"
-"$bin" sweep dam_break --solver sph --dt 0.0002,0.0001 --frames 200 --set fluid.spacing=0.02 --quiet \
-  --out "$out" 2>/dev/null &
-pid=$!
-wait_for "$out/case_01/stats.csv" 20 $pid; check "sweep: case 1 under way" $?
-kill -TERM $pid
-wait $pid
-rc=$?
+interrupt TERM "$out/case_01/stats.csv" 20 "$bin" sweep dam_break --solver sph --dt 0.0002,0.0001 --frames 200 \
+  --set fluid.spacing=0.02 --quiet --out "$out" 2>/dev/null
+check "sweep: case 1 under way" $started
 [ $rc -eq 143 ]; check "sweep: exits 143 (got $rc)" $?
 grep -q '^1,.*,interrupted,' "$out/sweep.csv"; check "sweep.csv: case 1 interrupted" $?
 grep -q '^2,.*,not run,' "$out/sweep.csv"; check "sweep.csv: case 2 not run" $?
