@@ -61,15 +61,10 @@ void fl_stability_init(fl_stability *s, const fl_world *w)
     double g = sqrt(w->gravity[0] * w->gravity[0] + w->gravity[1] * w->gravity[1] +
                     w->gravity[2] * w->gravity[2]);
     double height = w->domain.hi[1] - w->domain.lo[1];
-    const fl_particles *f = &w->fluid;
-    double v2 = 0.0;
-    #pragma omp parallel for schedule(static) reduction(max : v2)
-    for (int i = 0; i < f->count; i++)
-        v2 = fmax(v2, (double)f->vx[i] * f->vx[i] + (double)f->vy[i] * f->vy[i] + (double)f->vz[i] * f->vz[i]);
     /* the scene's speed scale: free fall over the domain's height, unless
      * gravity is tiny or zero and the fluid's own initial speed, or the
      * stated floor, is larger (docs/design.md, "Stability") */
-    s->speed_scale = fmax(fmax(sqrt(2.0 * g * height), sqrt(v2)), FL_STABILITY_MIN_SPEED);
+    s->speed_scale = fmax(fmax(sqrt(2.0 * g * height), fl_max_speed(&w->fluid, NULL)), FL_STABILITY_MIN_SPEED);
     s->speed_limit = 10.0 * s->speed_scale;
     s->over_compressed = 0;
 }
@@ -203,6 +198,12 @@ static int pvd_reserve(pvd_list *l, double t_end, double frame_dt, fl_error *err
     if (!l->names || !l->files || !l->times)
         return fl_fail(err, FL_ERR_MEMORY, "out of memory for the list of %d frames", l->capacity);
     return FL_OK;
+}
+
+/* 1 when the run saves particle frames (--save, any format). */
+static int saves_frames(const fl_run_config *c)
+{
+    return c->save_bin || c->save_vtk || c->save_vtu;
 }
 
 /* Frame number frame of the world into DIR/frames/ in every format asked
@@ -473,7 +474,7 @@ static int open_outputs(const fl_run_config *c, run_state *r, fl_error *err)
 {
     char path[1200];
     int rc = fl_make_dirs(c->out_dir, err);
-    if (rc == FL_OK && (c->save_bin || c->save_vtk || c->save_vtu)) {
+    if (rc == FL_OK && saves_frames(c)) {
         snprintf(path, sizeof path, "%s/frames", c->out_dir);
         rc = fl_make_dirs(path, err);
     }
@@ -529,7 +530,7 @@ int fl_run(const fl_run_config *c, fl_run_result *res, fl_error *err)
     if (rc == FL_OK)
         rc = write_run_json(c, &r.scene, &r.params, &r.world, &clk, res, "running", err);
     if (rc == FL_OK && (rc = write_frame(c, &r.world, &r.pvd, 0, err)) == FL_OK)
-        res->frames_saved = c->save_bin || c->save_vtk || c->save_vtu;
+        res->frames_saved = saves_frames(c);
     if (rc) {
         run_state_free(&r);
         return rc;
@@ -603,7 +604,7 @@ int fl_run(const fl_run_config *c, fl_run_result *res, fl_error *err)
                                       : k % clk.spf == 0;
         if (frame_done && (rc = write_frame(c, &r.world, &r.pvd, ++frame, err)))
             break;
-        res->frames_saved += frame_done && (c->save_bin || c->save_vtk || c->save_vtu);
+        res->frames_saved += frame_done && saves_frames(c);
         if (clk.adaptive) {
             if (!(st->dt_limit > 0.0)) {
                 res->status = FL_RUN_UNSTABLE;

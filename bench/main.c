@@ -224,7 +224,7 @@ static int run_option(const char *a, const char *v, fl_run_config *c, int *plot,
             return -die("--dt: expected a positive number of seconds or cfl, got '%s'", v);
     } else if (strcmp(a, "--substeps") == 0) {
         /* the bound of the scene's time.substeps (scenes/README.md) */
-        if (!parse_count(v, &c->substeps) || c->substeps > 100000)
+        if (!parse_count(v, &c->substeps) || c->substeps > FL_SCENE_MAX_STEPS_PER_FRAME)
             return -die("--substeps: expected a whole number in [1, 1e5], got '%s'", v);
     } else if (strcmp(a, "--frames") == 0) {
         if (!parse_count(v, &c->frames))
@@ -324,10 +324,6 @@ static int parse_command(int argc, char **argv, fl_run_config *c, int *plot, con
     return 0;
 }
 
-/* One run of compare or sweep into c->out_dir: a failed run is recorded in
- * *ran and error, not fatal, but an output error is (exit 2), and so is bad
- * input on the first run (exit 1: the scene or an override, before anything
- * is written). Returns -1 to go on, or the exit code. */
 /* One run of compare or sweep into c->out_dir: a failed run is recorded in
  * *ran and error, not fatal, but an output error is (exit 2), and so is bad
  * input on the first run (exit 1: the scene or an override, before anything
@@ -514,7 +510,7 @@ static int cmd_sweep(int argc, char **argv)
     double steps[FL_MAX_SWEEP], iters[FL_MAX_SWEEP];
     int ns = parse_list(dt_list ? dt_list : sub_list, steps, FL_MAX_SWEEP, sub_list != NULL);
     for (int k = 0; sub_list && k < ns; k++)
-        if (steps[k] > 100000) /* the bound of time.substeps */
+        if (steps[k] > FL_SCENE_MAX_STEPS_PER_FRAME) /* the bound of time.substeps */
             ns = -1;
     if (ns <= 0)
         return die(dt_list ? "--dt %s: expected a comma-separated list of positive seconds"
