@@ -98,9 +98,9 @@ int fl_compare_write(const char *dir, const fl_compare_entry *e, int n, fl_error
 {
     char path[1200];
     snprintf(path, sizeof path, "%s/compare.csv", dir);
-    FILE *csv = fopen(path, "w");
+    FILE *csv = fl_open_written(path, err);
     if (!csv)
-        return fl_fail(err, FL_ERR_IO, "%s: cannot write: %s", path, strerror(errno));
+        return FL_ERR_IO;
     fputs("solver,status,reason,steps,simulated_s,wall_s,ms_per_step,mean_compression_percent\n", csv);
     for (int k = 0; k < n; k++) {
         const fl_run_result *r = &e[k].result;
@@ -114,9 +114,9 @@ int fl_compare_write(const char *dir, const fl_compare_entry *e, int n, fl_error
         return rc;
 
     snprintf(path, sizeof path, "%s/compare.md", dir);
-    FILE *md = fopen(path, "w");
+    FILE *md = fl_open_written(path, err);
     if (!md)
-        return fl_fail(err, FL_ERR_IO, "%s: cannot write: %s", path, strerror(errno));
+        return FL_ERR_IO;
     fputs("| solver | status | steps | simulated, s | wall, s | ms per step | mean compression |\n"
           "| --- | --- | --- | --- | --- | --- | --- |\n",
           md);
@@ -131,9 +131,9 @@ int fl_compare_write(const char *dir, const fl_compare_entry *e, int n, fl_error
         return rc;
 
     snprintf(path, sizeof path, "%s/density.csv", dir);
-    FILE *dens = fopen(path, "w");
+    FILE *dens = fl_open_written(path, err);
     if (!dens)
-        return fl_fail(err, FL_ERR_IO, "%s: cannot write: %s", path, strerror(errno));
+        return FL_ERR_IO;
     for (int k = 0; k < n && rc == FL_OK; k++)
         if (e[k].ran)
             rc = append_block(dens, dir, e[k].solver, err);
@@ -148,9 +148,9 @@ int fl_sweep_write(const char *dir, const fl_sweep_case *c, int n, fl_error *err
 {
     char path[1200];
     snprintf(path, sizeof path, "%s/sweep.csv", dir);
-    FILE *csv = fopen(path, "w");
+    FILE *csv = fl_open_written(path, err);
     if (!csv)
-        return fl_fail(err, FL_ERR_IO, "%s: cannot write: %s", path, strerror(errno));
+        return FL_ERR_IO;
     fputs("case,folder,dt,substeps,iterations,status,failed_at_s,reason,steps,simulated_s,wall_s,ms_per_step,"
           "mean_compression_percent\n",
           csv);
@@ -167,9 +167,9 @@ int fl_sweep_write(const char *dir, const fl_sweep_case *c, int n, fl_error *err
     if (rc)
         return rc;
     snprintf(path, sizeof path, "%s/sweep.md", dir);
-    FILE *md = fopen(path, "w");
+    FILE *md = fl_open_written(path, err);
     if (!md)
-        return fl_fail(err, FL_ERR_IO, "%s: cannot write: %s", path, strerror(errno));
+        return FL_ERR_IO;
     fputs("| case | dt, s | substeps | iterations | status | broke at, s | steps | wall, s | mean compression |\n"
           "| --- | --- | --- | --- | --- | --- | --- | --- | --- |\n",
           md);

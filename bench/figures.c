@@ -394,9 +394,10 @@ static double column_median(const table *t, int c, int from)
 static FILE *open_csv(const figures *F, const char *name, char *path, int len)
 {
     snprintf(path, (size_t)len, "%s/%s.csv", F->out, name);
-    FILE *f = fopen(path, "w");
+    fl_error err;
+    FILE *f = fl_open_written(path, &err);
     if (!f)
-        fprintf(stderr, "fluidlab: figures: %s: cannot write: %s\n", path, strerror(errno));
+        fail_line("%s", err.msg);
     return f;
 }
 
@@ -1081,9 +1082,8 @@ int fl_figures_main(int argc, char **argv)
     fl_error err;
     if (fl_make_dirs(F.out, &err))
         return fail_line("%s", err.msg) + 1;
-    F.report = fopen(tmp_path, "w");
-    if (!F.report)
-        return fail_line("%s: cannot write: %s", tmp_path, strerror(errno)) + 1;
+    if (!(F.report = fl_open_written(tmp_path, &err)))
+        return fail_line("%s", err.msg) + 1;
     double t0 = fl_now_ms();
     int rc = run_cases(&F);
     if (rc || fl_interrupted()) {

@@ -246,6 +246,15 @@ const char *fl_run_status_name(fl_run_status s)
     return s >= FL_RUN_STABLE && s <= FL_RUN_INCOMPLETE ? names[s] : "unknown";
 }
 
+FILE *fl_open_written(const char *path, fl_error *err)
+{
+    errno = 0;
+    FILE *f = fopen(path, "w");
+    if (!f)
+        fl_fail(err, FL_ERR_IO, "%s: cannot write: %s", path, strerror(errno));
+    return f;
+}
+
 int fl_close_written(FILE *f, const char *path, fl_error *err)
 {
     errno = 0;
@@ -481,13 +490,11 @@ static int open_outputs(const fl_run_config *c, run_state *r, fl_error *err)
     if (rc)
         return rc;
     snprintf(r->stats_path, sizeof r->stats_path, "%s/stats.csv", c->out_dir);
-    r->stats_csv = fopen(r->stats_path, "w");
-    if (!r->stats_csv)
-        return fl_fail(err, FL_ERR_IO, "%s: cannot write: %s", r->stats_path, strerror(errno));
+    if (!(r->stats_csv = fl_open_written(r->stats_path, err)))
+        return FL_ERR_IO;
     snprintf(r->conv_path, sizeof r->conv_path, "%s/convergence.csv", c->out_dir);
-    r->conv_csv = fopen(r->conv_path, "w");
-    if (!r->conv_csv)
-        return fl_fail(err, FL_ERR_IO, "%s: cannot write: %s", r->conv_path, strerror(errno));
+    if (!(r->conv_csv = fl_open_written(r->conv_path, err)))
+        return FL_ERR_IO;
     write_stats_header(r->stats_csv);
     fprintf(r->conv_csv, "step,time,iteration,residual,residual_max\n");
     return FL_OK;

@@ -76,6 +76,10 @@ void fl_interrupt_install(void);
 /* The signal received since fl_interrupt_install (SIGINT or SIGTERM), or 0. */
 int fl_interrupted(void);
 
+/* Opens path for writing (replacing it), or NULL with "<path>: cannot
+ * write: <why>" in err. */
+FILE *fl_open_written(const char *path, fl_error *err);
+
 /* Closes f, written to path: FL_OK when every write reached the file,
  * else FL_ERR_IO with "<path>: write failed: <why>" (a full disk often
  * shows only when the last buffer is flushed). */
