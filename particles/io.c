@@ -107,6 +107,17 @@ static FILE *open_for_writing(const char *path, fl_error *err)
     return f;
 }
 
+/* The start of every frame writer: the store checked (need_fields: the
+ * velocity, density and pressure arrays too), then path opened into *f. */
+static int start_frame(const char *path, const fl_particles *p, int need_fields, FILE **f, fl_error *err)
+{
+    int rc = check_store(path, p, need_fields, err);
+    if (rc != FL_OK)
+        return rc;
+    *f = open_for_writing(path, err);
+    return *f ? FL_OK : FL_ERR_IO;
+}
+
 /* Closes f and reports whether everything written reached the file: a
  * full disk often shows only when the last buffer is flushed. */
 static int close_written(FILE *f, const char *path, fl_error *err)
@@ -133,7 +144,8 @@ static int abandon_write(FILE *f, const char *path, int e, fl_error *err)
 
 int fl_frame_write_bin(const char *path, const fl_particles *p, double time, fl_error *err)
 {
-    int rc = check_store(path, p, 0, err);
+    FILE *f;
+    int rc = start_frame(path, p, 0, &f, err);
     if (rc != FL_OK)
         return rc;
 
@@ -146,10 +158,6 @@ int fl_frame_write_bin(const char *path, const fl_particles *p, double time, fl_
     put_u64(header + 16, time_bits);
     put_u32(header + 24, FL_FRAME_RECORD_BYTES);
     put_u32(header + 28, 0u);
-
-    FILE *f = open_for_writing(path, err);
-    if (f == NULL)
-        return FL_ERR_IO;
 
     errno = 0;
     if (fwrite(header, 1, sizeof header, f) != sizeof header)
@@ -319,14 +327,11 @@ static int write_vectors(FILE *f, const float *a, const float *b, const float *c
 
 int fl_frame_write_vtk(const char *path, const fl_particles *p, double time, fl_error *err)
 {
-    int rc = check_store(path, p, 1, err);
+    FILE *f;
+    int rc = start_frame(path, p, 1, &f, err);
     if (rc != FL_OK)
         return rc;
     int n = p->count;
-
-    FILE *f = open_for_writing(path, err);
-    if (f == NULL)
-        return FL_ERR_IO;
 
     errno = 0;
     /* Field data TIME on the dataset is how ParaView and VisIt read the
@@ -537,7 +542,8 @@ static int vtu_write_time(FILE *f, double time)
 
 int fl_frame_write_vtu(const char *path, const fl_particles *p, double time, fl_error *err)
 {
-    int rc = check_store(path, p, 1, err);
+    FILE *f;
+    int rc = start_frame(path, p, 1, &f, err);
     if (rc != FL_OK)
         return rc;
     int n = p->count;
@@ -549,10 +555,6 @@ int fl_frame_write_vtu(const char *path, const fl_particles *p, double time, fl_
         offset[k] = at;
         at += VTU_BLOCK_HEADER + vtu_block_bytes(k, n);
     }
-
-    FILE *f = open_for_writing(path, err);
-    if (f == NULL)
-        return FL_ERR_IO;
 
     const float *const xyz[3] = {p->x, p->y, p->z};
     const float *const v[3] = {p->vx, p->vy, p->vz};
