@@ -31,54 +31,56 @@ static int bin_particles(fl_nbgrid *g, fl_particles *f, long long step, int sort
     return rc;
 }
 
-static void symplectic_euler(fl_particles *f, const float *ax, const float *ay, const float *az, float dt)
+/* The float nearest to v on the side of v that `up` names. */
+static float float_toward(double v, int up)
 {
-    #pragma omp parallel for schedule(static)
-    for (int i = 0; i < f->count; i++) {
-        f->vx[i] += dt * ax[i], f->vy[i] += dt * ay[i], f->vz[i] += dt * az[i];
-        f->x[i] += dt * f->vx[i], f->y[i] += dt * f->vy[i], f->z[i] += dt * f->vz[i];
+    float f = (float)v;
+    if (up ? (double)f < v : (double)f > v)
+        f = nextafterf(f, up ? INFINITY : -INFINITY);
+    return f;
+}
+
+void fl_walls_make(const fl_world *w, int rounded, fl_walls *out)
+{
+    out->obstacle_count = w->obstacle_count;
+    for (int a = 0; a < 3; a++) {
+        out->lo[a] = rounded ? float_toward(w->domain.lo[a], 1) : (float)w->domain.lo[a];
+        out->hi[a] = rounded ? float_toward(w->domain.hi[a], 0) : (float)w->domain.hi[a];
+        for (int o = 0; o < w->obstacle_count; o++) {
+            out->ob_lo[o][a] = rounded ? float_toward(w->obstacles[o].lo[a], 0) : (float)w->obstacles[o].lo[a];
+            out->ob_hi[o][a] = rounded ? float_toward(w->obstacles[o].hi[a], 1) : (float)w->obstacles[o].hi[a];
+        }
     }
 }
 
-static void clamp_to_domain(fl_world *w)
+/* Symplectic Euler and the domain clamp, particle by particle. */
+static void integrate_and_clamp(fl_world *w, const float *ax, const float *ay, const float *az, float dt,
+                                fl_step_stats *st)
 {
     fl_particles *f = &w->fluid;
+    fl_walls walls;
+    fl_walls_make(w, 0, &walls);
+    double t0 = fl_now_ms();
     #pragma omp parallel for schedule(static)
     for (int i = 0; i < f->count; i++) {
-        float *pos[3] = {&f->x[i], &f->y[i], &f->z[i]};
-        float *vel[3] = {&f->vx[i], &f->vy[i], &f->vz[i]};
-        for (int a = 0; a < 3; a++) {
-            if (*pos[a] < (float)w->domain.lo[a]) {
-                *pos[a] = (float)w->domain.lo[a];
-                *vel[a] = fmaxf(*vel[a], 0.0f);
-            } else if (*pos[a] > (float)w->domain.hi[a]) {
-                *pos[a] = (float)w->domain.hi[a];
-                *vel[a] = fminf(*vel[a], 0.0f);
-            }
-        }
-        for (int o = 0; o < w->obstacle_count; o++) {
-            const fl_box *ob = &w->obstacles[o];
-            float depth = INFINITY;
-            int axis = -1, side = 0;
-            for (int a = 0; a < 3; a++) {
-                float lo = *pos[a] - (float)ob->lo[a], hi = (float)ob->hi[a] - *pos[a];
-                if (lo <= 0.0f || hi <= 0.0f) {
-                    axis = -1;
-                    break;
-                }
-                if (lo < depth)
-                    depth = lo, axis = a, side = -1;
-                if (hi < depth)
-                    depth = hi, axis = a, side = 1;
-            }
-            if (axis < 0)
-                continue;
-            *pos[axis] = (float)(side < 0 ? ob->lo[axis] : ob->hi[axis]);
-            *vel[axis] = side < 0 ? fminf(*vel[axis], 0.0f) : fmaxf(*vel[axis], 0.0f);
-        }
+        float x[3] = {f->x[i], f->y[i], f->z[i]}, v[3] = {f->vx[i], f->vy[i], f->vz[i]};
+        const float a[3] = {ax[i], ay[i], az[i]};
+        fl_symplectic_euler(x, v, a, dt);
+        f->vx[i] = v[0], f->vy[i] = v[1], f->vz[i] = v[2];
+        f->x[i] = x[0], f->y[i] = x[1], f->z[i] = x[2];
     }
+    double t1 = fl_now_ms();
+    #pragma omp parallel for schedule(static)
+    for (int i = 0; i < f->count; i++) {
+        float x[3] = {f->x[i], f->y[i], f->z[i]}, v[3] = {f->vx[i], f->vy[i], f->vz[i]};
+        fl_clamp_particle(&walls, x, v);
+        f->vx[i] = v[0], f->vy[i] = v[1], f->vz[i] = v[2];
+        f->x[i] = x[0], f->y[i] = x[1], f->z[i] = x[2];
+    }
+    double t2 = fl_now_ms();
+    st->stage_ms[FL_STAGE_INTEGRATE] += t1 - t0;
+    st->stage_ms[FL_STAGE_BOUNDARY] += t2 - t1;
 }
-
 
 int fl_step_begin(fl_world *w, fl_nbgrid *g, long long step, int sort_interval, float *scratch,
                   fl_step_stats *st)
@@ -103,13 +105,7 @@ int fl_step_begin(fl_world *w, fl_nbgrid *g, long long step, int sort_interval, 
 void fl_step_finish(fl_world *w, const float *ax, const float *ay, const float *az, double dt, double c,
                     double a_max, fl_step_stats *st)
 {
-    double t0 = fl_now_ms();
-    symplectic_euler(&w->fluid, ax, ay, az, (float)dt);
-    double t1 = fl_now_ms();
-    clamp_to_domain(w);
-    double t2 = fl_now_ms();
-    st->stage_ms[FL_STAGE_INTEGRATE] += t1 - t0;
-    st->stage_ms[FL_STAGE_BOUNDARY] += t2 - t1;
+    integrate_and_clamp(w, ax, ay, az, (float)dt, st);
     st->max_speed = fl_max_speed(&w->fluid, &st->nan_count);
     st->cfl = st->max_speed * dt / w->h;
     st->dt_limit = fl_explicit_dt_limit(w->h, c, st->max_speed, a_max);

@@ -6,21 +6,13 @@
 #include <math.h>
 
 #include "solver.h"
+#include "sph_physics.h"
 
-/* The pressure a boundary particle b carries in the pair (i, b), Pa: the
- * fluid particle's p_i extrapolated hydrostatically to the wall particle,
- * p_b = p_i + rho0 g . (x_b - x_i), the static-wall case of Adami, Hu &
- * Adams (2012)'s wall-pressure extrapolation taken pair by pair, never
- * below min(p_i, 0); (dx, dy, dz) = x_i - x_b. With p_b = p_i (Akinci
- * 2012's plain mirror) the wall carries no pressure gradient, and a tank's
- * particles next to a wall need a steeper gradient from their fluid
- * neighbors alone: PCISPH's tank read +11.6 % over rho0 g instead of
- * +7.5 % (docs/methods/sph.md section 4). */
-static inline float fl_wall_pressure(float p_i, float rho0, const float g[3], float dx, float dy, float dz)
-{
-    float p_b = p_i - rho0 * (g[0] * dx + g[1] * dy + g[2] * dz);
-    return fmaxf(p_b, fminf(p_i, 0.0f));
-}
+/* The domain and obstacle boxes of w in float. rounded = 0: each bound
+ * converted to the nearest float; rounded = 1: the domain rounded inwards
+ * and the obstacles outwards, so that a float point clamped to them is
+ * inside the domain (outside the obstacles) in double as well. */
+void fl_walls_make(const fl_world *w, int rounded, fl_walls *out);
 
 /* sum_j |grad W_spiky(x_j)|^2, 1/m^8, over the neighbors of a particle with
  * a full neighborhood on a cubic lattice of spacing d (itself excluded: its

@@ -41,8 +41,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kernels.h"
 #include "particle_common.h"
+#include "pbf_physics.h"
 
 #define PBF_LANES 16
 
@@ -83,24 +83,6 @@ typedef struct pbf_solver {
     long long table_capacity;
     long long steps;
 } pbf_solver;
-
-/* The constants of the per-block functions, for one step. */
-typedef struct pbf_consts {
-    int n;
-    float h, h2;
-    float rho0;
-    float vol;                /* m / rho0, m^3 */
-    float self;               /* m/rho0 W(0): a particle's own share of rho_i / rho0 */
-    float eps;                /* CFM eps, 1/m^2 */
-    float scorr_k;            /* -k as a lambda, m^2 */
-    float scorr_scale;        /* 1 / (h^2 - dq^2) */
-    int scorr_n;
-    float xsph_c;
-    float inv_dt;
-    float lo[3], hi[3];       /* the domain, rounded inwards */
-    int obstacle_count;
-    float ob_lo[FL_MAX_BOXES][3], ob_hi[FL_MAX_BOXES][3]; /* obstacles, rounded outwards */
-} pbf_consts;
 
 static const char *const pbf_keys[] = {"solver_iterations", "eta",      "cfm_epsilon",       "scorr_k",
                                        "scorr_n",           "scorr_dq", "vorticity_epsilon", "xsph_c",
@@ -209,22 +191,11 @@ static void *pbf_create(fl_world *w, const fl_params *p, fl_error *err)
     return s;
 }
 
-/* The float nearest to v on the side of v that `up` names (a float
- * coordinate clamped to it is then within [lo, hi] in double as well). */
-static float float_toward(double v, int up)
-{
-    float f = (float)v;
-    if (up ? (double)f < v : (double)f > v)
-        f = nextafterf(f, up ? INFINITY : -INFINITY);
-    return f;
-}
-
-static pbf_consts pbf_make_consts(const pbf_solver *s, const fl_world *w, double dt)
+static fl_pbf_consts pbf_make_consts(const pbf_solver *s, const fl_world *w, double dt)
 {
     const pbf_params *prm = &s->prm;
     const double h = w->h, dq = prm->scorr_dq * h, vol = w->mass / w->rho0;
-    pbf_consts c = {
-        .n = s->n,
+    fl_pbf_consts c = {
         .h = (float)h,
         .h2 = (float)(h * h),
         .rho0 = (float)w->rho0,
@@ -237,61 +208,9 @@ static pbf_consts pbf_make_consts(const pbf_solver *s, const fl_world *w, double
         .scorr_n = prm->scorr_n,
         .xsph_c = (float)prm->xsph_c,
         .inv_dt = (float)(1.0 / dt),
-        .obstacle_count = w->obstacle_count,
     };
-    for (int a = 0; a < 3; a++) {
-        c.lo[a] = float_toward(w->domain.lo[a], 1);
-        c.hi[a] = float_toward(w->domain.hi[a], 0);
-        for (int o = 0; o < w->obstacle_count; o++) {
-            c.ob_lo[o][a] = float_toward(w->obstacles[o].lo[a], 0);
-            c.ob_hi[o][a] = float_toward(w->obstacles[o].hi[a], 1);
-        }
-    }
+    fl_walls_make(w, 1, &c.walls);
     return c;
-}
-
-/* The collision response: the point pushed back into the domain box and
- * out of every obstacle box, through the nearest face (particle centres
- * may touch the walls; the boundary particles keep them off in the
- * solve, this is the safety net). */
-static inline void pbf_collide(const pbf_consts *c, float q[3])
-{
-    for (int a = 0; a < 3; a++)
-        q[a] = fminf(fmaxf(q[a], c->lo[a]), c->hi[a]);
-    for (int o = 0; o < c->obstacle_count; o++) {
-        const float *lo = c->ob_lo[o], *hi = c->ob_hi[o];
-        float depth = INFINITY, face = 0.0f;
-        int axis = -1;
-        for (int a = 0; a < 3; a++) {
-            float dlo = q[a] - lo[a], dhi = hi[a] - q[a];
-            if (dlo <= 0.0f || dhi <= 0.0f) {
-                axis = -1;
-                break;
-            }
-            if (dlo < depth)
-                depth = dlo, axis = a, face = lo[a];
-            if (dhi < depth)
-                depth = dhi, axis = a, face = hi[a];
-        }
-        if (axis >= 0)
-            q[axis] = face;
-    }
-}
-
-/* (W(r) / W(dq))^n of eq. 13 from r^2: the poly6 ratio is
- * ((h^2 - r^2) / (h^2 - dq^2))^3, raised to n (1..31) by squaring, written
- * out step by step so that a neighbor loop stays vectorizable (with n a
- * constant, the steps not taken fold away). */
-static inline float pbf_scorr_ratio(float r2, const pbf_consts *c, int n)
-{
-    float d = c->h2 - r2;
-    float q = (d > 0.0f ? d : 0.0f) * c->scorr_scale;
-    float p1 = q * q * q, p2 = p1 * p1, p4 = p2 * p2, p8 = p4 * p4, p16 = p8 * p8;
-    float s = n & 1 ? p1 : 1.0f;
-    s = n & 2 ? s * p2 : s;
-    s = n & 4 ? s * p4 : s;
-    s = n & 8 ? s * p8 : s;
-    return n & 16 ? s * p16 : s;
 }
 
 /* The first row of block b in the neighbor table, and its number of rows. */
@@ -308,7 +227,7 @@ static inline const int *pbf_rows(const pbf_solver *s, int b, int *rows)
  * neighbors, weighted by m/rho0 or V_b (eq. 8). A boundary particle cannot
  * move, so it adds nothing else to the denominator. The part of eq. 14
  * that needs no neighbor's lambda, lambda_i grad_i C_i, goes to (ox, oy, oz). */
-static inline void pbf_lambda_block(int b, const pbf_solver *s, const pbf_consts *c, const float *qx,
+static inline void pbf_lambda_block(int b, const pbf_solver *s, const fl_pbf_consts *c, const float *qx,
                                     const float *qy, const float *qz, float *rho, float *lambda, float *ox,
                                     float *oy, float *oz)
 {
@@ -327,21 +246,17 @@ static inline void pbf_lambda_block(int b, const pbf_solver *s, const pbf_consts
         for (int l = 0; l < PBF_LANES; l++) {
             const int j = row[l];
             float dx = xi[l] - qx[j], dy = yi[l] - qy[j], dz = zi[l] - qz[j];
-            float r2 = dx * dx + dy * dy + dz * dz;
-            float wj = s->weight[j];
-            float gr = wj * fl_spiky_grad_factor(sqrtf(r2), h);
-            float ax = gr * dx, ay = gr * dy, az = gr * dz;
-            wsum[l] += wj * fl_poly6(r2, h);
-            gx[l] += ax, gy[l] += ay, gz[l] += az;
-            sq[l] += j < c->n ? ax * ax + ay * ay + az * az : 0.0f; /* |grad_j C_i|^2, fluid j only */
+            fl_pbf_lambda_terms t = fl_pbf_lambda_pair(dx, dy, dz, dx * dx + dy * dy + dz * dz, s->weight[j], j < s->n, h);
+            wsum[l] += t.w;
+            gx[l] += t.gx, gy[l] += t.gy, gz[l] += t.gz;
+            sq[l] += t.sq;
         }
     }
     #pragma omp simd
     for (int l = 0; l < PBF_LANES; l++) {
         const int i = i0 + l;
-        float ci = c->self + wsum[l] - 1.0f;
-        float li = -ci / (sq[l] + gx[l] * gx[l] + gy[l] * gy[l] + gz[l] * gz[l] + c->eps);
-        if (i < c->n) {
+        float ci, li = fl_pbf_lambda(c, wsum[l], sq[l], gx[l], gy[l], gz[l], &ci);
+        if (i < s->n) {
             rho[i] = c->rho0 * (ci + 1.0f);
             lambda[i] = li;
             ox[i] = li * gx[l], oy[i] = li * gy[l], oz[i] = li * gz[l];
@@ -355,12 +270,11 @@ static inline void pbf_lambda_block(int b, const pbf_solver *s, const pbf_consts
  * then the collision response. Adds lambda_i to lambda_sum (first
  * iteration: sets it). scorr_n is c->scorr_n, passed apart so that a
  * caller can make it a constant. */
-static inline void pbf_delta_block(int b, pbf_solver *s, const pbf_consts *c, int scorr_n, int first,
+static inline void pbf_delta_block(int b, pbf_solver *s, const fl_pbf_consts *c, int scorr_n, int first,
                                    const float *restrict qx, const float *restrict qy, const float *restrict qz,
                                    float *restrict ox, float *restrict oy, float *restrict oz)
 {
     const int i0 = b * PBF_LANES;
-    const float h = c->h;
     float xi[PBF_LANES], yi[PBF_LANES], zi[PBF_LANES], fx[PBF_LANES], fy[PBF_LANES], fz[PBF_LANES];
     for (int l = 0; l < PBF_LANES; l++) {
         xi[l] = qx[i0 + l], yi[l] = qy[i0 + l], zi[l] = qz[i0 + l];
@@ -373,18 +287,16 @@ static inline void pbf_delta_block(int b, pbf_solver *s, const pbf_consts *c, in
         for (int l = 0; l < PBF_LANES; l++) {
             const int j = row[l];
             float dx = xi[l] - qx[j], dy = yi[l] - qy[j], dz = zi[l] - qz[j];
-            float r2 = dx * dx + dy * dy + dz * dz;
-            /* lambda_j is 0 but for fluid particles; s_corr is between fluid particles */
-            float scorr = c->scorr_k * pbf_scorr_ratio(r2, c, scorr_n);
-            float t = s->lambda[j] + (j < c->n ? scorr : 0.0f);
-            float gr = t * fl_spiky_grad_factor(sqrtf(r2), h);
+            /* lambda_j is 0 but for fluid particles */
+            float gr = fl_pbf_delta_pair(c, scorr_n, dx * dx + dy * dy + dz * dz, s->lambda[j], j < s->n);
             fx[l] += gr * dx, fy[l] += gr * dy, fz[l] += gr * dz;
         }
     }
-    for (int l = 0; l < PBF_LANES && i0 + l < c->n; l++) {
+    for (int l = 0; l < PBF_LANES && i0 + l < s->n; l++) {
         const int i = i0 + l;
-        float q[3] = {xi[l] + ox[i] + c->vol * fx[l], yi[l] + oy[i] + c->vol * fy[l], zi[l] + oz[i] + c->vol * fz[l]};
-        pbf_collide(c, q);
+        const float x[3] = {xi[l], yi[l], zi[l]}, own[3] = {ox[i], oy[i], oz[i]}, sum[3] = {fx[l], fy[l], fz[l]};
+        float q[3];
+        fl_pbf_correct(c, x, own, sum, q);
         ox[i] = q[0], oy[i] = q[1], oz[i] = q[2];
         s->lambda_sum[i] = (first ? 0.0f : s->lambda_sum[i]) + s->lambda[i];
     }
@@ -394,8 +306,9 @@ static inline void pbf_delta_block(int b, pbf_solver *s, const pbf_consts *c, in
  * velocities (ux, uy, uz) = (q - x) / dt (Algorithm 1, line 21): the XSPH
  * velocity (eq. 17) into the store, the density of q (eq. 2) into rho,
  * and, with vorticity confinement on, the curl omega_i (eq. 15) and its
- * magnitude. */
-static inline void pbf_velocity_block(int b, const pbf_solver *s, const pbf_consts *c, int vorticity,
+ * magnitude. Forced inline, so that a constant vorticity folds the curl
+ * away from the loop when it is off. */
+FL_FORCE_INLINE void pbf_velocity_block(int b, const pbf_solver *s, const fl_pbf_consts *c, int vorticity,
                                       const float *qx, const float *qy, const float *qz, fl_particles *f)
 {
     const int i0 = b * PBF_LANES;
@@ -415,32 +328,26 @@ static inline void pbf_velocity_block(int b, const pbf_solver *s, const pbf_cons
         #pragma omp simd
         for (int l = 0; l < PBF_LANES; l++) {
             const int j = row[l];
-            const int fluid = j < c->n;
+            const int fluid = j < s->n;
             float dx = xi[l] - qx[j], dy = yi[l] - qy[j], dz = zi[l] - qz[j];
-            float r2 = dx * dx + dy * dy + dz * dz;
-            float wij = fl_poly6(r2, h);
             /* v_j - v_i, for fluid neighbors only (XSPH and the curl are over the fluid) */
             float uj = s->ux[j], vj = s->uy[j], wj = s->uz[j];
             float du = fluid ? uj - ui[l] : 0.0f, dv = fluid ? vj - vi[l] : 0.0f, dw = fluid ? wj - wi[l] : 0.0f;
-            wsum[l] += s->weight[j] * wij;
-            sx[l] += wij * du, sy[l] += wij * dv, sz[l] += wij * dw;
-            if (vorticity) {
-                /* grad_{x_j} W(x_i - x_j) = -grad W_ij */
-                float gr = -fl_spiky_grad_factor(sqrtf(r2), h);
-                float gx = gr * dx, gy = gr * dy, gz = gr * dz;
-                ox[l] += dv * gz - dw * gy;
-                oy[l] += dw * gx - du * gz;
-                oz[l] += du * gy - dv * gx;
-            }
+            fl_pbf_velocity_terms t = fl_pbf_velocity_pair(dx, dy, dz, dx * dx + dy * dy + dz * dz, du, dv, dw,
+                                                           s->weight[j], h, vorticity);
+            wsum[l] += t.w;
+            sx[l] += t.sx, sy[l] += t.sy, sz[l] += t.sz;
+            ox[l] += t.ox, oy[l] += t.oy, oz[l] += t.oz;
         }
     }
-    const float xsph = c->xsph_c * c->vol;
-    for (int l = 0; l < PBF_LANES && i0 + l < c->n; l++) {
+    for (int l = 0; l < PBF_LANES && i0 + l < s->n; l++) {
         const int i = i0 + l;
-        f->rho[i] = c->rho0 * (c->self + wsum[l]);
-        f->vx[i] = ui[l] + xsph * sx[l], f->vy[i] = vi[l] + xsph * sy[l], f->vz[i] = wi[l] + xsph * sz[l];
-        s->wx[i] = c->vol * ox[l], s->wy[i] = c->vol * oy[l], s->wz[i] = c->vol * oz[l];
-        s->wn[i] = sqrtf(s->wx[i] * s->wx[i] + s->wy[i] * s->wy[i] + s->wz[i] * s->wz[i]);
+        const float u[3] = {ui[l], vi[l], wi[l]}, sum[3] = {sx[l], sy[l], sz[l]}, curl[3] = {ox[l], oy[l], oz[l]};
+        float v[3], omega[4];
+        f->rho[i] = fl_pbf_density(c, wsum[l]);
+        fl_pbf_velocity(c, u, sum, curl, v, omega);
+        f->vx[i] = v[0], f->vy[i] = v[1], f->vz[i] = v[2];
+        s->wx[i] = omega[0], s->wy[i] = omega[1], s->wz[i] = omega[2], s->wn[i] = omega[3];
     }
 }
 
@@ -448,7 +355,7 @@ static inline void pbf_velocity_block(int b, const pbf_solver *s, const pbf_cons
  * v_i += dt eps (N x omega_i), N = eta / |eta|, with eta = grad |omega| at
  * i estimated from the differences m/rho0 sum_j (|omega_j| - |omega_i|)
  * grad W_ij over fluid neighbors (zero in a uniform field). */
-static inline void pbf_confine_block(int b, const pbf_solver *s, const pbf_consts *c, float dt_eps,
+static inline void pbf_confine_block(int b, const pbf_solver *s, const fl_pbf_consts *c, float dt_eps,
                                      const float *qx, const float *qy, const float *qz, fl_particles *f)
 {
     const int i0 = b * PBF_LANES;
@@ -469,17 +376,16 @@ static inline void pbf_confine_block(int b, const pbf_solver *s, const pbf_const
             const int j = row[l];
             float dx = xi[l] - qx[j], dy = yi[l] - qy[j], dz = zi[l] - qz[j];
             float wj = s->wn[j];
-            float t = j < c->n ? (wj - wi[l]) * fl_spiky_grad_factor(sqrtf(dx * dx + dy * dy + dz * dz), h) : 0.0f;
+            float t = fl_pbf_confine_pair(wi[l], wj, j < s->n, dx * dx + dy * dy + dz * dz, h);
             ex[l] += t * dx, ey[l] += t * dy, ez[l] += t * dz;
         }
     }
-    for (int l = 0; l < PBF_LANES && i0 + l < c->n; l++) {
+    for (int l = 0; l < PBF_LANES && i0 + l < s->n; l++) {
         const int i = i0 + l;
-        float len = sqrtf(ex[l] * ex[l] + ey[l] * ey[l] + ez[l] * ez[l]);
-        float scale = len > 0.0f ? dt_eps / len : 0.0f; /* no direction where |omega| is flat */
-        f->vx[i] += scale * (ey[l] * s->wz[i] - ez[l] * s->wy[i]);
-        f->vy[i] += scale * (ez[l] * s->wx[i] - ex[l] * s->wz[i]);
-        f->vz[i] += scale * (ex[l] * s->wy[i] - ey[l] * s->wx[i]);
+        const float eta[3] = {ex[l], ey[l], ez[l]}, omega[3] = {s->wx[i], s->wy[i], s->wz[i]};
+        float v[3] = {f->vx[i], f->vy[i], f->vz[i]};
+        fl_pbf_confine(dt_eps, eta, omega, v);
+        f->vx[i] = v[0], f->vy[i] = v[1], f->vz[i] = v[2];
     }
 }
 
@@ -531,7 +437,7 @@ static int pbf_fill_table(pbf_solver *s, const fl_nbgrid *g)
 /* Lines 1-7: every sort_interval steps reorder the store by cell (binned
  * at x(t)); apply gravity, predict x*, push it back into the domain; bin
  * and search at x*, and lay the lists out in blocks. */
-static int pbf_predict_and_search(pbf_solver *s, fl_world *w, const pbf_consts *c, double dt, fl_step_stats *st)
+static int pbf_predict_and_search(pbf_solver *s, fl_world *w, const fl_pbf_consts *c, double dt, fl_step_stats *st)
 {
     fl_particles *f = &w->fluid;
     fl_nbgrid *g = &s->grid;
@@ -544,13 +450,14 @@ static int pbf_predict_and_search(pbf_solver *s, fl_world *w, const pbf_consts *
             fl_particles_permute(f, fl_nbgrid_order(g), s->scratch);
     }
     double t1 = fl_now_ms();
-    const float gx = (float)(dt * w->gravity[0]), gy = (float)(dt * w->gravity[1]), gz = (float)(dt * w->gravity[2]);
+    const float gdt[3] = {(float)(dt * w->gravity[0]), (float)(dt * w->gravity[1]), (float)(dt * w->gravity[2])};
     const float fdt = (float)dt;
     #pragma omp parallel for schedule(static)
     for (int i = 0; i < f->count; i++) {
-        f->vx[i] += gx, f->vy[i] += gy, f->vz[i] += gz;
-        float q[3] = {f->x[i] + fdt * f->vx[i], f->y[i] + fdt * f->vy[i], f->z[i] + fdt * f->vz[i]};
-        pbf_collide(c, q);
+        const float x[3] = {f->x[i], f->y[i], f->z[i]};
+        float v[3] = {f->vx[i], f->vy[i], f->vz[i]}, q[3];
+        fl_pbf_predict(&c->walls, x, v, gdt, fdt, q);
+        f->vx[i] = v[0], f->vy[i] = v[1], f->vz[i] = v[2];
         s->ax[i] = q[0], s->ay[i] = q[1], s->az[i] = q[2];
     }
     double t2 = fl_now_ms();
@@ -572,7 +479,7 @@ static int pbf_predict_and_search(pbf_solver *s, fl_world *w, const pbf_consts *
  * the estimate left by iteration k - 1 with its lambdas, so the error
  * after iteration k - 1 comes for free; the error after the last one is
  * measured in the velocity pass. Returns the number of iterations. */
-static int pbf_solve(pbf_solver *s, fl_world *w, const pbf_consts *c, fl_step_stats *st)
+static int pbf_solve(pbf_solver *s, fl_world *w, const fl_pbf_consts *c, fl_step_stats *st)
 {
     fl_particles *f = &w->fluid;
     int k = 0;
@@ -607,7 +514,7 @@ static int pbf_step(void *self, fl_world *w, double dt, fl_step_stats *st)
 {
     pbf_solver *s = self;
     fl_particles *f = &w->fluid;
-    const pbf_consts c = pbf_make_consts(s, w, dt);
+    const fl_pbf_consts c = pbf_make_consts(s, w, dt);
     int rc = pbf_predict_and_search(s, w, &c, dt, st);
     if (rc)
         return rc;
@@ -629,7 +536,10 @@ static int pbf_step(void *self, fl_world *w, double dt, fl_step_stats *st)
     const int vorticity = eps_v > 0.0f;
     #pragma omp parallel for schedule(static)
     for (int b = 0; b < s->blocks; b++)
-        pbf_velocity_block(b, s, &c, vorticity, qx, qy, qz, f);
+        if (vorticity)
+            pbf_velocity_block(b, s, &c, 1, qx, qy, qz, f);
+        else
+            pbf_velocity_block(b, s, &c, 0, qx, qy, qz, f);
     if (vorticity) {
         #pragma omp parallel for schedule(static)
         for (int b = 0; b < s->blocks; b++)

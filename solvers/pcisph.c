@@ -128,7 +128,7 @@ static inline void pcisph_nonpressure(int i, const fl_world *w, const fl_nbgrid 
     for (int k = g->nb_start[i]; k < g->nb_start[i + 1]; k++) {
         int j = g->nb[k];
         float dx = f->x[i] - f->x[j], dy = f->y[i] - f->y[j], dz = f->z[i] - f->z[j];
-        float sv = m / f->rho[j] * fl_visc_laplacian(sqrtf(dx * dx + dy * dy + dz * dz), h);
+        float sv = fl_viscosity_pair(m / f->rho[j], sqrtf(dx * dx + dy * dy + dz * dz), h);
         av[0] += sv * (f->vx[j] - f->vx[i]);
         av[1] += sv * (f->vy[j] - f->vy[i]);
         av[2] += sv * (f->vz[j] - f->vz[i]);
@@ -149,7 +149,7 @@ static inline void pcisph_pressure_accel(int i, const fl_world *w, const fl_nbgr
     for (int k = g->nb_start[i]; k < g->nb_start[i + 1]; k++) {
         int j = g->nb[k];
         float dx = f->x[i] - f->x[j], dy = f->y[i] - f->y[j], dz = f->z[i] - f->z[j];
-        float sp = -m * (p_rho2[i] + p_rho2[j]) * fl_spiky_grad_factor(sqrtf(dx * dx + dy * dy + dz * dz), h);
+        float sp = fl_pressure_pair(m, p_rho2[i], p_rho2[j], sqrtf(dx * dx + dy * dy + dz * dz), h);
         a[0] += sp * dx, a[1] += sp * dy, a[2] += sp * dz;
     }
     /* the wall mirrors rho*_i, with the wall pressure p_b of fl_wall_pressure */
@@ -159,7 +159,7 @@ static inline void pcisph_pressure_accel(int i, const fl_world *w, const fl_nbgr
         int j = g->bnb[k];
         float dx = f->x[i] - b->x[j], dy = f->y[i] - b->y[j], dz = f->z[i] - b->z[j];
         float pb = fl_wall_pressure(pi, rho0, gv, dx, dy, dz);
-        float sb = b->volume[j] * (pi + pb) * fl_spiky_grad_factor(sqrtf(dx * dx + dy * dy + dz * dz), h);
+        float sb = fl_pcisph_boundary_pair(b->volume[j], pi, pb, sqrtf(dx * dx + dy * dy + dz * dz), h);
         sb_sum[0] += sb * dx, sb_sum[1] += sb * dy, sb_sum[2] += sb * dz;
     }
     for (int q = 0; q < 3; q++)
@@ -171,13 +171,14 @@ static inline void pcisph_pressure_accel(int i, const fl_world *w, const fl_nbgr
 static void pcisph_predict(pcisph_solver *s, const fl_world *w, float dt)
 {
     const fl_particles *f = &w->fluid;
+    fl_walls walls;
+    fl_walls_make(w, 0, &walls);
     #pragma omp parallel for schedule(static)
     for (int i = 0; i < f->count; i++) {
-        float v[3] = {f->vx[i] + dt * (s->anx[i] + s->apx[i]), f->vy[i] + dt * (s->any[i] + s->apy[i]),
-                      f->vz[i] + dt * (s->anz[i] + s->apz[i])};
-        float q[3] = {f->x[i] + dt * v[0], f->y[i] + dt * v[1], f->z[i] + dt * v[2]};
-        for (int a = 0; a < 3; a++)
-            q[a] = fminf(fmaxf(q[a], (float)w->domain.lo[a]), (float)w->domain.hi[a]);
+        const float x[3] = {f->x[i], f->y[i], f->z[i]}, v[3] = {f->vx[i], f->vy[i], f->vz[i]};
+        const float a[3] = {s->anx[i] + s->apx[i], s->any[i] + s->apy[i], s->anz[i] + s->apz[i]};
+        float q[3];
+        fl_predict_clamped(&walls, x, v, a, dt, q);
         s->qx[i] = q[0], s->qy[i] = q[1], s->qz[i] = q[2];
     }
 }
@@ -191,10 +192,8 @@ static void pcisph_correct(pcisph_solver *s, fl_world *w, double delta, double *
     fl_density_poly6(w, &s->grid, s->qx, s->qy, s->qz, s->rho_pred);
     #pragma omp parallel for schedule(static)
     for (int i = 0; i < f->count; i++) {
-        double e = s->rho_pred[i] - rho0;
-        double pn = f->p[i] + delta * e;
-        f->p[i] = (float)(pn < 0.0 ? neg * pn : pn);
-        s->p_rho2[i] = f->p[i] / (s->rho_pred[i] * s->rho_pred[i]);
+        f->p[i] = fl_pcisph_correct(f->p[i], delta, s->rho_pred[i], rho0, neg);
+        s->p_rho2[i] = fl_p_over_rho2(f->p[i], s->rho_pred[i]);
     }
     fl_compression(s->rho_pred, f->count, rho0, err_avg, err_max);
 }
@@ -220,8 +219,7 @@ static int pcisph_step(void *self, fl_world *w, double dt, fl_step_stats *st)
     double t1 = fl_now_ms();
 
     /* the predictor-corrector loop */
-    const double beta = 2.0 * (dt * w->mass / w->rho0) * (dt * w->mass / w->rho0);
-    const double delta = 1.0 / (beta * s->grad_sq_sum);
+    const double delta = fl_pcisph_delta(dt, w->mass, w->rho0, s->grad_sq_sum);
     int k = 0;
     for (;;) {
         double e_avg, e_max;

@@ -100,9 +100,8 @@ static double sph_pressure(sph_solver *s, fl_particles *f, double mass, double r
     const sph_params *prm = &s->prm;
     #pragma omp parallel for schedule(static)
     for (int i = 0; i < f->count; i++) {
-        float p = (float)(prm->stiffness * (f->rho[i] - rho0));
-        f->p[i] = (prm->clamp_negative && p < 0.0f) ? 0.0f : p;
-        s->p_rho2[i] = f->p[i] / (f->rho[i] * f->rho[i]);
+        f->p[i] = fl_eos_linear(prm->stiffness, f->rho[i], rho0, prm->clamp_negative);
+        s->p_rho2[i] = fl_p_over_rho2(f->p[i], f->rho[i]);
         s->vol[i] = (float)mass / f->rho[i];
     }
     double compression, top;
@@ -123,9 +122,9 @@ static inline void sph_accel(int i, const fl_world *w, const fl_nbgrid *g, const
         int j = g->nb[k];
         float dx = xi - f->x[j], dy = yi - f->y[j], dz = zi - f->z[j];
         float r = sqrtf(dx * dx + dy * dy + dz * dz);
-        float sp = -m * (p_rho2[i] + p_rho2[j]) * fl_spiky_grad_factor(r, h);
+        float sp = fl_pressure_pair(m, p_rho2[i], p_rho2[j], r, h);
         ap[0] += sp * dx, ap[1] += sp * dy, ap[2] += sp * dz;
-        float sv = vol[j] * fl_visc_laplacian(r, h);
+        float sv = fl_viscosity_pair(vol[j], r, h);
         av[0] += sv * (f->vx[j] - f->vx[i]);
         av[1] += sv * (f->vy[j] - f->vy[i]);
         av[2] += sv * (f->vz[j] - f->vz[i]);
@@ -140,7 +139,7 @@ static inline void sph_accel(int i, const fl_world *w, const fl_nbgrid *g, const
         float dx = xi - b->x[j], dy = yi - b->y[j], dz = zi - b->z[j];
         float r = sqrtf(dx * dx + dy * dy + dz * dz);
         float pb = fl_wall_pressure(pi, rho0, gv, dx, dy, dz);
-        float sb = -rho0 * b->volume[j] * (pi + pb) * inv_rho2 * fl_spiky_grad_factor(r, h);
+        float sb = fl_sph_boundary_pair(rho0, b->volume[j], pi, pb, inv_rho2, r, h);
         ab[0] += sb * dx, ab[1] += sb * dy, ab[2] += sb * dz;
     }
     float visc = (float)s->prm.viscosity / f->rho[i];

@@ -4,8 +4,8 @@
 #include <omp.h>
 #include <string.h>
 
-#include "kernels.h"
 #include "solver.h"
+#include "sph_physics.h"
 
 #define FL_STAGE_NAME(id, name) name,
 const char *const fl_stage_names[FL_STAGE_COUNT] = {FL_STAGE_LIST(FL_STAGE_NAME)};
@@ -47,7 +47,7 @@ void fl_compression(const float *rho, int n, double rho0, double *avg, double *m
         int i0 = lo < n ? (int)lo : n, i1 = hi < n ? (int)hi : n;
         double s = 0.0, m = -INFINITY;
         for (int i = i0; i < i1; i++) {
-            double e = rho[i] / rho0 - 1.0;
+            double e = fl_density_error(rho[i], rho0);
             s += e > 0.0 ? e : 0.0;
             m = e > m ? e : m;
         }
@@ -95,8 +95,8 @@ void fl_density_poly6(const fl_world *w, const fl_nbgrid *g, const float *x, con
         for (int k = g->bnb_start[i]; k < g->bnb_start[i + 1]; k++) {
             int j = g->bnb[k];
             float dx = x[i] - b->x[j], dy = y[i] - b->y[j], dz = z[i] - b->z[j];
-            solid += b->volume[j] * fl_poly6(dx * dx + dy * dy + dz * dz, h);
+            solid += fl_boundary_density_pair(b->volume[j], dx * dx + dy * dy + dz * dz, h);
         }
-        rho[i] = m * fluid + rho0 * solid;
+        rho[i] = fl_density_estimate(m, fluid, rho0, solid);
     }
 }

@@ -105,10 +105,8 @@ static double wcsph_pressure(wcsph_solver *s, fl_particles *f, double rho0)
     const int clamp = s->prm.clamp_negative;
     #pragma omp parallel for schedule(static)
     for (int i = 0; i < f->count; i++) {
-        double ratio = f->rho[i] / rho0, r2 = ratio * ratio, r7 = r2 * r2 * r2 * ratio;
-        float p = (float)(B * (r7 - 1.0));
-        f->p[i] = (clamp && p < 0.0f) ? 0.0f : p;
-        s->p_rho2[i] = f->p[i] / (f->rho[i] * f->rho[i]);
+        f->p[i] = fl_eos_tait(B, f->rho[i], rho0, clamp);
+        s->p_rho2[i] = fl_p_over_rho2(f->p[i], f->rho[i]);
     }
     double compression, top;
     fl_compression(f->rho, f->count, rho0, &compression, &top);
@@ -135,8 +133,8 @@ static inline void wcsph_accel(int i, const fl_world *w, const fl_nbgrid *g, con
         float dx = xi - f->x[j], dy = yi - f->y[j], dz = zi - f->z[j];
         float r2 = dx * dx + dy * dy + dz * dz, r = sqrtf(r2);
         float vdotx = (vxi - f->vx[j]) * dx + (vyi - f->vy[j]) * dy + (vzi - f->vz[j]) * dz;
-        float visc = vdotx < 0.0f ? -av / (rhoi + f->rho[j]) * vdotx / (r2 + eps) : 0.0f;
-        float sp = -m * (p_rho2[i] + p_rho2[j] + visc) * fl_spiky_grad_factor(r, h);
+        float visc = fl_monaghan_pi(av, rhoi, f->rho[j], vdotx, r2, eps);
+        float sp = fl_pressure_visc_pair(m, p_rho2[i], p_rho2[j], visc, r, h);
         a[0] += sp * dx, a[1] += sp * dy, a[2] += sp * dz;
         if (kappa > 0.0f) {
             float wc = fl_poly6(r2, h);
@@ -151,11 +149,11 @@ static inline void wcsph_accel(int i, const fl_world *w, const fl_nbgrid *g, con
         float dx = xi - b->x[j], dy = yi - b->y[j], dz = zi - b->z[j];
         float r2 = dx * dx + dy * dy + dz * dz, r = sqrtf(r2);
         float vdotx = vxi * dx + vyi * dy + vzi * dz;
-        float fric = vdotx < 0.0f ? -nu_b * vdotx / (r2 + eps) : 0.0f;
+        float fric = fl_boundary_friction(nu_b, vdotx, r2, eps);
         /* the wall mirrors rho_i, with mass Psi_b = rho0 V_b and the wall
          * pressure p_b of fl_wall_pressure */
         float pb = fl_wall_pressure(pi, rho0, gv, dx, dy, dz);
-        float sb = -rho0 * b->volume[j] * ((pi + pb) * inv_rho2 + fric) * fl_spiky_grad_factor(r, h);
+        float sb = fl_wcsph_boundary_pair(rho0, b->volume[j], pi, pb, inv_rho2, fric, r, h);
         a[0] += sb * dx, a[1] += sb * dy, a[2] += sb * dz;
     }
     for (int q = 0; q < 3; q++)
