@@ -198,7 +198,7 @@ static int bench_solver(const bench_opts *o, const char *name)
         return 1;
     }
     fl_scene_solver_params(&s, name, &prm);
-    void *solver = ops->create(&w, &prm, &err);
+    void *solver = fl_solver_create(ops, &w, &prm, &err);
     if (!solver) {
         fprintf(stderr, "fluidlab: %s\n", err.msg);
         fl_world_free(&w), fl_scene_free(&s);

@@ -14,8 +14,12 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#ifdef FL_HAVE_CUDA
+#include "cuda_device.h"
+#endif
 
 #include "fl_commit.h"
+#include "dev.h"
 #include "harness.h"
 #include "io.h"
 #include "live.h"
@@ -36,7 +40,47 @@ void fl_run_config_default(fl_run_config *c)
 {
     memset(c, 0, sizeof *c);
     c->solver = "sph";
+    c->device = "cpu";
     c->out_dir = "out";
+}
+
+const fl_solver_ops *fl_solver_on(const char *name, const char *device, fl_error *err)
+{
+    const fl_solver_ops *cpu = fl_solver_find(name);
+    if (!cpu) {
+        char names[256] = "";
+        size_t len = 0;
+        for (int k = 0; fl_solvers[k] && len < sizeof names; k++)
+            len += (size_t)snprintf(names + len, sizeof names - len, "%s%s", k ? ", " : "", fl_solvers[k]->name);
+        fl_fail(err, FL_ERR_INPUT, "--solver %s: unknown solver (available: %s)", name, names);
+        return NULL;
+    }
+    if (!device || strcmp(device, "cpu") == 0)
+        return cpu;
+    const fl_dev_backend *be = NULL;
+    if (strcmp(device, "emu") == 0)
+        be = &fl_dev_emu;
+    else if (strcmp(device, "cuda") == 0) {
+#ifdef FL_HAVE_CUDA
+        char name_buf[256];
+        if (fl_cuda_device_query(name_buf, sizeof name_buf, err) != FL_OK)
+            return NULL;
+        be = &fl_dev_cuda;
+#else
+        fl_fail(err, FL_ERR_DEVICE, "--device cuda: this build has no CUDA backend (no CUDA compiler was found "
+                "when it was configured)");
+        return NULL;
+#endif
+    } else {
+        fl_fail(err, FL_ERR_INPUT, "--device %s: unknown device (cpu, cuda, or emu: the CUDA kernels on the CPU)",
+                device);
+        return NULL;
+    }
+    const fl_solver_ops *ops = fl_dev_solver_ops(be, name);
+    if (!ops)
+        fl_fail(err, FL_ERR_INPUT, "--device %s: the %s solver runs on the CPU only (on the device: sph, wcsph, "
+                "pcisph, pbf)", device, name);
+    return ops;
 }
 
 void fl_resolve_scene(const char *name, char *out, int len)
@@ -149,10 +193,8 @@ static void extent(const fl_particles *p, double lo[3], double hi[3])
 }
 
 static void write_stats_row(FILE *f, long long step, double time, double dt, const fl_world *w,
-                            const fl_step_stats *st, double step_ms)
+                            const fl_step_stats *st, const double lo[3], const double hi[3], double step_ms)
 {
-    double lo[3], hi[3];
-    extent(&w->fluid, lo, hi);
     fprintf(f, "%lld,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%d,%.6g,%d,%d", step, time, dt,
             st->density_err_avg, st->density_err_max, st->max_speed, lo[0], hi[0], lo[1], hi[1], lo[2],
             hi[2], hi[0] - w->domain.lo[0], st->iterations, st->cfl, st->nan_count, st->substeps);
@@ -288,6 +330,7 @@ static int write_run_json(const fl_run_config *c, const fl_scene *s, const fl_pa
     cJSON_AddStringToObject(root, "scene_file", s->path);
     cJSON_AddItemToObject(root, "scene", cJSON_Parse(s->json));
     cJSON_AddStringToObject(root, "solver", c->solver);
+    cJSON_AddStringToObject(root, "device", c->device ? c->device : "cpu");
     cJSON *params = cJSON_AddObjectToObject(root, "parameters");
     for (int k = 0; k < prm->count; k++)
         cJSON_AddNumberToObject(params, prm->items[k].key, prm->items[k].value);
@@ -422,14 +465,9 @@ static int run_prepare(const fl_run_config *c, run_state *r, run_clock *clk, fl_
 {
     char path[1024];
     fl_resolve_scene(c->scene, path, sizeof path);
-    const fl_solver_ops *ops = fl_solver_find(c->solver);
-    if (!ops) {
-        char names[256] = "";
-        size_t len = 0;
-        for (int k = 0; fl_solvers[k] && len < sizeof names; k++)
-            len += (size_t)snprintf(names + len, sizeof names - len, "%s%s", k ? ", " : "", fl_solvers[k]->name);
-        return fl_fail(err, FL_ERR_INPUT, "--solver %s: unknown solver (available: %s)", c->solver, names);
-    }
+    const fl_solver_ops *ops = fl_solver_on(c->solver, c->device, err);
+    if (!ops)
+        return FL_ERR_INPUT;
     if (!(c->dt >= 0.0))
         return fl_fail(err, FL_ERR_INPUT, "--dt: expected a positive number of seconds, got %g", c->dt);
     int rc = fl_scene_load(path, c->sets, c->set_count, &r->scene, err);
@@ -467,14 +505,14 @@ static int run_prepare(const fl_run_config *c, run_state *r, run_clock *clk, fl_
         return rc;
     fl_scene_solver_params(s, c->solver, &r->params);
     r->ops = ops;
-    r->solver = ops->create(&r->world, &r->params, err);
+    r->solver = fl_solver_create(ops, &r->world, &r->params, err);
     if (!r->solver)
         return FL_ERR_INPUT;
-    if ((rc = fl_nbgrid_init(&r->metric_grid, &r->world, err)))
+    if (!ops->measure && (rc = fl_nbgrid_init(&r->metric_grid, &r->world, err)))
         return rc;
-    r->metric_rho = fl_alloc((size_t)r->world.fluid.count * sizeof(float));
+    r->metric_rho = ops->measure ? NULL : fl_alloc((size_t)r->world.fluid.count * sizeof(float));
     r->stats = calloc(1, sizeof *r->stats);
-    if (!r->metric_rho || !r->stats)
+    if ((!ops->measure && !r->metric_rho) || !r->stats)
         return fl_fail(err, FL_ERR_MEMORY, "out of memory for the metrics of %d particles", r->world.fluid.count);
     return c->save_vtu ? pvd_reserve(&r->pvd, clk->t_end, clk->frame_dt, err) : FL_OK;
 }
@@ -575,8 +613,11 @@ int fl_run(const fl_run_config *c, fl_run_result *res, fl_error *err)
         r.world.time += dt;
         res->steps = k;
         res->sim_time = r.world.time;
-        if (src == FL_OK)
-            src = fl_measure_density(&r.world, &r.metric_grid, r.metric_rho, st, &step_err);
+        double lo[3], hi[3];
+        if (src == FL_OK && r.ops->measure) /* on the device, where the particles are */
+            src = r.ops->measure(r.solver, st, lo, hi, &step_err);
+        else if (src == FL_OK && (src = fl_measure_density(&r.world, &r.metric_grid, r.metric_rho, st, &step_err)) == FL_OK)
+            extent(&r.world.fluid, lo, hi);
         else if (st->failure[0])
             snprintf(step_err.msg, sizeof step_err.msg, "%s", st->failure);
         else
@@ -589,7 +630,12 @@ int fl_run(const fl_run_config *c, fl_run_result *res, fl_error *err)
             break;
         }
         err_sum += st->density_err_avg;
-        write_stats_row(r.stats_csv, k, r.world.time, dt, &r.world, st, step_ms);
+        int frame_done = clk.adaptive ? r.world.time >= (frame + 1) * clk.frame_dt * (1.0 - 1e-9)
+                                      : k % clk.spf == 0;
+        /* a device solver's particles come back for a frame (the copy timed as the transfer stage) */
+        if (frame_done && saves_frames(c) && r.ops->download && (rc = r.ops->download(r.solver, &r.world, st, err)))
+            break;
+        write_stats_row(r.stats_csv, k, r.world.time, dt, &r.world, st, lo, hi, step_ms);
         write_convergence(r.conv_csv, k, r.world.time, st);
         if ((rc = rows_written(&r, err)))
             break;
@@ -607,8 +653,6 @@ int fl_run(const fl_run_config *c, fl_run_result *res, fl_error *err)
             snprintf(res->reason, sizeof res->reason, "step %lld (t = %.4g s): %s", k, r.world.time, why);
             break;
         }
-        int frame_done = clk.adaptive ? r.world.time >= (frame + 1) * clk.frame_dt * (1.0 - 1e-9)
-                                      : k % clk.spf == 0;
         if (frame_done && (rc = write_frame(c, &r.world, &r.pvd, ++frame, err)))
             break;
         res->frames_saved += frame_done && saves_frames(c);

@@ -18,6 +18,7 @@
 typedef struct fl_run_config {
     const char *scene;            /* path, or a name from scenes/ */
     const char *solver;
+    const char *device;           /* "cpu" (default), "cuda", or "emu" (the CUDA kernels on the CPU) */
     double dt;                    /* s; 0 = from the scene */
     int dt_cfl;                   /* --dt cfl: adapt each step to the solver's stability limit */
     int substeps;                 /* steps per frame; 0 = from the scene */
@@ -109,6 +110,12 @@ int fl_stability_check(fl_stability *s, const fl_step_stats *st, char *reason, i
  * left the grid. */
 int fl_measure_density(const fl_world *w, fl_nbgrid *g, float *rho, fl_step_stats *st,
                        fl_error *err);
+
+/* The solver `name` on `device` ("cpu", "cuda", "emu"; NULL: "cpu"), or
+ * NULL with one line in err: an unknown solver or device, a solver the
+ * device does not run, a CUDA backend not built or without a usable
+ * device (the CUDA runtime's reason). */
+const fl_solver_ops *fl_solver_on(const char *name, const char *device, fl_error *err);
 
 /* Builds the world of a scene, boundary volumes included. */
 int fl_build_world(const fl_scene *s, fl_world *w, fl_error *err);

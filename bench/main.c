@@ -68,6 +68,9 @@ static const char *usage =
     "                         positions), vtu (frames/NNNN.vtu, binary VTK XML, and\n"
     "                         frames.pvd: open it in ParaView as one time series),\n"
     "                         vtk (frames/NNNN.vtk, legacy ASCII VTK)\n"
+    "  --device cpu|cuda|emu  where the particles live (default cpu): cuda runs sph,\n"
+    "                         wcsph, pcisph and pbf on the GPU; emu runs the same GPU\n"
+    "                         kernels on the CPU over the GPU's data layout (a check)\n"
     "  --threads N            OpenMP threads\n"
     "  --quiet                no progress line\n"
     "  --no-plot, --plot none do not draw DIR/summary.png and .svg with gnuplot\n"
@@ -214,7 +217,8 @@ static int run_option(const char *a, const char *v, fl_run_config *c, int *plot,
 {
     *takes = strcmp(a, "--dt") == 0 || strcmp(a, "--substeps") == 0 || strcmp(a, "--frames") == 0 ||
              strcmp(a, "--set") == 0 || strcmp(a, "--out") == 0 || strcmp(a, "--save") == 0 ||
-             strcmp(a, "--threads") == 0 || strcmp(a, "--plot") == 0 || strcmp(a, "--per-solver") == 0;
+             strcmp(a, "--threads") == 0 || strcmp(a, "--plot") == 0 || strcmp(a, "--per-solver") == 0 ||
+             strcmp(a, "--device") == 0;
     if (*takes && !v)
         return -die("%s: expected a value", a);
     if (strcmp(a, "--dt") == 0) {
@@ -229,6 +233,10 @@ static int run_option(const char *a, const char *v, fl_run_config *c, int *plot,
     } else if (strcmp(a, "--frames") == 0) {
         if (!parse_count(v, &c->frames))
             return -die("--frames: expected a whole number >= 1, got '%s'", v);
+    } else if (strcmp(a, "--device") == 0) {
+        if (strcmp(v, "cpu") != 0 && strcmp(v, "cuda") != 0 && strcmp(v, "emu") != 0)
+            return -die("--device: expected cpu, cuda or emu, got '%s'", v);
+        c->device = v;
     } else if (strcmp(a, "--threads") == 0) {
         if (!parse_count(v, &c->threads) || c->threads > 256)
             return -die("--threads: expected a whole number in [1, 256], got '%s'", v);

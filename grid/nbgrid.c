@@ -53,15 +53,9 @@ static int ensure_ints(int **a, long long *cap, long long need, long long keep)
     return 1;
 }
 
-/* Cell of a point, or -1 when it is outside the grid or not finite. */
 static inline int cell_index(const fl_nbgrid *g, float x, float y, float z)
 {
-    float fx = (x - g->lo[0]) / g->cell, fy = (y - g->lo[1]) / g->cell, fz = (z - g->lo[2]) / g->cell;
-    /* written so that NaN fails every comparison */
-    if (!(fx >= 0.0f && fy >= 0.0f && fz >= 0.0f && fx < (float)g->dim[0] &&
-          fy < (float)g->dim[1] && fz < (float)g->dim[2]))
-        return -1;
-    return ((int)fz * g->dim[1] + (int)fy) * g->dim[0] + (int)fx;
+    return fl_cell_index(g->lo, g->cell, g->dim, x, y, z);
 }
 
 /* Counting sort of n points into cells: start (ncells + 1) and order (n). */

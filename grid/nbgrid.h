@@ -52,6 +52,19 @@ typedef struct fl_nbgrid {
     struct fl_nb_scratch *scratch;
 } fl_nbgrid;
 
+/* The cell of a point in a grid with corner lo, cell size `cell` and dim
+ * cells per axis (x fastest), or -1 when the point is outside the grid or
+ * not finite. The one binning rule: the CPU grid and the device grid
+ * (solvers/dev_bodies.h) both use it. */
+static inline FL_HD int fl_cell_index(const float lo[3], float cell, const int dim[3], float x, float y, float z)
+{
+    float fx = (x - lo[0]) / cell, fy = (y - lo[1]) / cell, fz = (z - lo[2]) / cell;
+    /* written so that NaN fails every comparison */
+    if (!(fx >= 0.0f && fy >= 0.0f && fz >= 0.0f && fx < (float)dim[0] && fy < (float)dim[1] && fz < (float)dim[2]))
+        return -1;
+    return ((int)fz * dim[1] + (int)fy) * dim[0] + (int)fx;
+}
+
 /* Sets up the grid for the world's domain and support radius and bins the
  * world's boundary particles. */
 int fl_nbgrid_init(fl_nbgrid *g, const fl_world *w, fl_error *err);

@@ -42,26 +42,13 @@
 #include <string.h>
 
 #include "particle_common.h"
-#include "pbf_physics.h"
+#include "particle_params.h"
 
 #define PBF_LANES 16
-
-typedef struct pbf_params {
-    int solver_iterations;    /* Jacobi iterations per step (the most, when eta > 0) */
-    double eta;               /* stop when max_i (rho_i/rho0 - 1) after an iteration is below; 0: off */
-    double cfm_epsilon;       /* eps of eq. 11, as a fraction of the full-neighborhood sum_k |grad_k C|^2 */
-    double scorr_k;           /* k of eq. 13: the density error the artificial pressure of a pair at dq stands for */
-    int scorr_n;              /* n of eq. 13 */
-    double scorr_dq;          /* |dq| of eq. 13, fraction of h */
-    double vorticity_epsilon; /* eps of eq. 16, m/s; 0: off */
-    double xsph_c;            /* c of eq. 17 */
-    int sort_interval;        /* steps between re-sorts of the store by cell; 0: never */
-} pbf_params;
 
 typedef struct pbf_solver {
     pbf_params prm;
     fl_nbgrid grid;
-    double grad_sq_full;      /* sum_k |grad_k C|^2 of a full lattice neighborhood, 1/m^2 */
     int n;                    /* fluid particles */
     int padded;               /* n rounded up to whole blocks; boundary particle b is slot padded + b */
     int sentinel;             /* the last slot */
@@ -140,19 +127,26 @@ static void pbf_fill_static_slots(pbf_solver *s, const fl_world *w)
     }
 }
 
+int fl_pbf_read_params(const fl_params *p, pbf_params *prm, fl_error *err)
+{
+    if (fl_params_check_known(p, pbf_keys, err) ||
+        fl_params_get_int(p, "solver_iterations", 4, 1, FL_MAX_HISTORY, &prm->solver_iterations, err) ||
+        fl_params_get(p, "eta", 0.0, 0.0, 1.0, &prm->eta, err) ||
+        fl_params_get(p, "cfm_epsilon", 1.0, 1e-6, 1e6, &prm->cfm_epsilon, err) ||
+        fl_params_get(p, "scorr_k", 0.1, 0.0, 10.0, &prm->scorr_k, err) ||
+        fl_params_get_int(p, "scorr_n", 4, 1, 16, &prm->scorr_n, err) ||
+        fl_params_get(p, "scorr_dq", 0.2, 0.0, 0.9, &prm->scorr_dq, err) ||
+        fl_params_get(p, "vorticity_epsilon", 0.0, 0.0, 1e3, &prm->vorticity_epsilon, err) ||
+        fl_params_get(p, "xsph_c", 0.01, 0.0, 1.0, &prm->xsph_c, err) ||
+        fl_params_get_int(p, "sort_interval", 16, 0, 1000000000, &prm->sort_interval, err))
+        return FL_ERR_INPUT;
+    return FL_OK;
+}
+
 static void *pbf_create(fl_world *w, const fl_params *p, fl_error *err)
 {
     pbf_params prm;
-    if (fl_params_check_known(p, pbf_keys, err) ||
-        fl_params_get_int(p, "solver_iterations", 4, 1, FL_MAX_HISTORY, &prm.solver_iterations, err) ||
-        fl_params_get(p, "eta", 0.0, 0.0, 1.0, &prm.eta, err) ||
-        fl_params_get(p, "cfm_epsilon", 1.0, 1e-6, 1e6, &prm.cfm_epsilon, err) ||
-        fl_params_get(p, "scorr_k", 0.1, 0.0, 10.0, &prm.scorr_k, err) ||
-        fl_params_get_int(p, "scorr_n", 4, 1, 16, &prm.scorr_n, err) ||
-        fl_params_get(p, "scorr_dq", 0.2, 0.0, 0.9, &prm.scorr_dq, err) ||
-        fl_params_get(p, "vorticity_epsilon", 0.0, 0.0, 1e3, &prm.vorticity_epsilon, err) ||
-        fl_params_get(p, "xsph_c", 0.01, 0.0, 1.0, &prm.xsph_c, err) ||
-        fl_params_get_int(p, "sort_interval", 16, 0, 1000000000, &prm.sort_interval, err))
+    if (fl_pbf_read_params(p, &prm, err))
         return NULL;
     pbf_solver *s = calloc(1, sizeof *s);
     if (!s) {
@@ -160,8 +154,6 @@ static void *pbf_create(fl_world *w, const fl_params *p, fl_error *err)
         return NULL;
     }
     s->prm = prm;
-    const double vol = w->mass / w->rho0;
-    s->grad_sq_full = vol * vol * fl_lattice_grad_sq(w->spacing, w->h);
     s->n = w->fluid.count;
     s->blocks = (s->n + PBF_LANES - 1) / PBF_LANES;
     s->padded = s->blocks * PBF_LANES;
@@ -191,9 +183,15 @@ static void *pbf_create(fl_world *w, const fl_params *p, fl_error *err)
     return s;
 }
 
-static fl_pbf_consts pbf_make_consts(const pbf_solver *s, const fl_world *w, double dt)
+double fl_pbf_grad_sq_full(const fl_world *w)
 {
-    const pbf_params *prm = &s->prm;
+    const double vol = w->mass / w->rho0;
+    return vol * vol * fl_lattice_grad_sq(w->spacing, w->h);
+}
+
+fl_pbf_consts fl_pbf_make_consts(const pbf_params *prm, const fl_world *w, double dt)
+{
+    const double grad_sq_full = fl_pbf_grad_sq_full(w);
     const double h = w->h, dq = prm->scorr_dq * h, vol = w->mass / w->rho0;
     fl_pbf_consts c = {
         .h = (float)h,
@@ -201,9 +199,9 @@ static fl_pbf_consts pbf_make_consts(const pbf_solver *s, const fl_world *w, dou
         .rho0 = (float)w->rho0,
         .vol = (float)vol,
         .self = (float)(vol * fl_poly6(0.0f, (float)h)),
-        .eps = (float)(prm->cfm_epsilon * s->grad_sq_full),
+        .eps = (float)(prm->cfm_epsilon * grad_sq_full),
         /* a constraint error k turns into a lambda as C does in eq. 11 */
-        .scorr_k = (float)(-prm->scorr_k / s->grad_sq_full),
+        .scorr_k = (float)(-prm->scorr_k / grad_sq_full),
         .scorr_scale = (float)(1.0 / (h * h - dq * dq)),
         .scorr_n = prm->scorr_n,
         .xsph_c = (float)prm->xsph_c,
@@ -514,7 +512,7 @@ static int pbf_step(void *self, fl_world *w, double dt, fl_step_stats *st)
 {
     pbf_solver *s = self;
     fl_particles *f = &w->fluid;
-    const fl_pbf_consts c = pbf_make_consts(s, w, dt);
+    const fl_pbf_consts c = fl_pbf_make_consts(&s->prm, w, dt);
     int rc = pbf_predict_and_search(s, w, &c, dt, st);
     if (rc)
         return rc;

@@ -25,17 +25,8 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "kernels.h"
 #include "particle_common.h"
-
-typedef struct pcisph_params {
-    double eta;            /* stop when the max density error ratio is below, fraction */
-    int min_iterations;    /* never stop before (3 in the paper) */
-    int max_iterations;
-    double negative_scale; /* factor on a negative corrected pressure (0: p >= 0) */
-    double viscosity;      /* mu, Pa s */
-    int sort_interval;
-} pcisph_params;
+#include "particle_params.h"
 
 typedef struct pcisph_solver {
     pcisph_params prm;
@@ -78,22 +69,27 @@ static double pcisph_default_viscosity(const fl_world *w)
     return 0.3 * w->rho0 * w->h * sqrt(fmax(g, 1.0) * w->h);
 }
 
+int fl_pcisph_read_params(const fl_world *w, const fl_params *p, pcisph_params *prm, fl_error *err)
+{
+    if (fl_params_check_known(p, pcisph_keys, err) ||
+        fl_params_get(p, "eta", 0.01, 1e-6, 1.0, &prm->eta, err) ||
+        fl_params_get_int(p, "min_iterations", 3, 1, 1000, &prm->min_iterations, err) ||
+        fl_params_get_int(p, "max_iterations", 50, 1, FL_MAX_HISTORY, &prm->max_iterations, err) ||
+        fl_params_get(p, "negative_scale", 0.0, 0.0, 1.0, &prm->negative_scale, err) ||
+        fl_params_get(p, "viscosity", pcisph_default_viscosity(w), 0.0, 1e6, &prm->viscosity, err) ||
+        fl_params_get_int(p, "sort_interval", 16, 0, 1000000000, &prm->sort_interval, err))
+        return FL_ERR_INPUT;
+    if (prm->min_iterations > prm->max_iterations)
+        return fl_fail(err, FL_ERR_INPUT, "%s.min_iterations: expected at most max_iterations (%d), got %d", p->source,
+                       prm->max_iterations, prm->min_iterations);
+    return FL_OK;
+}
+
 static void *pcisph_create(fl_world *w, const fl_params *p, fl_error *err)
 {
     pcisph_params prm;
-    if (fl_params_check_known(p, pcisph_keys, err) ||
-        fl_params_get(p, "eta", 0.01, 1e-6, 1.0, &prm.eta, err) ||
-        fl_params_get_int(p, "min_iterations", 3, 1, 1000, &prm.min_iterations, err) ||
-        fl_params_get_int(p, "max_iterations", 50, 1, FL_MAX_HISTORY, &prm.max_iterations, err) ||
-        fl_params_get(p, "negative_scale", 0.0, 0.0, 1.0, &prm.negative_scale, err) ||
-        fl_params_get(p, "viscosity", pcisph_default_viscosity(w), 0.0, 1e6, &prm.viscosity, err) ||
-        fl_params_get_int(p, "sort_interval", 16, 0, 1000000000, &prm.sort_interval, err))
+    if (fl_pcisph_read_params(w, p, &prm, err))
         return NULL;
-    if (prm.min_iterations > prm.max_iterations) {
-        fl_fail(err, FL_ERR_INPUT, "%s.min_iterations: expected at most max_iterations (%d), got %d", p->source,
-                prm.max_iterations, prm.min_iterations);
-        return NULL;
-    }
     pcisph_solver *s = calloc(1, sizeof *s);
     if (!s) {
         fl_fail(err, FL_ERR_MEMORY, "out of memory for the PCISPH solver");

@@ -72,13 +72,29 @@ typedef struct fl_solver_ops {
      * the same count by `fluidlab sweep --iters` (NULL-terminated; NULL for
      * a solver without such a count) */
     const char *const *iteration_keys;
+    /* where the particles live: "cpu", or a device backend ("cuda", "emu"; solvers/dev.h) */
+    const char *device;
+    /* a device solver (NULL on the CPU): its backend, which fl_solver_create
+     * creates it on; the metrics of docs/design.md computed where the
+     * particles are (the compression with the shared estimator into st,
+     * the fluid's bounding box into lo and hi), so that nothing is copied
+     * back each step; and the copy of the particles back into w (positions,
+     * velocities, densities, pressures; in the device's order), timed into
+     * st's transfer stage when st is not NULL */
+    const void *backend;
+    int (*measure)(void *self, fl_step_stats *st, double lo[3], double hi[3], fl_error *err);
+    int (*download)(void *self, fl_world *w, fl_step_stats *st, fl_error *err);
 } fl_solver_ops;
 
 /* The registered CPU solvers, NULL-terminated. */
 extern const fl_solver_ops *const fl_solvers[];
 
-/* The solver called name, or NULL. */
+/* The CPU solver called name, or NULL. */
 const fl_solver_ops *fl_solver_find(const char *name);
+
+/* A solver's state for the world w with parameters p (ops->create, or the
+ * device solver on ops->backend), or NULL with the reason in err. */
+void *fl_solver_create(const fl_solver_ops *ops, fl_world *w, const fl_params *p, fl_error *err);
 
 /* Clears the stats before a step (they are reused step to step). */
 void fl_step_stats_reset(fl_step_stats *st);

@@ -18,15 +18,8 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "kernels.h"
 #include "particle_common.h"
-
-typedef struct sph_params {
-    double stiffness;     /* k, m^2/s^2 (Pa per kg/m^3) */
-    double viscosity;     /* mu, Pa s */
-    int clamp_negative;   /* 1: p = max(p, 0) */
-    int sort_interval;    /* steps between re-sorts of the particle store by cell */
-} sph_params;
+#include "particle_params.h"
 
 typedef struct sph_solver {
     sph_params prm;
@@ -60,14 +53,21 @@ static double sph_default_viscosity(const fl_world *w, double stiffness)
     return 0.1 * w->rho0 * sqrt(stiffness) * (0.5 * w->h) / 10.0;
 }
 
+int fl_sph_read_params(const fl_world *w, const fl_params *p, sph_params *prm, fl_error *err)
+{
+    if (fl_params_check_known(p, sph_keys, err) ||
+        fl_params_get(p, "stiffness", 1000.0, 1e-6, 1e12, &prm->stiffness, err) ||
+        fl_params_get(p, "viscosity", sph_default_viscosity(w, prm->stiffness), 0.0, 1e6, &prm->viscosity, err) ||
+        fl_params_get_bool(p, "clamp_negative", 1, &prm->clamp_negative, err) ||
+        fl_params_get_int(p, "sort_interval", 16, 0, 1000000000, &prm->sort_interval, err))
+        return FL_ERR_INPUT;
+    return FL_OK;
+}
+
 static void *sph_create(fl_world *w, const fl_params *p, fl_error *err)
 {
     sph_params prm;
-    if (fl_params_check_known(p, sph_keys, err) ||
-        fl_params_get(p, "stiffness", 1000.0, 1e-6, 1e12, &prm.stiffness, err) ||
-        fl_params_get(p, "viscosity", sph_default_viscosity(w, prm.stiffness), 0.0, 1e6, &prm.viscosity, err) ||
-        fl_params_get_bool(p, "clamp_negative", 1, &prm.clamp_negative, err) ||
-        fl_params_get_int(p, "sort_interval", 16, 0, 1000000000, &prm.sort_interval, err))
+    if (fl_sph_read_params(w, p, &prm, err))
         return NULL;
 
     sph_solver *s = calloc(1, sizeof *s);

@@ -17,17 +17,8 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "kernels.h"
 #include "particle_common.h"
-
-typedef struct wcsph_params {
-    double c;              /* speed of sound, m/s */
-    double alpha;          /* Monaghan artificial viscosity */
-    double friction;       /* boundary friction sigma (Akinci 2012) */
-    double cohesion;       /* kappa, m^3/s^2 */
-    int clamp_negative;    /* 1: p = max(p, 0) */
-    int sort_interval;     /* steps between re-sorts of the store by cell */
-} wcsph_params;
+#include "particle_params.h"
 
 typedef struct wcsph_solver {
     wcsph_params prm;
@@ -64,16 +55,23 @@ static double wcsph_default_c(const fl_world *w)
     return fmax(10.0 * sqrt(2.0 * g * height), 1e-3);
 }
 
+int fl_wcsph_read_params(const fl_world *w, const fl_params *p, wcsph_params *prm, fl_error *err)
+{
+    if (fl_params_check_known(p, wcsph_keys, err) ||
+        fl_params_get(p, "speed_of_sound", wcsph_default_c(w), 1e-3, 1e6, &prm->c, err) ||
+        fl_params_get(p, "alpha", 0.1, 0.0, 10.0, &prm->alpha, err) ||
+        fl_params_get(p, "boundary_friction", 0.0, 0.0, 10.0, &prm->friction, err) ||
+        fl_params_get(p, "cohesion", 0.0, 0.0, 1e9, &prm->cohesion, err) ||
+        fl_params_get_bool(p, "clamp_negative", 1, &prm->clamp_negative, err) ||
+        fl_params_get_int(p, "sort_interval", 16, 0, 1000000000, &prm->sort_interval, err))
+        return FL_ERR_INPUT;
+    return FL_OK;
+}
+
 static void *wcsph_create(fl_world *w, const fl_params *p, fl_error *err)
 {
     wcsph_params prm;
-    if (fl_params_check_known(p, wcsph_keys, err) ||
-        fl_params_get(p, "speed_of_sound", wcsph_default_c(w), 1e-3, 1e6, &prm.c, err) ||
-        fl_params_get(p, "alpha", 0.1, 0.0, 10.0, &prm.alpha, err) ||
-        fl_params_get(p, "boundary_friction", 0.0, 0.0, 10.0, &prm.friction, err) ||
-        fl_params_get(p, "cohesion", 0.0, 0.0, 1e9, &prm.cohesion, err) ||
-        fl_params_get_bool(p, "clamp_negative", 1, &prm.clamp_negative, err) ||
-        fl_params_get_int(p, "sort_interval", 16, 0, 1000000000, &prm.sort_interval, err))
+    if (fl_wcsph_read_params(w, p, &prm, err))
         return NULL;
 
     wcsph_solver *s = calloc(1, sizeof *s);

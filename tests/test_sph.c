@@ -45,7 +45,7 @@ static void momentum(void)
     fl_params_init(&prm, "test");
     fl_params_set(&prm, "clamp_negative", 0, &err);
     const fl_solver_ops *ops = fl_solver_find("sph");
-    void *sph = ops->create(&w, &prm, &err);
+    void *sph = fl_solver_create(ops, &w, &prm, &err);
     fl_step_stats *st = calloc(1, sizeof *st);
     for (int k = 0; k < 50; k++)
         ops->step(sph, &w, 2e-4, st);

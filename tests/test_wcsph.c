@@ -74,7 +74,7 @@ static void momentum(void)
     fl_params_set(&prm, "alpha", 0.5, &err);
     fl_params_set(&prm, "clamp_negative", 0, &err);
     const fl_solver_ops *ops = fl_solver_find("wcsph");
-    void *solver = ops->create(&w, &prm, &err);
+    void *solver = fl_solver_create(ops, &w, &prm, &err);
     fl_step_stats *st = calloc(1, sizeof *st);
     for (int k = 0; k < 50; k++)
         ops->step(solver, &w, 2e-4, st);

@@ -1,0 +1,481 @@
+/* dev_bodies.h: the device kernels' bodies, one FL_HD function per
+ * kernel of FL_DEV_KERNEL_LIST (dev.h): fl_dev_<name>(i, v) does the work
+ * of particle i (slot i in cell order) over the view v. Each is an index,
+ * a neighbor walk and calls to the physics of sph_physics.h and
+ * pbf_physics.h, the functions the CPU solvers call: no equation is
+ * written here. The CUDA backend runs them one GPU thread per particle;
+ * the emulator in an OpenMP loop.
+ *
+ * The neighbor walk visits the 27 cells around a particle's cell row by
+ * row (z, then y; the three cells of an x row are contiguous in cell
+ * order), as the CPU grid's search does, and keeps the points within the
+ * support radius at the positions of the sort: the CPU's neighbor lists,
+ * in the CPU's order. */
+#ifndef FL_DEV_BODIES_H
+#define FL_DEV_BODIES_H
+
+#include "dev.h"
+#include "nbgrid.h"
+
+/* ---- the neighbor walk -------------------------------------------------- */
+
+typedef struct fl_dev_walk {
+    int c[3];                  /* the particle's cell */
+    int row;                   /* next of the 9 rows */
+    int k, k1;                 /* slots left in the current row */
+    float x, y, z;             /* the particle, at the positions of the sort */
+    int self;                  /* its slot, skipped (-1: none) */
+    const int *start;          /* the cell start table walked */
+    const float *px, *py, *pz; /* the points walked, at the positions of the sort */
+} fl_dev_walk;
+
+/* Starts a walk over the points (px, py, pz) binned in start around the
+ * point (x, y, z); a point outside the grid (not finite) has no neighbors. */
+static inline FL_HD void fl_dev_walk_begin(fl_dev_walk *w, const fl_dev_grid *g, const int *start, const float *px,
+                                           const float *py, const float *pz, float x, float y, float z, int self)
+{
+    int cell = fl_cell_index(g->lo, g->cell, g->dim, x, y, z);
+    w->c[0] = cell % g->dim[0], w->c[1] = (cell / g->dim[0]) % g->dim[1], w->c[2] = cell / (g->dim[0] * g->dim[1]);
+    w->row = cell < 0 ? 9 : 0;
+    w->k = w->k1 = 0;
+    w->x = x, w->y = y, w->z = z;
+    w->self = self;
+    w->start = start;
+    w->px = px, w->py = py, w->pz = pz;
+}
+
+/* The next neighbor's slot, or -1 at the end. */
+static inline FL_HD int fl_dev_walk_next(fl_dev_walk *w, const fl_dev_grid *g)
+{
+    for (;;) {
+        while (w->k < w->k1) {
+            int j = w->k++;
+            float dx = w->x - w->px[j], dy = w->y - w->py[j], dz = w->z - w->pz[j];
+            float r2 = dx * dx + dy * dy + dz * dz;
+            if (r2 < g->r2max && j != w->self)
+                return j;
+        }
+        if (w->row >= 9)
+            return -1;
+        int yy = w->c[1] + w->row % 3 - 1, zz = w->c[2] + w->row / 3 - 1;
+        w->row++;
+        if (yy < 0 || zz < 0 || yy >= g->dim[1] || zz >= g->dim[2])
+            continue;
+        int xa = w->c[0] > 0 ? w->c[0] - 1 : 0, xb = w->c[0] + 1 < g->dim[0] ? w->c[0] + 1 : w->c[0];
+        int first = (zz * g->dim[1] + yy) * g->dim[0];
+        w->k = w->start[first + xa];
+        w->k1 = w->start[first + xb + 1];
+    }
+}
+
+/* A walk over particle i's fluid neighbors, chosen at (x, y, z). */
+static inline FL_HD void fl_dev_fluid_walk(fl_dev_walk *w, const fl_dev_view *v, const float *x, const float *y,
+                                           const float *z, int i)
+{
+    fl_dev_walk_begin(w, &v->grid, v->grid.start, x, y, z, x[i], y[i], z[i], i);
+}
+
+/* A walk over the boundary particles near particle i at (x, y, z). */
+static inline FL_HD void fl_dev_boundary_walk(fl_dev_walk *w, const fl_dev_view *v, const float *x, const float *y,
+                                              const float *z, int i)
+{
+    const fl_dev_grid *g = &v->grid;
+    fl_dev_walk_begin(w, g, g->bstart, g->bx, g->by, g->bz, x[i], y[i], z[i], -1);
+}
+
+/* ---- the sort ------------------------------------------------------------ */
+
+/* The cell of particle i at (sx, sy, sz) as its key (ncells when it is
+ * outside the grid, so that it sorts last and is nobody's neighbor). */
+static inline FL_HD void fl_dev_cell_key(int i, const fl_dev_view *v)
+{
+    const fl_dev_grid *g = &v->grid;
+    int c = fl_cell_index(g->lo, g->cell, g->dim, v->sx[i], v->sy[i], v->sz[i]);
+    v->key[i] = c < 0 ? g->ncells : c;
+    v->order[i] = i;
+}
+
+/* The cell start table from the sorted keys: slot i starts the cells
+ * after its predecessor's up to its own (the last slot also closes the
+ * rest), so every entry is written once. */
+static inline FL_HD void fl_dev_cell_start(int i, const fl_dev_view *v)
+{
+    const int *key = v->key;
+    int first = i > 0 ? key[i - 1] + 1 : 0;
+    for (int c = first; c <= key[i]; c++)
+        v->grid.start[c] = i;
+    if (i == v->n - 1)
+        for (int c = key[i] + 1; c <= v->grid.ncells; c++)
+            v->grid.start[c] = v->n;
+}
+
+/* Reorders the gathered arrays into cell order. */
+static inline FL_HD void fl_dev_gather(int k, const fl_dev_view *v)
+{
+    int i = v->order[k];
+    for (int m = 0; m < v->gather_count; m++)
+        v->gather_dst[m][k] = v->gather_src[m][i];
+}
+
+/* ---- the SPH family ---------------------------------------------------- */
+
+/* The density estimator (sph_physics.h) at (ex, ey, ez) into rho_out, over
+ * the neighbors chosen at (x, y, z). */
+static inline FL_HD void fl_dev_density(int i, const fl_dev_view *v)
+{
+    const float h = v->h;
+    const float *ex = v->ex, *ey = v->ey, *ez = v->ez;
+    float fluid = fl_poly6(0.0f, h), solid = 0.0f;
+    fl_dev_walk w;
+    fl_dev_fluid_walk(&w, v, v->x, v->y, v->z, i);
+    for (int j; (j = fl_dev_walk_next(&w, &v->grid)) >= 0;) {
+        float dx = ex[i] - ex[j], dy = ey[i] - ey[j], dz = ez[i] - ez[j];
+        fluid += fl_poly6(dx * dx + dy * dy + dz * dz, h);
+    }
+    fl_dev_boundary_walk(&w, v, v->x, v->y, v->z, i);
+    for (int j; (j = fl_dev_walk_next(&w, &v->grid)) >= 0;) {
+        float dx = ex[i] - v->grid.bx[j], dy = ey[i] - v->grid.by[j], dz = ez[i] - v->grid.bz[j];
+        solid += fl_boundary_density_pair(v->grid.bvol[j], dx * dx + dy * dy + dz * dz, h);
+    }
+    v->rho_out[i] = fl_density_estimate(v->m, fluid, v->rho0, solid);
+}
+
+static inline FL_HD void fl_dev_sph_eos(int i, const fl_dev_view *v)
+{
+    v->p[i] = fl_eos_linear(v->stiffness, v->rho[i], v->rho0_d, v->clamp_negative);
+    v->p_rho2[i] = fl_p_over_rho2(v->p[i], v->rho[i]);
+    v->vol[i] = v->m / v->rho[i];
+}
+
+static inline FL_HD void fl_dev_wcsph_eos(int i, const fl_dev_view *v)
+{
+    v->p[i] = fl_eos_tait(v->tait_b, v->rho[i], v->rho0_d, v->clamp_negative);
+    v->p_rho2[i] = fl_p_over_rho2(v->p[i], v->rho[i]);
+}
+
+/* SPH: pressure and viscosity from the fluid, the boundary's pressure,
+ * gravity (as sph.c's sph_accel). */
+static inline FL_HD void fl_dev_sph_accel(int i, const fl_dev_view *v)
+{
+    const float h = v->h, m = v->m, rho0 = v->rho0;
+    const float xi = v->x[i], yi = v->y[i], zi = v->z[i];
+    float ap[3] = {0, 0, 0}, av[3] = {0, 0, 0}, ab[3] = {0, 0, 0};
+    fl_dev_walk w;
+    fl_dev_fluid_walk(&w, v, v->x, v->y, v->z, i);
+    for (int j; (j = fl_dev_walk_next(&w, &v->grid)) >= 0;) {
+        float dx = xi - v->x[j], dy = yi - v->y[j], dz = zi - v->z[j];
+        float r = sqrtf(dx * dx + dy * dy + dz * dz);
+        float sp = fl_pressure_pair(m, v->p_rho2[i], v->p_rho2[j], r, h);
+        ap[0] += sp * dx, ap[1] += sp * dy, ap[2] += sp * dz;
+        float sv = fl_viscosity_pair(v->vol[j], r, h);
+        av[0] += sv * (v->vx[j] - v->vx[i]);
+        av[1] += sv * (v->vy[j] - v->vy[i]);
+        av[2] += sv * (v->vz[j] - v->vz[i]);
+    }
+    const float pi = v->p[i], inv_rho2 = 1.0f / (v->rho[i] * v->rho[i]);
+    fl_dev_boundary_walk(&w, v, v->x, v->y, v->z, i);
+    for (int j; (j = fl_dev_walk_next(&w, &v->grid)) >= 0;) {
+        float dx = xi - v->grid.bx[j], dy = yi - v->grid.by[j], dz = zi - v->grid.bz[j];
+        float r = sqrtf(dx * dx + dy * dy + dz * dz);
+        float pb = fl_wall_pressure(pi, rho0, v->gravity, dx, dy, dz);
+        float sb = fl_sph_boundary_pair(rho0, v->grid.bvol[j], pi, pb, inv_rho2, r, h);
+        ab[0] += sb * dx, ab[1] += sb * dy, ab[2] += sb * dz;
+    }
+    float visc = v->mu / v->rho[i];
+    v->ax[i] = ap[0] + ab[0] + visc * av[0] + v->gravity[0];
+    v->ay[i] = ap[1] + ab[1] + visc * av[1] + v->gravity[1];
+    v->az[i] = ap[2] + ab[2] + visc * av[2] + v->gravity[2];
+}
+
+/* WCSPH: pressure with artificial viscosity, cohesion, the boundary's
+ * pressure with friction, gravity (as wcsph.c's wcsph_accel). */
+static inline FL_HD void fl_dev_wcsph_accel(int i, const fl_dev_view *v)
+{
+    const float h = v->h, m = v->m, rho0 = v->rho0, eps = v->eps_visc, kappa = v->kappa;
+    const float xi = v->x[i], yi = v->y[i], zi = v->z[i];
+    const float vxi = v->vx[i], vyi = v->vy[i], vzi = v->vz[i], rhoi = v->rho[i];
+    float a[3] = {0, 0, 0}, coh[3] = {0, 0, 0};
+    fl_dev_walk w;
+    fl_dev_fluid_walk(&w, v, v->x, v->y, v->z, i);
+    for (int j; (j = fl_dev_walk_next(&w, &v->grid)) >= 0;) {
+        float dx = xi - v->x[j], dy = yi - v->y[j], dz = zi - v->z[j];
+        float r2 = dx * dx + dy * dy + dz * dz, r = sqrtf(r2);
+        float vdotx = (vxi - v->vx[j]) * dx + (vyi - v->vy[j]) * dy + (vzi - v->vz[j]) * dz;
+        float visc = fl_monaghan_pi(v->av, rhoi, v->rho[j], vdotx, r2, eps);
+        float sp = fl_pressure_visc_pair(m, v->p_rho2[i], v->p_rho2[j], visc, r, h);
+        a[0] += sp * dx, a[1] += sp * dy, a[2] += sp * dz;
+        if (kappa > 0.0f) {
+            float wc = fl_poly6(r2, h);
+            coh[0] += dx * wc, coh[1] += dy * wc, coh[2] += dz * wc;
+        }
+    }
+    const float nu_b = v->friction / (2.0f * rhoi);
+    const float pi = v->p[i], inv_rho2 = 1.0f / (rhoi * rhoi);
+    fl_dev_boundary_walk(&w, v, v->x, v->y, v->z, i);
+    for (int j; (j = fl_dev_walk_next(&w, &v->grid)) >= 0;) {
+        float dx = xi - v->grid.bx[j], dy = yi - v->grid.by[j], dz = zi - v->grid.bz[j];
+        float r2 = dx * dx + dy * dy + dz * dz, r = sqrtf(r2);
+        float fric = fl_boundary_friction(nu_b, vxi * dx + vyi * dy + vzi * dz, r2, eps);
+        float pb = fl_wall_pressure(pi, rho0, v->gravity, dx, dy, dz);
+        float sb = fl_wcsph_boundary_pair(rho0, v->grid.bvol[j], pi, pb, inv_rho2, fric, r, h);
+        a[0] += sb * dx, a[1] += sb * dy, a[2] += sb * dz;
+    }
+    v->ax[i] = a[0] - kappa * coh[0] + v->gravity[0];
+    v->ay[i] = a[1] - kappa * coh[1] + v->gravity[1];
+    v->az[i] = a[2] - kappa * coh[2] + v->gravity[2];
+}
+
+/* Symplectic Euler with (ax, ay, az), then the domain clamp. */
+static inline FL_HD void fl_dev_integrate(int i, const fl_dev_view *v)
+{
+    float x[3] = {v->x[i], v->y[i], v->z[i]}, u[3] = {v->vx[i], v->vy[i], v->vz[i]};
+    const float a[3] = {v->ax[i], v->ay[i], v->az[i]};
+    fl_symplectic_euler(x, u, a, v->dt);
+    fl_clamp_particle(&v->walls, x, u);
+    v->x[i] = x[0], v->y[i] = x[1], v->z[i] = x[2];
+    v->vx[i] = u[0], v->vy[i] = u[1], v->vz[i] = u[2];
+}
+
+/* PCISPH: viscosity and gravity at x(t) into (ax, ay, az); p = 0, a^p = 0. */
+static inline FL_HD void fl_dev_pcisph_nonpressure(int i, const fl_dev_view *v)
+{
+    const float h = v->h, m = v->m;
+    float av[3] = {0, 0, 0};
+    fl_dev_walk w;
+    fl_dev_fluid_walk(&w, v, v->x, v->y, v->z, i);
+    for (int j; (j = fl_dev_walk_next(&w, &v->grid)) >= 0;) {
+        float dx = v->x[i] - v->x[j], dy = v->y[i] - v->y[j], dz = v->z[i] - v->z[j];
+        float sv = fl_viscosity_pair(m / v->rho[j], sqrtf(dx * dx + dy * dy + dz * dz), h);
+        av[0] += sv * (v->vx[j] - v->vx[i]);
+        av[1] += sv * (v->vy[j] - v->vy[i]);
+        av[2] += sv * (v->vz[j] - v->vz[i]);
+    }
+    float visc = v->mu / v->rho[i];
+    v->ax[i] = visc * av[0] + v->gravity[0];
+    v->ay[i] = visc * av[1] + v->gravity[1];
+    v->az[i] = visc * av[2] + v->gravity[2];
+    v->apx[i] = v->apy[i] = v->apz[i] = 0.0f;
+    v->p[i] = 0.0f;
+}
+
+static inline FL_HD void fl_dev_pcisph_predict(int i, const fl_dev_view *v)
+{
+    const float x[3] = {v->x[i], v->y[i], v->z[i]}, u[3] = {v->vx[i], v->vy[i], v->vz[i]};
+    const float a[3] = {v->ax[i] + v->apx[i], v->ay[i] + v->apy[i], v->az[i] + v->apz[i]};
+    float q[3];
+    fl_predict_clamped(&v->walls, x, u, a, v->dt, q);
+    v->qx[i] = q[0], v->qy[i] = q[1], v->qz[i] = q[2];
+}
+
+static inline FL_HD void fl_dev_pcisph_correct(int i, const fl_dev_view *v)
+{
+    v->p[i] = fl_pcisph_correct(v->p[i], v->delta, v->rho_pred[i], v->rho0_d, v->negative_scale);
+    v->p_rho2[i] = fl_p_over_rho2(v->p[i], v->rho_pred[i]);
+}
+
+/* PCISPH's pressure acceleration at x(t) with the predicted densities
+ * into (apx, apy, apz) (as pcisph.c's pcisph_pressure_accel). */
+static inline FL_HD void fl_dev_pcisph_pressure_accel(int i, const fl_dev_view *v)
+{
+    const float h = v->h, m = v->m, rho0 = v->rho0;
+    float a[3] = {0, 0, 0}, sb_sum[3] = {0, 0, 0};
+    fl_dev_walk w;
+    fl_dev_fluid_walk(&w, v, v->x, v->y, v->z, i);
+    for (int j; (j = fl_dev_walk_next(&w, &v->grid)) >= 0;) {
+        float dx = v->x[i] - v->x[j], dy = v->y[i] - v->y[j], dz = v->z[i] - v->z[j];
+        float sp = fl_pressure_pair(m, v->p_rho2[i], v->p_rho2[j], sqrtf(dx * dx + dy * dy + dz * dz), h);
+        a[0] += sp * dx, a[1] += sp * dy, a[2] += sp * dz;
+    }
+    const float pi = v->p[i], rho2 = v->rho_pred[i] * v->rho_pred[i];
+    fl_dev_boundary_walk(&w, v, v->x, v->y, v->z, i);
+    for (int j; (j = fl_dev_walk_next(&w, &v->grid)) >= 0;) {
+        float dx = v->x[i] - v->grid.bx[j], dy = v->y[i] - v->grid.by[j], dz = v->z[i] - v->grid.bz[j];
+        float pb = fl_wall_pressure(pi, rho0, v->gravity, dx, dy, dz);
+        float sb = fl_pcisph_boundary_pair(v->grid.bvol[j], pi, pb, sqrtf(dx * dx + dy * dy + dz * dz), h);
+        sb_sum[0] += sb * dx, sb_sum[1] += sb * dy, sb_sum[2] += sb * dz;
+    }
+    v->apx[i] = a[0] - rho0 / rho2 * sb_sum[0];
+    v->apy[i] = a[1] - rho0 / rho2 * sb_sum[1];
+    v->apz[i] = a[2] - rho0 / rho2 * sb_sum[2];
+}
+
+/* PCISPH: a = a^np + a^p, for the integration. */
+static inline FL_HD void fl_dev_pcisph_total(int i, const fl_dev_view *v)
+{
+    v->ax[i] += v->apx[i], v->ay[i] += v->apy[i], v->az[i] += v->apz[i];
+}
+
+/* ---- PBF ----------------------------------------------------------------- */
+
+/* Algorithm 1, lines 1-4, into (qx, qy, qz) (in the store's order: the
+ * sort at x* follows). */
+static inline FL_HD void fl_dev_pbf_predict(int i, const fl_dev_view *v)
+{
+    const float x[3] = {v->x[i], v->y[i], v->z[i]};
+    const float gdt[3] = {v->dt * v->gravity[0], v->dt * v->gravity[1], v->dt * v->gravity[2]};
+    float u[3] = {v->vx[i], v->vy[i], v->vz[i]}, q[3];
+    fl_pbf_predict(&v->pbf.walls, x, u, gdt, v->dt, q);
+    v->vx[i] = u[0], v->vy[i] = u[1], v->vz[i] = u[2];
+    v->qx[i] = q[0], v->qy[i] = q[1], v->qz[i] = q[2];
+}
+
+/* Density and lambda_i of the estimate q (eqs. 1, 2, 8, 11); lambda_i
+ * grad_i C_i into (bx, by, bz) (as pbf.c's pbf_lambda_block). */
+static inline FL_HD void fl_dev_pbf_lambda(int i, const fl_dev_view *v)
+{
+    const fl_pbf_consts *c = &v->pbf;
+    const float *qx = v->qx, *qy = v->qy, *qz = v->qz;
+    float wsum = 0.0f, sq = 0.0f, g[3] = {0, 0, 0};
+    fl_dev_walk w;
+    fl_dev_fluid_walk(&w, v, v->gx, v->gy, v->gz, i);
+    for (int j; (j = fl_dev_walk_next(&w, &v->grid)) >= 0;) {
+        float dx = qx[i] - qx[j], dy = qy[i] - qy[j], dz = qz[i] - qz[j];
+        fl_pbf_lambda_terms t = fl_pbf_lambda_pair(dx, dy, dz, dx * dx + dy * dy + dz * dz, c->vol, 1, c->h);
+        wsum += t.w, g[0] += t.gx, g[1] += t.gy, g[2] += t.gz, sq += t.sq;
+    }
+    fl_dev_boundary_walk(&w, v, v->gx, v->gy, v->gz, i);
+    for (int j; (j = fl_dev_walk_next(&w, &v->grid)) >= 0;) {
+        float dx = qx[i] - v->grid.bx[j], dy = qy[i] - v->grid.by[j], dz = qz[i] - v->grid.bz[j];
+        fl_pbf_lambda_terms t =
+            fl_pbf_lambda_pair(dx, dy, dz, dx * dx + dy * dy + dz * dz, v->grid.bvol[j], 0, c->h);
+        wsum += t.w, g[0] += t.gx, g[1] += t.gy, g[2] += t.gz, sq += t.sq;
+    }
+    float ci, li = fl_pbf_lambda(c, wsum, sq, g[0], g[1], g[2], &ci);
+    v->rho[i] = c->rho0 * (ci + 1.0f);
+    v->lambda[i] = li;
+    v->bx[i] = li * g[0], v->by[i] = li * g[1], v->bz[i] = li * g[2];
+}
+
+/* The position correction (eqs. 12-14) of the estimate q into (bx, by,
+ * bz), collided; lambda_i added to lambda_sum (as pbf_delta_block). The
+ * boundary's lambdas are 0: it adds nothing here. */
+static inline FL_HD void fl_dev_pbf_delta(int i, const fl_dev_view *v)
+{
+    const fl_pbf_consts *c = &v->pbf;
+    const float *qx = v->qx, *qy = v->qy, *qz = v->qz;
+    float sum[3] = {0, 0, 0};
+    fl_dev_walk w;
+    fl_dev_fluid_walk(&w, v, v->gx, v->gy, v->gz, i);
+    for (int j; (j = fl_dev_walk_next(&w, &v->grid)) >= 0;) {
+        float dx = qx[i] - qx[j], dy = qy[i] - qy[j], dz = qz[i] - qz[j];
+        float gr = fl_pbf_delta_pair(c, c->scorr_n, dx * dx + dy * dy + dz * dz, v->lambda[j], 1);
+        sum[0] += gr * dx, sum[1] += gr * dy, sum[2] += gr * dz;
+    }
+    const float x[3] = {qx[i], qy[i], qz[i]}, own[3] = {v->bx[i], v->by[i], v->bz[i]};
+    float q[3];
+    fl_pbf_correct(c, x, own, sum, q);
+    v->bx[i] = q[0], v->by[i] = q[1], v->bz[i] = q[2];
+    v->lambda_sum[i] = (v->first ? 0.0f : v->lambda_sum[i]) + v->lambda[i];
+}
+
+/* Line 21: u = (x* - x) / dt. */
+static inline FL_HD void fl_dev_pbf_velocity_from(int i, const fl_dev_view *v)
+{
+    v->ux[i] = (v->qx[i] - v->x[i]) * v->pbf.inv_dt;
+    v->uy[i] = (v->qy[i] - v->y[i]) * v->pbf.inv_dt;
+    v->uz[i] = (v->qz[i] - v->z[i]) * v->pbf.inv_dt;
+}
+
+/* XSPH (eq. 17), the density of the final estimate, the curl (eq. 15)
+ * (as pbf_velocity_block). */
+static inline FL_HD void fl_dev_pbf_xsph(int i, const fl_dev_view *v)
+{
+    const fl_pbf_consts *c = &v->pbf;
+    const float *qx = v->qx, *qy = v->qy, *qz = v->qz;
+    const float ui[3] = {v->ux[i], v->uy[i], v->uz[i]};
+    float wsum = 0.0f, s[3] = {0, 0, 0}, o[3] = {0, 0, 0};
+    fl_dev_walk w;
+    fl_dev_fluid_walk(&w, v, v->gx, v->gy, v->gz, i);
+    for (int j; (j = fl_dev_walk_next(&w, &v->grid)) >= 0;) {
+        float dx = qx[i] - qx[j], dy = qy[i] - qy[j], dz = qz[i] - qz[j];
+        fl_pbf_velocity_terms t =
+            fl_pbf_velocity_pair(dx, dy, dz, dx * dx + dy * dy + dz * dz, v->ux[j] - ui[0], v->uy[j] - ui[1],
+                                 v->uz[j] - ui[2], c->vol, c->h, v->vorticity);
+        wsum += t.w, s[0] += t.sx, s[1] += t.sy, s[2] += t.sz, o[0] += t.ox, o[1] += t.oy, o[2] += t.oz;
+    }
+    fl_dev_boundary_walk(&w, v, v->gx, v->gy, v->gz, i);
+    for (int j; (j = fl_dev_walk_next(&w, &v->grid)) >= 0;) {
+        float dx = qx[i] - v->grid.bx[j], dy = qy[i] - v->grid.by[j], dz = qz[i] - v->grid.bz[j];
+        wsum += fl_pbf_velocity_pair(dx, dy, dz, dx * dx + dy * dy + dz * dz, 0.0f, 0.0f, 0.0f, v->grid.bvol[j], c->h, 0).w;
+    }
+    float u[3], omega[4];
+    v->rho[i] = fl_pbf_density(c, wsum);
+    fl_pbf_velocity(c, ui, s, o, u, omega);
+    v->vx[i] = u[0], v->vy[i] = u[1], v->vz[i] = u[2];
+    v->wx[i] = omega[0], v->wy[i] = omega[1], v->wz[i] = omega[2], v->wn[i] = omega[3];
+}
+
+/* Vorticity confinement (eq. 16) (as pbf_confine_block). */
+static inline FL_HD void fl_dev_pbf_confine(int i, const fl_dev_view *v)
+{
+    const float *qx = v->qx, *qy = v->qy, *qz = v->qz;
+    float eta[3] = {0, 0, 0};
+    fl_dev_walk w;
+    fl_dev_fluid_walk(&w, v, v->gx, v->gy, v->gz, i);
+    for (int j; (j = fl_dev_walk_next(&w, &v->grid)) >= 0;) {
+        float dx = qx[i] - qx[j], dy = qy[i] - qy[j], dz = qz[i] - qz[j];
+        float t = fl_pbf_confine_pair(v->wn[i], v->wn[j], 1, dx * dx + dy * dy + dz * dz, v->pbf.h);
+        eta[0] += t * dx, eta[1] += t * dy, eta[2] += t * dz;
+    }
+    const float omega[3] = {v->wx[i], v->wy[i], v->wz[i]};
+    float u[3] = {v->vx[i], v->vy[i], v->vz[i]};
+    fl_pbf_confine(v->dt_eps, eta, omega, u);
+    v->vx[i] = u[0], v->vy[i] = u[1], v->vz[i] = u[2];
+}
+
+/* Line 23 and the pressure the lambdas stand for (pbf.c, pbf_step). */
+static inline FL_HD void fl_dev_pbf_update(int i, const fl_dev_view *v)
+{
+    v->x[i] = v->qx[i], v->y[i] = v->qy[i], v->z[i] = v->qz[i];
+    v->p[i] = v->p_scale * v->lambda_sum[i];
+}
+
+/* ---- reductions ------------------------------------------------------------ */
+
+static inline FL_HD fl_dev_red fl_dev_red_identity(void)
+{
+    fl_dev_red r;
+    r.sum = 0.0;
+    for (int k = 0; k < 6; k++)
+        r.max[k] = -INFINITY;
+    r.count = 0;
+    r.pad = 0;
+    return r;
+}
+
+static inline FL_HD fl_dev_red fl_dev_red_join(fl_dev_red a, const fl_dev_red b)
+{
+    a.sum += b.sum;
+    for (int k = 0; k < 6; k++)
+        a.max[k] = b.max[k] > a.max[k] ? b.max[k] : a.max[k];
+    a.count += b.count;
+    return a;
+}
+
+/* Particle i's term of reduction r: the compression error of the shared
+ * estimator (sph_physics.h), the speed and finiteness test of
+ * fl_max_speed, |a|^2, the position. */
+static inline FL_HD fl_dev_red fl_dev_term(fl_dev_reduction r, int i, const fl_dev_view *v)
+{
+    fl_dev_red t = fl_dev_red_identity();
+    if (r == FL_DEV_RED_COMPRESSION) {
+        double e = fl_density_error(v->red_rho[i], v->rho0_d);
+        t.sum = e > 0.0 ? e : 0.0;
+        t.max[0] = e;
+    } else if (r == FL_DEV_RED_SPEED) {
+        double v2 = (double)v->vx[i] * v->vx[i] + (double)v->vy[i] * v->vy[i] + (double)v->vz[i] * v->vz[i];
+        double xsum = (double)v->x[i] + v->y[i] + v->z[i];
+        if (!isfinite(v2) || !isfinite(xsum))
+            t.count = 1;
+        else
+            t.max[0] = v2;
+    } else if (r == FL_DEV_RED_ACCEL) {
+        t.max[0] = (double)v->ax[i] * v->ax[i] + (double)v->ay[i] * v->ay[i] + (double)v->az[i] * v->az[i];
+    } else {
+        t.max[0] = v->x[i], t.max[1] = v->y[i], t.max[2] = v->z[i];
+        t.max[3] = -v->x[i], t.max[4] = -v->y[i], t.max[5] = -v->z[i];
+    }
+    return t;
+}
+
+#endif

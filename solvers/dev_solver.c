@@ -1,0 +1,601 @@
+/* dev_solver.c: SPH, WCSPH, PCISPH and PBF on a device backend (dev.h).
+ *
+ * The particles live on the device between steps, sorted by cell: each
+ * step sorts them by the cell of the positions its neighbor lists would be
+ * built at (x(t); PBF: x*), reorders the state, builds the cell start
+ * table, and runs the kernels of dev_bodies.h in the order of the CPU
+ * solver's step (solvers/<name>.c), with the same parameters
+ * (particle_params.h) and stop criteria. The statistics of a step come
+ * from reductions on the device; nothing is copied back but their results,
+ * until the harness asks for the particles (download). */
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dev.h"
+#include "particle_common.h"
+#include "particle_params.h"
+
+enum { DEV_SPH, DEV_WCSPH, DEV_PCISPH, DEV_PBF, DEV_KINDS };
+static const char *const dev_names[DEV_KINDS] = {"sph", "wcsph", "pcisph", "pbf"};
+
+/* The arrays a reorder carries: the state, and PBF's x* (qx, qy, qz). */
+enum { DEV_STATE = 6, DEV_CARRIED = 9 };
+
+#define DEV_MAX_ARRAYS 48
+
+typedef struct dev_solver {
+    const fl_dev_backend *be;
+    void *ctx;
+    int kind;
+    sph_params sph;
+    wcsph_params wcsph;
+    pcisph_params pcisph;
+    pbf_params pbf;
+    double grad_sq;           /* PCISPH: sum_j |grad W_j|^2 of the prototype, 1/m^8 */
+    double sound;             /* the sound speed of the step limit (SPH, WCSPH), m/s */
+    fl_dev_view v;
+    float *spare[DEV_CARRIED]; /* the other buffer of each carried array */
+    void *arrays[DEV_MAX_ARRAYS];
+    int narrays;
+    fl_dev_red *res;          /* the result slots, on the host */
+    int fresh;                /* sorted at x(t), and rho the density of x(t) (after a measure) */
+    fl_world *world;          /* for the constants of a step */
+} dev_solver;
+
+static void dev_destroy(void *self)
+{
+    dev_solver *s = self;
+    if (!s)
+        return;
+    if (s->ctx) {
+        for (int k = 0; k < s->narrays; k++)
+            s->be->release(s->ctx, s->arrays[k]);
+        s->be->close(s->ctx);
+    }
+    free(s->res);
+    free(s);
+}
+
+/* count elements of size bytes on the device (at least one), or NULL. */
+static void *dev_array(dev_solver *s, size_t count, size_t size, fl_error *err)
+{
+    if (s->narrays == DEV_MAX_ARRAYS) {
+        fl_fail(err, FL_ERR_MEMORY, "%s: too many device arrays", s->be->name);
+        return NULL;
+    }
+    void *p = s->be->alloc(s->ctx, (count > 0 ? count : 1) * size, err);
+    if (p)
+        s->arrays[s->narrays++] = p;
+    return p;
+}
+
+/* Allocates the float arrays listed (NULL-terminated), n each. */
+static int dev_floats(dev_solver *s, fl_error *err, float **first, ...)
+{
+    va_list ap;
+    va_start(ap, first);
+    int rc = FL_OK;
+    for (float **a = first; a && rc == FL_OK; a = va_arg(ap, float **))
+        if (!(*a = dev_array(s, (size_t)s->v.n, sizeof(float), err)))
+            rc = FL_ERR_MEMORY;
+    va_end(ap);
+    return rc;
+}
+
+static int dev_write_floats(dev_solver *s, float *dst, const float *src, fl_error *err)
+{
+    return s->be->write(s->ctx, dst, src, (size_t)s->v.n * sizeof(float), err);
+}
+
+/* The grid's geometry and the boundary particles, binned by the CPU grid's
+ * rules (fl_nbgrid_init), on the device. */
+static int dev_upload_grid(dev_solver *s, const fl_world *w, fl_error *err)
+{
+    fl_nbgrid g;
+    int rc = fl_nbgrid_init(&g, w, err);
+    if (rc)
+        return rc;
+    fl_dev_grid *d = &s->v.grid;
+    const int nb = w->boundary.count;
+    memcpy(d->lo, g.lo, sizeof d->lo);
+    memcpy(d->dim, g.dim, sizeof d->dim);
+    d->cell = g.cell;
+    d->ncells = g.ncells;
+    d->r2max = g.radius * g.radius;
+    float *vol = malloc((size_t)(nb > 0 ? nb : 1) * sizeof(float));
+    int *bstart = dev_array(s, (size_t)g.ncells + 1, sizeof(int), err);
+    float *b[4] = {0};
+    for (int a = 0; a < 4; a++)
+        b[a] = dev_array(s, (size_t)nb, sizeof(float), err);
+    d->start = dev_array(s, (size_t)g.ncells + 1, sizeof(int), err);
+    rc = vol && bstart && b[0] && b[1] && b[2] && b[3] && d->start ? FL_OK : FL_ERR_MEMORY;
+    if (rc == FL_OK) {
+        for (int k = 0; k < nb; k++)
+            vol[k] = w->boundary.volume[g.bsorted[k]];
+        const float *src[4] = {g.bx, g.by, g.bz, vol};
+        rc = s->be->write(s->ctx, bstart, g.bcell_start, ((size_t)g.ncells + 1) * sizeof(int), err);
+        for (int a = 0; a < 4 && rc == FL_OK; a++)
+            rc = s->be->write(s->ctx, b[a], src[a], (size_t)nb * sizeof(float), err);
+    } else if (!vol) {
+        fl_fail(err, FL_ERR_MEMORY, "out of memory for %d boundary volumes", nb);
+    }
+    d->bstart = bstart;
+    d->bx = b[0], d->by = b[1], d->bz = b[2], d->bvol = b[3];
+    free(vol);
+    fl_nbgrid_free(&g);
+    return rc;
+}
+
+static int dev_read_params(dev_solver *s, const fl_world *w, const fl_params *p, fl_error *err)
+{
+    switch (s->kind) {
+    case DEV_SPH:
+        return fl_sph_read_params(w, p, &s->sph, err);
+    case DEV_WCSPH:
+        return fl_wcsph_read_params(w, p, &s->wcsph, err);
+    case DEV_PCISPH:
+        return fl_pcisph_read_params(w, p, &s->pcisph, err);
+    default:
+        return fl_pbf_read_params(p, &s->pbf, err);
+    }
+}
+
+/* The constants that do not change from step to step. */
+static void dev_constants(dev_solver *s, const fl_world *w)
+{
+    fl_dev_view *v = &s->v;
+    v->h = (float)w->h, v->m = (float)w->mass, v->rho0 = (float)w->rho0, v->rho0_d = w->rho0;
+    for (int a = 0; a < 3; a++)
+        v->gravity[a] = (float)w->gravity[a];
+    fl_walls_make(w, 0, &v->walls);
+    if (s->kind == DEV_SPH) {
+        v->stiffness = s->sph.stiffness;
+        v->mu = (float)s->sph.viscosity;
+        v->clamp_negative = s->sph.clamp_negative;
+        s->sound = sqrt(s->sph.stiffness);
+    } else if (s->kind == DEV_WCSPH) {
+        const wcsph_params *prm = &s->wcsph;
+        const float hs = 0.5f * v->h, c = (float)prm->c;
+        v->tait_b = w->rho0 * prm->c * prm->c / 7.0;
+        v->av = 2.0f * (float)prm->alpha * hs * c;
+        v->eps_visc = 0.01f * hs * hs;
+        v->friction = (float)prm->friction * hs * c;
+        v->kappa = (float)prm->cohesion;
+        v->clamp_negative = prm->clamp_negative;
+        s->sound = prm->c;
+    } else if (s->kind == DEV_PCISPH) {
+        v->mu = (float)s->pcisph.viscosity;
+        v->negative_scale = s->pcisph.negative_scale;
+        s->grad_sq = fl_lattice_grad_sq(w->spacing, w->h);
+    } else {
+        v->vorticity = s->pbf.vorticity_epsilon > 0.0;
+    }
+}
+
+/* The per-kind arrays. */
+static int dev_alloc_solver_arrays(dev_solver *s, fl_error *err)
+{
+    fl_dev_view *v = &s->v;
+    switch (s->kind) {
+    case DEV_SPH:
+        return dev_floats(s, err, &v->ax, &v->ay, &v->az, &v->p_rho2, &v->vol, NULL);
+    case DEV_WCSPH:
+        return dev_floats(s, err, &v->ax, &v->ay, &v->az, &v->p_rho2, NULL);
+    case DEV_PCISPH:
+        return dev_floats(s, err, &v->ax, &v->ay, &v->az, &v->apx, &v->apy, &v->apz, &v->qx, &v->qy, &v->qz,
+                          &v->rho_pred, &v->p_rho2, NULL);
+    default:
+        return dev_floats(s, err, &v->qx, &v->qy, &v->qz, &s->spare[6], &s->spare[7], &s->spare[8], &v->gx, &v->gy,
+                          &v->gz, &v->bx, &v->by, &v->bz, &v->lambda, &v->lambda_sum, &v->ux, &v->uy, &v->uz,
+                          &v->wx, &v->wy, &v->wz, &v->wn, NULL);
+    }
+}
+
+void *fl_dev_create(const fl_dev_backend *be, const char *name, fl_world *w, const fl_params *p, fl_error *err)
+{
+    dev_solver *s = calloc(1, sizeof *s);
+    if (!s) {
+        fl_fail(err, FL_ERR_MEMORY, "out of memory for a device solver");
+        return NULL;
+    }
+    s->be = be;
+    s->kind = DEV_KINDS;
+    for (int k = 0; k < DEV_KINDS; k++)
+        if (strcmp(name, dev_names[k]) == 0)
+            s->kind = k;
+    if (s->kind == DEV_KINDS) {
+        fl_fail(err, FL_ERR_INPUT, "--device %s: no %s solver on the device (sph, wcsph, pcisph, pbf)", be->name, name);
+        free(s);
+        return NULL;
+    }
+    s->world = w;
+    fl_dev_view *v = &s->v;
+    v->n = w->fluid.count;
+    int rc = dev_read_params(s, w, p, err);
+    if (rc == FL_OK && !(s->res = calloc(FL_DEV_RED_SLOTS, sizeof *s->res)))
+        rc = fl_fail(err, FL_ERR_MEMORY, "out of memory for a device solver");
+    if (rc == FL_OK && !(s->ctx = be->open(err)))
+        rc = FL_ERR_DEVICE;
+    if (rc == FL_OK)
+        rc = dev_upload_grid(s, w, err);
+    if (rc == FL_OK)
+        rc = dev_floats(s, err, &v->x, &v->y, &v->z, &v->vx, &v->vy, &v->vz, &v->rho, &v->p, &s->spare[0],
+                        &s->spare[1], &s->spare[2], &s->spare[3], &s->spare[4], &s->spare[5], NULL);
+    if (rc == FL_OK && (!(v->key = dev_array(s, (size_t)v->n, sizeof(int), err)) ||
+                        !(v->order = dev_array(s, (size_t)v->n, sizeof(int), err))))
+        rc = FL_ERR_MEMORY;
+    if (rc == FL_OK)
+        rc = dev_alloc_solver_arrays(s, err);
+    const fl_particles *f = &w->fluid;
+    const float *src[DEV_STATE] = {f->x, f->y, f->z, f->vx, f->vy, f->vz};
+    float *dst[DEV_STATE] = {v->x, v->y, v->z, v->vx, v->vy, v->vz};
+    for (int a = 0; a < DEV_STATE && rc == FL_OK; a++)
+        rc = dev_write_floats(s, dst[a], src[a], err);
+    if (rc) {
+        dev_destroy(s);
+        return NULL;
+    }
+    dev_constants(s, w);
+    return s;
+}
+
+static int dev_launch(dev_solver *s, fl_dev_kernel k, fl_error *err)
+{
+    return s->be->launch(s->ctx, k, s->v.n, &s->v, err);
+}
+
+static int dev_reduce(dev_solver *s, fl_dev_reduction r, const float *rho, int slot, fl_error *err)
+{
+    s->v.red_rho = rho;
+    return s->be->reduce(s->ctx, r, s->v.n, &s->v, slot, err);
+}
+
+/* The carried arrays of the view, in the order of spare[]. */
+static void dev_carried(fl_dev_view *v, float **a[DEV_CARRIED])
+{
+    float **list[DEV_CARRIED] = {&v->x, &v->y, &v->z, &v->vx, &v->vy, &v->vz, &v->qx, &v->qy, &v->qz};
+    memcpy(a, list, sizeof list);
+}
+
+/* Sorts the particles by the cell of (sx, sy, sz), reorders the carried
+ * arrays (the state; PBF: x* as well, also copied to the neighbor
+ * criterion's (gx, gy, gz)) and builds the cell start table. */
+static int dev_sort(dev_solver *s, const float *sx, const float *sy, const float *sz, fl_error *err)
+{
+    fl_dev_view *v = &s->v;
+    const int carried = s->kind == DEV_PBF ? DEV_CARRIED : DEV_STATE;
+    float **a[DEV_CARRIED];
+    dev_carried(v, a);
+    v->sx = sx, v->sy = sy, v->sz = sz;
+    int rc = dev_launch(s, FL_DEV_K_cell_key, err);
+    if (rc == FL_OK)
+        rc = s->be->sort(s->ctx, v, v->n, err);
+    if (rc == FL_OK)
+        rc = dev_launch(s, FL_DEV_K_cell_start, err);
+    v->gather_count = carried;
+    for (int m = 0; m < carried; m++)
+        v->gather_src[m] = *a[m], v->gather_dst[m] = s->spare[m];
+    if (s->kind == DEV_PBF) {
+        float *g[3] = {v->gx, v->gy, v->gz};
+        for (int m = 0; m < 3; m++)
+            v->gather_src[carried + m] = *a[6 + m], v->gather_dst[carried + m] = g[m];
+        v->gather_count += 3;
+    }
+    if (rc == FL_OK)
+        rc = dev_launch(s, FL_DEV_K_gather, err);
+    for (int m = 0; m < carried; m++) {
+        float *t = *a[m];
+        *a[m] = s->spare[m];
+        s->spare[m] = t;
+    }
+    v->gather_count = 0;
+    return rc;
+}
+
+/* Sorted at x(t), the density of x(t) into rho; skipped after a measure,
+ * which left both so. */
+static int dev_sort_and_density(dev_solver *s, fl_error *err)
+{
+    fl_dev_view *v = &s->v;
+    int rc = FL_OK;
+    s->be->mark(s->ctx, FL_STAGE_GRID_BUILD);
+    if (!s->fresh)
+        rc = dev_sort(s, v->x, v->y, v->z, err);
+    s->be->mark(s->ctx, FL_STAGE_DENSITY);
+    v->ex = v->x, v->ey = v->y, v->ez = v->z, v->rho_out = v->rho;
+    if (rc == FL_OK && !s->fresh)
+        rc = dev_launch(s, FL_DEV_K_density, err);
+    s->fresh = 0;
+    return rc;
+}
+
+/* The results of the step's first count reductions, and its stage times. */
+static int dev_finish(dev_solver *s, int count, fl_step_stats *st, fl_error *err)
+{
+    s->be->mark(s->ctx, -1);
+    int rc = s->be->results(s->ctx, s->res, count, err);
+    if (rc == FL_OK)
+        rc = s->be->stage_times(s->ctx, st->stage_ms, err);
+    return rc;
+}
+
+/* max_speed, nan_count and cfl from the speed reduction. */
+static void dev_speed_stats(const dev_solver *s, const fl_dev_red *speed, double dt, fl_step_stats *st)
+{
+    st->max_speed = sqrt(fmax(speed->max[0], 0.0));
+    st->nan_count = speed->count;
+    st->cfl = st->max_speed * dt / s->world->h;
+}
+
+static double dev_mean(const dev_solver *s, const fl_dev_red *r)
+{
+    return s->v.n > 0 ? r->sum / s->v.n : 0.0;
+}
+
+/* SPH and WCSPH (sph.c, wcsph.c): density, equation of state, forces,
+ * symplectic Euler and the clamp. */
+static int dev_step_explicit(dev_solver *s, double dt, fl_step_stats *st, fl_error *err)
+{
+    fl_dev_view *v = &s->v;
+    v->dt = (float)dt;
+    int rc = dev_sort_and_density(s, err);
+    if (rc == FL_OK)
+        rc = dev_launch(s, s->kind == DEV_SPH ? FL_DEV_K_sph_eos : FL_DEV_K_wcsph_eos, err);
+    if (rc == FL_OK)
+        rc = dev_reduce(s, FL_DEV_RED_COMPRESSION, v->rho, 0, err);
+    s->be->mark(s->ctx, FL_STAGE_PRESSURE_SOLVE);
+    if (rc == FL_OK)
+        rc = dev_launch(s, s->kind == DEV_SPH ? FL_DEV_K_sph_accel : FL_DEV_K_wcsph_accel, err);
+    if (rc == FL_OK)
+        rc = dev_reduce(s, FL_DEV_RED_ACCEL, NULL, 1, err);
+    s->be->mark(s->ctx, FL_STAGE_INTEGRATE);
+    if (rc == FL_OK)
+        rc = dev_launch(s, FL_DEV_K_integrate, err);
+    if (rc == FL_OK)
+        rc = dev_reduce(s, FL_DEV_RED_SPEED, NULL, 2, err);
+    if (rc == FL_OK)
+        rc = dev_finish(s, 3, st, err);
+    if (rc)
+        return rc;
+    st->residual[0] = dev_mean(s, &s->res[0]);
+    st->iterations = 1;
+    dev_speed_stats(s, &s->res[2], dt, st);
+    st->dt_limit = fl_explicit_dt_limit(s->world->h, s->sound, st->max_speed, sqrt(fmax(s->res[1].max[0], 0.0)));
+    return FL_OK;
+}
+
+/* PCISPH (pcisph.c): the predictor-corrector loop until the largest
+ * density error is below eta (after min_iterations) or max_iterations. */
+static int dev_step_pcisph(dev_solver *s, double dt, fl_step_stats *st, fl_error *err)
+{
+    fl_dev_view *v = &s->v;
+    const pcisph_params *prm = &s->pcisph;
+    v->dt = (float)dt;
+    int rc = dev_sort_and_density(s, err);
+    s->be->mark(s->ctx, FL_STAGE_VELOCITY_UPDATE);
+    if (rc == FL_OK)
+        rc = dev_launch(s, FL_DEV_K_pcisph_nonpressure, err);
+    s->be->mark(s->ctx, FL_STAGE_PRESSURE_SOLVE);
+    v->delta = fl_pcisph_delta(dt, s->world->mass, s->world->rho0, s->grad_sq);
+    v->ex = v->qx, v->ey = v->qy, v->ez = v->qz, v->rho_out = v->rho_pred;
+    int k = 0;
+    while (rc == FL_OK) {
+        rc = dev_launch(s, FL_DEV_K_pcisph_predict, err);
+        if (rc == FL_OK)
+            rc = dev_launch(s, FL_DEV_K_density, err);
+        if (rc == FL_OK)
+            rc = dev_launch(s, FL_DEV_K_pcisph_correct, err);
+        if (rc == FL_OK)
+            rc = dev_reduce(s, FL_DEV_RED_COMPRESSION, v->rho_pred, k, err);
+        if (rc == FL_OK)
+            rc = dev_launch(s, FL_DEV_K_pcisph_pressure_accel, err);
+        k++;
+        if (rc || k >= prm->max_iterations)
+            break;
+        if (k >= prm->min_iterations) {
+            if ((rc = s->be->results(s->ctx, s->res, k, err)))
+                break;
+            if (s->res[k - 1].max[0] < prm->eta)
+                break;
+        }
+    }
+    if (rc == FL_OK)
+        rc = dev_launch(s, FL_DEV_K_pcisph_total, err);
+    if (rc == FL_OK)
+        rc = dev_reduce(s, FL_DEV_RED_ACCEL, NULL, k, err);
+    s->be->mark(s->ctx, FL_STAGE_INTEGRATE);
+    if (rc == FL_OK)
+        rc = dev_launch(s, FL_DEV_K_integrate, err);
+    if (rc == FL_OK)
+        rc = dev_reduce(s, FL_DEV_RED_SPEED, NULL, k + 1, err);
+    if (rc == FL_OK)
+        rc = dev_finish(s, k + 2, st, err);
+    if (rc)
+        return rc;
+    for (int q = 0; q < k; q++)
+        st->residual[q] = dev_mean(s, &s->res[q]), st->residual_max[q] = s->v.n > 0 ? s->res[q].max[0] : 0.0;
+    st->iterations = k;
+    dev_speed_stats(s, &s->res[k + 1], dt, st);
+    st->dt_limit = fl_explicit_dt_limit(s->world->h, 0.0, st->max_speed, sqrt(fmax(s->res[k].max[0], 0.0)));
+    return FL_OK;
+}
+
+/* PBF (pbf.c): predict, sort at x*, the Jacobi iterations, velocity,
+ * XSPH, vorticity confinement, update. */
+static int dev_step_pbf(dev_solver *s, double dt, fl_step_stats *st, fl_error *err)
+{
+    fl_dev_view *v = &s->v;
+    const pbf_params *prm = &s->pbf;
+    v->pbf = fl_pbf_make_consts(prm, s->world, dt);
+    v->dt = (float)dt;
+    for (int a = 0; a < 3; a++)
+        v->gdt[a] = (float)(dt * s->world->gravity[a]);
+    v->dt_eps = (float)dt * (float)prm->vorticity_epsilon;
+    v->p_scale = (float)(-s->world->rho0 / (dt * dt));
+    s->fresh = 0;
+    s->be->mark(s->ctx, FL_STAGE_INTEGRATE);
+    int rc = dev_launch(s, FL_DEV_K_pbf_predict, err);
+    s->be->mark(s->ctx, FL_STAGE_GRID_BUILD);
+    if (rc == FL_OK)
+        rc = dev_sort(s, v->qx, v->qy, v->qz, err);
+    s->be->mark(s->ctx, FL_STAGE_PRESSURE_SOLVE);
+    int k = 0;
+    while (rc == FL_OK && k < prm->solver_iterations) {
+        rc = dev_launch(s, FL_DEV_K_pbf_lambda, err);
+        if (rc == FL_OK && k > 0) {
+            rc = dev_reduce(s, FL_DEV_RED_COMPRESSION, v->rho, k - 1, err);
+            if (rc == FL_OK && prm->eta > 0.0) {
+                if ((rc = s->be->results(s->ctx, s->res, k, err)) == FL_OK && s->res[k - 1].max[0] < prm->eta)
+                    break;
+            }
+        }
+        v->first = k == 0;
+        if (rc == FL_OK)
+            rc = dev_launch(s, FL_DEV_K_pbf_delta, err);
+        float *t;
+        t = v->qx, v->qx = v->bx, v->bx = t;
+        t = v->qy, v->qy = v->by, v->by = t;
+        t = v->qz, v->qz = v->bz, v->bz = t;
+        k++;
+    }
+    s->be->mark(s->ctx, FL_STAGE_VELOCITY_UPDATE);
+    if (rc == FL_OK)
+        rc = dev_launch(s, FL_DEV_K_pbf_velocity_from, err);
+    if (rc == FL_OK)
+        rc = dev_launch(s, FL_DEV_K_pbf_xsph, err);
+    if (rc == FL_OK && v->vorticity)
+        rc = dev_launch(s, FL_DEV_K_pbf_confine, err);
+    if (rc == FL_OK)
+        rc = dev_reduce(s, FL_DEV_RED_COMPRESSION, v->rho, k - 1, err);
+    s->be->mark(s->ctx, FL_STAGE_INTEGRATE);
+    if (rc == FL_OK)
+        rc = dev_launch(s, FL_DEV_K_pbf_update, err);
+    if (rc == FL_OK)
+        rc = dev_reduce(s, FL_DEV_RED_SPEED, NULL, k, err);
+    if (rc == FL_OK)
+        rc = dev_finish(s, k + 1, st, err);
+    if (rc)
+        return rc;
+    for (int q = 0; q < k; q++)
+        st->residual[q] = dev_mean(s, &s->res[q]), st->residual_max[q] = s->v.n > 0 ? s->res[q].max[0] : 0.0;
+    st->iterations = k;
+    dev_speed_stats(s, &s->res[k], dt, st);
+    st->dt_limit = fl_explicit_dt_limit(s->world->h, 0.0, st->max_speed, 0.0);
+    return FL_OK;
+}
+
+static int dev_step(void *self, fl_world *w, double dt, fl_step_stats *st)
+{
+    dev_solver *s = self;
+    fl_error err;
+    (void)w;
+    if (s->v.n == 0)
+        return FL_OK;
+    int rc = s->kind == DEV_PBF      ? dev_step_pbf(s, dt, st, &err)
+             : s->kind == DEV_PCISPH ? dev_step_pcisph(s, dt, st, &err)
+                                     : dev_step_explicit(s, dt, st, &err);
+    if (rc)
+        snprintf(st->failure, sizeof st->failure, "%.159s", err.msg);
+    return rc;
+}
+
+/* The metrics at x(t): sorted there, the shared density estimator, its
+ * compression, and the bounding box; the sort and the density stay for
+ * the next step of the SPH family. */
+static int dev_measure(void *self, fl_step_stats *st, double lo[3], double hi[3], fl_error *err)
+{
+    dev_solver *s = self;
+    fl_dev_view *v = &s->v;
+    st->density_err_avg = st->density_err_max = 0.0;
+    if (v->n == 0)
+        return FL_OK;
+    int rc = dev_sort(s, v->x, v->y, v->z, err);
+    v->ex = v->x, v->ey = v->y, v->ez = v->z, v->rho_out = v->rho;
+    if (rc == FL_OK)
+        rc = dev_launch(s, FL_DEV_K_density, err);
+    if (rc == FL_OK)
+        rc = dev_reduce(s, FL_DEV_RED_COMPRESSION, v->rho, 0, err);
+    if (rc == FL_OK)
+        rc = dev_reduce(s, FL_DEV_RED_EXTENT, NULL, 1, err);
+    if (rc == FL_OK)
+        rc = s->be->results(s->ctx, s->res, 2, err);
+    if (rc)
+        return rc;
+    s->fresh = s->kind != DEV_PBF;
+    st->density_err_avg = dev_mean(s, &s->res[0]);
+    st->density_err_max = s->res[0].max[0];
+    for (int a = 0; a < 3; a++)
+        hi[a] = s->res[1].max[a], lo[a] = -s->res[1].max[3 + a];
+    return FL_OK;
+}
+
+static int dev_download(void *self, fl_world *w, fl_step_stats *st, fl_error *err)
+{
+    dev_solver *s = self;
+    const fl_dev_view *v = &s->v;
+    fl_particles *f = &w->fluid;
+    const float *src[8] = {v->x, v->y, v->z, v->vx, v->vy, v->vz, v->rho, v->p};
+    float *dst[8] = {f->x, f->y, f->z, f->vx, f->vy, f->vz, f->rho, f->p};
+    double t0 = fl_now_ms();
+    int rc = FL_OK;
+    for (int a = 0; a < 8 && rc == FL_OK; a++)
+        rc = s->be->read(s->ctx, dst[a], src[a], (size_t)v->n * sizeof(float), err);
+    if (st)
+        st->stage_ms[FL_STAGE_TRANSFER] += fl_now_ms() - t0;
+    return rc;
+}
+
+const fl_dev_view *fl_dev_solver_view(void *solver)
+{
+    return &((dev_solver *)solver)->v;
+}
+
+int fl_dev_solver_read(void *solver, void *dst, const void *src, size_t bytes, fl_error *err)
+{
+    dev_solver *s = solver;
+    return s->be->read(s->ctx, dst, src, bytes, err);
+}
+
+/* The ops of each backend asked for so far: the CPU solver's, with the
+ * device's step. */
+typedef struct dev_ops_table {
+    const fl_dev_backend *be;
+    fl_solver_ops ops[DEV_KINDS];
+} dev_ops_table;
+
+const fl_solver_ops *fl_dev_solver_ops(const fl_dev_backend *be, const char *name)
+{
+    static dev_ops_table tables[4];
+    static int ntables;
+    int kind = -1;
+    for (int k = 0; k < DEV_KINDS; k++)
+        if (strcmp(name, dev_names[k]) == 0)
+            kind = k;
+    if (kind < 0)
+        return NULL;
+    dev_ops_table *t = NULL;
+    for (int q = 0; q < ntables; q++)
+        if (tables[q].be == be)
+            t = &tables[q];
+    if (!t) {
+        if (ntables == 4)
+            return NULL;
+        t = &tables[ntables++];
+        t->be = be;
+        for (int k = 0; k < DEV_KINDS; k++) {
+            fl_solver_ops *o = &t->ops[k];
+            *o = *fl_solver_find(dev_names[k]);
+            o->create = NULL;
+            o->step = dev_step;
+            o->destroy = dev_destroy;
+            o->device = be->name;
+            o->backend = be;
+            o->measure = dev_measure;
+            o->download = dev_download;
+        }
+    }
+    return &t->ops[kind];
+}

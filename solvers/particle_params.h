@@ -1,0 +1,70 @@
+/* particle_params.h: the parameters of the particle solvers, read from a
+ * scene's "solvers" object by one reader each, so that the CPU solvers
+ * and the device ones (solvers/dev_solver.c) take the same keys, defaults
+ * and ranges. docs/methods/<solver>.md describes each key. */
+#ifndef FL_PARTICLE_PARAMS_H
+#define FL_PARTICLE_PARAMS_H
+
+#include "pbf_physics.h"
+#include "solver.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct sph_params {
+    double stiffness;     /* k, m^2/s^2 (Pa per kg/m^3) */
+    double viscosity;     /* mu, Pa s */
+    int clamp_negative;   /* 1: p = max(p, 0) */
+    int sort_interval;    /* steps between re-sorts of the particle store by cell */
+} sph_params;
+
+typedef struct wcsph_params {
+    double c;              /* speed of sound, m/s */
+    double alpha;          /* Monaghan artificial viscosity */
+    double friction;       /* boundary friction sigma (Akinci 2012) */
+    double cohesion;       /* kappa, m^3/s^2 */
+    int clamp_negative;    /* 1: p = max(p, 0) */
+    int sort_interval;     /* steps between re-sorts of the store by cell */
+} wcsph_params;
+
+typedef struct pcisph_params {
+    double eta;            /* stop when the max density error ratio is below, fraction */
+    int min_iterations;    /* never stop before (3 in the paper) */
+    int max_iterations;
+    double negative_scale; /* factor on a negative corrected pressure (0: p >= 0) */
+    double viscosity;      /* mu, Pa s */
+    int sort_interval;
+} pcisph_params;
+
+typedef struct pbf_params {
+    int solver_iterations;    /* Jacobi iterations per step (the most, when eta > 0) */
+    double eta;               /* stop when max_i (rho_i/rho0 - 1) after an iteration is below; 0: off */
+    double cfm_epsilon;       /* eps of eq. 11, as a fraction of the full-neighborhood sum_k |grad_k C|^2 */
+    double scorr_k;           /* k of eq. 13: the density error the artificial pressure of a pair at dq stands for */
+    int scorr_n;              /* n of eq. 13 */
+    double scorr_dq;          /* |dq| of eq. 13, fraction of h */
+    double vorticity_epsilon; /* eps of eq. 16, m/s; 0: off */
+    double xsph_c;            /* c of eq. 17 */
+    int sort_interval;        /* steps between re-sorts of the store by cell; 0: never */
+} pbf_params;
+
+/* Each fails with FL_ERR_INPUT and one line naming the key when a value is
+ * unknown or out of range. The world gives the defaults that depend on it. */
+int fl_sph_read_params(const fl_world *w, const fl_params *p, sph_params *prm, fl_error *err);
+int fl_wcsph_read_params(const fl_world *w, const fl_params *p, wcsph_params *prm, fl_error *err);
+int fl_pcisph_read_params(const fl_world *w, const fl_params *p, pcisph_params *prm, fl_error *err);
+int fl_pbf_read_params(const fl_params *p, pbf_params *prm, fl_error *err);
+
+/* sum_k |grad_k C|^2 of a particle with a full lattice neighborhood, 1/m^2:
+ * the scale of PBF's CFM eps and s_corr strength. */
+double fl_pbf_grad_sq_full(const fl_world *w);
+
+/* The constants of PBF's physics for a step of dt. */
+fl_pbf_consts fl_pbf_make_consts(const pbf_params *prm, const fl_world *w, double dt);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
