@@ -62,7 +62,7 @@ static void run_close(run *r)
 static int run_open(run *r, const char *scene, const char *const *sets, int nsets, double dt)
 {
     memset(r, 0, sizeof *r);
-    r->ops = fl_solver_find("pbf");
+    r->ops = test_ops("pbf");
     r->solver = start_solver("pbf", scene, sets, nsets, &r->scene, &r->world);
     r->st = calloc(1, sizeof *r->st);
     r->dt = dt;
@@ -80,7 +80,7 @@ static int run_until(run *r, double t_end)
         rc = r->ops->step(r->solver, &r->world, r->dt, r->st);
         r->world.time += r->dt;
     }
-    return rc;
+    return rc == FL_OK ? test_sync(r->ops, r->solver, &r->world) : rc;
 }
 
 static double kinetic_energy(const fl_world *w)
@@ -231,13 +231,21 @@ static void timed(const char *name, void (*check)(void))
     printf("(%s: %.1f s)\n", name, (fl_now_ms() - t0) * 1e-3);
 }
 
-int main(void)
+/* test_pbf [DEVICE]: the solver on the CPU, or on DEVICE (cuda, emu):
+ * there, the hydrostatic tank and the dam-break front. */
+int main(int argc, char **argv)
 {
-    timed("convergence", convergence);
-    timed("large steps", large_steps);
+    if (fl_test_pick_device(argc, argv, "test_pbf"))
+        return 77;
+    if (!fl_test_on_device()) {
+        timed("convergence", convergence);
+        timed("large steps", large_steps);
+    }
     timed("hydrostatic", hydrostatic);
-    timed("tensile instability", tensile_instability);
-    timed("vorticity confinement", vorticity_confinement);
+    if (!fl_test_on_device()) {
+        timed("tensile instability", tensile_instability);
+        timed("vorticity confinement", vorticity_confinement);
+    }
     timed("dam-break front", dam_break_front);
     return fl_test_report("test_pbf");
 }

@@ -36,7 +36,7 @@ static void dam_break(void)
 {
     fl_scene s;
     fl_world w;
-    const fl_solver_ops *ops = fl_solver_find("pcisph");
+    const fl_solver_ops *ops = test_ops("pcisph");
     void *solver = start_solver("pcisph", FL_SOURCE_DIR "/scenes/dam_break.json", NULL, 0, &s, &w);
     ENSURE(solver != NULL);
     if (!solver)
@@ -81,10 +81,15 @@ static void stability_contrast(void)
     ENSURE(w.failed_at >= 0.0);
 }
 
-int main(void)
+/* test_pcisph [DEVICE]: the solver on the CPU, or on DEVICE (cuda, emu):
+ * there, the hydrostatic tank and the dam break. */
+int main(int argc, char **argv)
 {
+    if (fl_test_pick_device(argc, argv, "test_pcisph"))
+        return 77;
     hydrostatic();
     dam_break();
-    stability_contrast();
+    if (!fl_test_on_device())
+        stability_contrast();
     return fl_test_report("test_pcisph");
 }

@@ -44,11 +44,12 @@ static void momentum(void)
     fl_params prm;
     fl_params_init(&prm, "test");
     fl_params_set(&prm, "clamp_negative", 0, &err);
-    const fl_solver_ops *ops = fl_solver_find("sph");
+    const fl_solver_ops *ops = test_ops("sph");
     void *sph = fl_solver_create(ops, &w, &prm, &err);
     fl_step_stats *st = calloc(1, sizeof *st);
     for (int k = 0; k < 50; k++)
         ops->step(sph, &w, 2e-4, st);
+    ENSURE(test_sync(ops, sph, &w) == FL_OK);
     double p[3] = {0, 0, 0}, vmax = 0;
     const fl_particles *f = &w.fluid;
     for (int i = 0; i < f->count; i++) {
@@ -64,8 +65,11 @@ static void momentum(void)
     fl_world_free(&w);
 }
 
-int main(void)
+/* test_sph [DEVICE]: the solver on the CPU, or on DEVICE (cuda, emu). */
+int main(int argc, char **argv)
 {
+    if (fl_test_pick_device(argc, argv, "test_sph"))
+        return 77;
     hydrostatic();
     momentum();
     return fl_test_report("test_sph");

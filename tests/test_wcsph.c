@@ -35,7 +35,7 @@ static void dam_break_front(void)
 {
     fl_scene s;
     fl_world w;
-    const fl_solver_ops *ops = fl_solver_find("wcsph");
+    const fl_solver_ops *ops = test_ops("wcsph");
     void *solver = start_solver("wcsph", FL_SOURCE_DIR "/scenes/dam_break.json", NULL, 0, &s, &w);
     ENSURE(solver != NULL);
     if (!solver)
@@ -73,11 +73,12 @@ static void momentum(void)
     fl_params_set(&prm, "speed_of_sound", 20.0, &err);
     fl_params_set(&prm, "alpha", 0.5, &err);
     fl_params_set(&prm, "clamp_negative", 0, &err);
-    const fl_solver_ops *ops = fl_solver_find("wcsph");
+    const fl_solver_ops *ops = test_ops("wcsph");
     void *solver = fl_solver_create(ops, &w, &prm, &err);
     fl_step_stats *st = calloc(1, sizeof *st);
     for (int k = 0; k < 50; k++)
         ops->step(solver, &w, 2e-4, st);
+    ENSURE(test_sync(ops, solver, &w) == FL_OK);
     double p[3] = {0, 0, 0}, vmax = 0;
     const fl_particles *f = &w.fluid;
     for (int i = 0; i < f->count; i++) {
@@ -93,8 +94,11 @@ static void momentum(void)
     fl_world_free(&w);
 }
 
-int main(void)
+/* test_wcsph [DEVICE]: the solver on the CPU, or on DEVICE (cuda, emu). */
+int main(int argc, char **argv)
 {
+    if (fl_test_pick_device(argc, argv, "test_wcsph"))
+        return 77;
     hydrostatic();
     dam_break_front();
     momentum();

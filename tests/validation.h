@@ -2,7 +2,9 @@
  * starting a solver on a shipped scene, the pressure slope of a tank at
  * rest and the slope at which the discrete SPH gradient balances gravity,
  * and the dam-break front's history (compared with Martin & Moyce by
- * bench/front.h). */
+ * bench/front.h). The solvers run on the device a test program is given
+ * (fl_test_pick_device: "cpu" by default, or "cuda", "emu"), so that the
+ * same checks test the device backend. */
 #ifndef FL_TEST_VALIDATION_H
 #define FL_TEST_VALIDATION_H
 
@@ -14,6 +16,47 @@
 #include "front.h"
 #include "harness.h"
 #include "kernels.h"
+
+/* The device the solvers run on. */
+static const char *fl_test_device = "cpu";
+
+/* Takes the device from argv[1] ("cpu" when absent): 0 when it can run
+ * the particle solvers, else 77 (CTest's skip) after saying why. */
+static inline int fl_test_pick_device(int argc, char **argv, const char *program)
+{
+    fl_error err;
+    fl_test_device = argc > 1 ? argv[1] : "cpu";
+    if (fl_solver_on("sph", fl_test_device, &err))
+        return 0;
+    printf("%s %s: skipped: %s\n", program, fl_test_device, err.msg);
+    return 77;
+}
+
+/* 1 on a device other than the CPU. */
+static inline int fl_test_on_device(void)
+{
+    return strcmp(fl_test_device, "cpu") != 0;
+}
+
+/* The solver called name on the test device. */
+static inline const fl_solver_ops *test_ops(const char *name)
+{
+    fl_error err;
+    const fl_solver_ops *ops = fl_solver_on(name, fl_test_device, &err);
+    if (!ops)
+        fprintf(stderr, "%s\n", err.msg);
+    return ops;
+}
+
+/* Brings a device solver's particles back into w (the CPU's are there). */
+static inline int test_sync(const fl_solver_ops *ops, void *solver, fl_world *w)
+{
+    fl_error err;
+    if (!ops->download || ops->download(solver, w, NULL, &err) == FL_OK)
+        return FL_OK;
+    fprintf(stderr, "%s\n", err.msg);
+    return FL_ERR_DEVICE;
+}
 
 /* kappa = sum_j V (y_j - y_i) [grad_i W_ij]_y over a full lattice
  * neighborhood: the symmetric pressure force reads a linear pressure field
@@ -63,7 +106,8 @@ static inline void *start_solver(const char *name, const char *scene, const char
         return NULL;
     }
     fl_scene_solver_params(s, name, &prm);
-    void *solver = fl_solver_find(name)->create(w, &prm, &err);
+    const fl_solver_ops *ops = test_ops(name);
+    void *solver = ops ? fl_solver_create(ops, w, &prm, &err) : NULL;
     if (!solver)
         fprintf(stderr, "%s\n", err.msg);
     return solver;
@@ -96,7 +140,7 @@ static inline tank_result run_tank(const char *name, double dt)
     void *solver = start_solver(name, FL_SOURCE_DIR "/scenes/hydrostatic.json", NULL, 0, &s, &w);
     if (!solver)
         return r;
-    const fl_solver_ops *ops = fl_solver_find(name);
+    const fl_solver_ops *ops = test_ops(name);
     fl_step_stats *st = calloc(1, sizeof *st);
     if (dt <= 0.0)
         dt = fl_scene_dt(&s);
@@ -109,7 +153,7 @@ static inline tank_result run_tank(const char *name, double dt)
         fl_step_stats_reset(st);
         rc = ops->step(solver, &w, dt, st);
         r.most_iterations = st->iterations > r.most_iterations ? st->iterations : r.most_iterations;
-        if (k > steps - tail)
+        if (k > steps - tail && rc == FL_OK && (rc = test_sync(ops, solver, &w)) == FL_OK)
             slope_sum += pressure_slope(&w), r.samples++;
     }
     fl_nbgrid g;
@@ -159,7 +203,7 @@ static inline double first_step_limit(const char *name, const char *scene, const
     if (!solver)
         return 0.0;
     fl_step_stats *st = calloc(1, sizeof *st);
-    const fl_solver_ops *ops = fl_solver_find(name);
+    const fl_solver_ops *ops = test_ops(name);
     fl_step_stats_reset(st);
     double limit = ops->step(solver, &w, 1e-5, st) == FL_OK ? st->dt_limit : 0.0;
     free(st);
@@ -191,7 +235,7 @@ static inline stability_run run_stability(const char *name, const char *scene, c
     void *solver = start_solver(name, scene, sets, nsets, &s, &w);
     if (!solver)
         return r;
-    const fl_solver_ops *ops = fl_solver_find(name);
+    const fl_solver_ops *ops = test_ops(name);
     fl_step_stats *st = calloc(1, sizeof *st);
     float *rho = malloc(sizeof(float) * (size_t)(w.fluid.count > 0 ? w.fluid.count : 1));
     fl_nbgrid g;
@@ -208,7 +252,9 @@ static inline stability_run run_stability(const char *name, const char *scene, c
     const long long steps = (long long)ceil(t_end / dt - 1e-9);
     for (long long k = 1; k <= steps && r.failed_at == -1.0; k++) {
         fl_step_stats_reset(st);
-        if (ops->step(solver, &w, dt, st) != FL_OK || fl_measure_density(&w, &g, rho, st, &err) != FL_OK) {
+        double lo[3], hi[3];
+        if (ops->step(solver, &w, dt, st) != FL_OK ||
+            (ops->measure ? ops->measure(solver, st, lo, hi, &err) : fl_measure_density(&w, &g, rho, st, &err)) != FL_OK) {
             snprintf(r.reason, sizeof r.reason, "a particle left the neighbor grid");
             r.failed_at = k * dt;
             break;
@@ -281,6 +327,8 @@ static inline int step_recording_front(const fl_solver_ops *ops, void *solver, f
         fl_step_stats_reset(st);
         rc = ops->step(solver, w, dt, st);
         *t += dt;
+        if (rc == FL_OK)
+            rc = test_sync(ops, solver, w);
         front_record(h, *t, front_x(w));
     }
     return rc;
