@@ -205,7 +205,7 @@ static inline FL_HD void fl_dev_wcsph_accel(int i, const fl_dev_view *v)
         float sp = fl_pressure_visc_pair(m, v->p_rho2[i], v->p_rho2[j], visc, r, h);
         a[0] += sp * dx, a[1] += sp * dy, a[2] += sp * dz;
         if (kappa > 0.0f) {
-            float wc = fl_poly6(r2, h);
+            float wc = fl_cohesion_pair(r2, h);
             coh[0] += dx * wc, coh[1] += dy * wc, coh[2] += dz * wc;
         }
     }
@@ -371,9 +371,9 @@ static inline FL_HD void fl_dev_pbf_delta(int i, const fl_dev_view *v)
 /* Line 21: u = (x* - x) / dt. */
 static inline FL_HD void fl_dev_pbf_velocity_from(int i, const fl_dev_view *v)
 {
-    v->ux[i] = (v->qx[i] - v->x[i]) * v->pbf.inv_dt;
-    v->uy[i] = (v->qy[i] - v->y[i]) * v->pbf.inv_dt;
-    v->uz[i] = (v->qz[i] - v->z[i]) * v->pbf.inv_dt;
+    v->ux[i] = fl_pbf_velocity_from(v->qx[i], v->x[i], v->pbf.inv_dt);
+    v->uy[i] = fl_pbf_velocity_from(v->qy[i], v->y[i], v->pbf.inv_dt);
+    v->uz[i] = fl_pbf_velocity_from(v->qz[i], v->z[i], v->pbf.inv_dt);
 }
 
 /* XSPH (eq. 17), the density of the final estimate, the curl (eq. 15)
@@ -427,7 +427,7 @@ static inline FL_HD void fl_dev_pbf_confine(int i, const fl_dev_view *v)
 static inline FL_HD void fl_dev_pbf_update(int i, const fl_dev_view *v)
 {
     v->x[i] = v->qx[i], v->y[i] = v->qy[i], v->z[i] = v->qz[i];
-    v->p[i] = v->p_scale * v->lambda_sum[i];
+    v->p[i] = fl_pbf_pressure(v->p_scale, v->lambda_sum[i]);
 }
 
 /* ---- reductions ------------------------------------------------------------ */

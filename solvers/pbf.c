@@ -526,9 +526,9 @@ static int pbf_step(void *self, fl_world *w, double dt, fl_step_stats *st)
     const float *qx = s->ax, *qy = s->ay, *qz = s->az;
     #pragma omp parallel for schedule(static)
     for (int i = 0; i < n; i++) {
-        s->ux[i] = (qx[i] - f->x[i]) * c.inv_dt;
-        s->uy[i] = (qy[i] - f->y[i]) * c.inv_dt;
-        s->uz[i] = (qz[i] - f->z[i]) * c.inv_dt;
+        s->ux[i] = fl_pbf_velocity_from(qx[i], f->x[i], c.inv_dt);
+        s->uy[i] = fl_pbf_velocity_from(qy[i], f->y[i], c.inv_dt);
+        s->uz[i] = fl_pbf_velocity_from(qz[i], f->z[i], c.inv_dt);
     }
     const float eps_v = (float)s->prm.vorticity_epsilon;
     const int vorticity = eps_v > 0.0f;
@@ -546,14 +546,12 @@ static int pbf_step(void *self, fl_world *w, double dt, fl_step_stats *st)
     fl_compression(f->rho, n, w->rho0, &st->residual[k - 1], &st->residual_max[k - 1]);
     double t2 = fl_now_ms();
 
-    /* line 23, and the pressure the lambdas stand for: a displacement
-     * m/rho0 (lambda_i + lambda_j) grad W_ij is what the symmetric SPH
-     * pressure force moves in one step with p_i = -rho0 lambda_i / dt^2 */
+    /* line 23, and the pressure the lambdas stand for (fl_pbf_pressure) */
     const float p_scale = (float)(-w->rho0 / (dt * dt));
     #pragma omp parallel for schedule(static)
     for (int i = 0; i < n; i++) {
         f->x[i] = qx[i], f->y[i] = qy[i], f->z[i] = qz[i];
-        f->p[i] = p_scale * s->lambda_sum[i];
+        f->p[i] = fl_pbf_pressure(p_scale, s->lambda_sum[i]);
     }
     double t3 = fl_now_ms();
     st->stage_ms[FL_STAGE_PRESSURE_SOLVE] += t1 - t0;

@@ -137,6 +137,21 @@ static inline FL_HD void fl_pbf_predict(const fl_walls *w, const float x[3], flo
     fl_pbf_collide(w, q);
 }
 
+/* Algorithm 1, line 21, one component: v_i = (x*_i - x_i) / dt. */
+static inline FL_HD float fl_pbf_velocity_from(float q, float x, float inv_dt)
+{
+    return (q - x) * inv_dt;
+}
+
+/* The pressure the lambdas of a step stand for: a displacement m/rho0
+ * (lambda_i + lambda_j) grad W_ij is what the symmetric SPH pressure force
+ * moves in one step with p_i = -rho0 lambda_i / dt^2 (p_scale = -rho0 / dt^2,
+ * lambda_sum: lambda_i summed over the iterations). */
+static inline FL_HD float fl_pbf_pressure(float p_scale, float lambda_sum)
+{
+    return p_scale * lambda_sum;
+}
+
 /* One pair's terms of the velocity pass at the final estimate: its share
  * of rho_i / rho0 (w), of the XSPH sum (eq. 17: W_ij (v_j - v_i), s) and
  * of the curl (eq. 15: (v_j - v_i) x grad_{x_j} W_ij, o; with vorticity

@@ -134,6 +134,13 @@ static inline FL_HD float fl_wcsph_boundary_pair(float rho0, float volume_b, flo
     return -rho0 * volume_b * ((p_i + p_b) * inv_rho2 + friction) * fl_spiky_grad_factor(r, h);
 }
 
+/* Becker & Teschner 2007, eq. 13: cohesion, a_i = -kappa sum_j x_ij W_ij;
+ * the weight of x_ij in the sum. */
+static inline FL_HD float fl_cohesion_pair(float r2, float h)
+{
+    return fl_poly6(r2, h);
+}
+
 /* PCISPH's boundary pair, without the factor -rho0 / rho*_i^2 that the
  * sum takes once: V_b (p_i + p_b) g_spiky(r). */
 static inline FL_HD float fl_pcisph_boundary_pair(float volume_b, float p_i, float p_b, float r, float h)

@@ -135,7 +135,7 @@ static inline void wcsph_accel(int i, const fl_world *w, const fl_nbgrid *g, con
         float sp = fl_pressure_visc_pair(m, p_rho2[i], p_rho2[j], visc, r, h);
         a[0] += sp * dx, a[1] += sp * dy, a[2] += sp * dz;
         if (kappa > 0.0f) {
-            float wc = fl_poly6(r2, h);
+            float wc = fl_cohesion_pair(r2, h);
             coh[0] += dx * wc, coh[1] += dy * wc, coh[2] += dz * wc;
         }
     }
