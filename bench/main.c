@@ -151,16 +151,24 @@ static int cmd_list(void)
     printf("solvers:\n");
     for (int k = 0; fl_solvers[k]; k++)
         printf("  %-8s %s\n", fl_solvers[k]->name, fl_solvers[k]->summary);
+    char names[128], cuda[600];
+    fl_device_solvers(names, sizeof names);
 #ifdef FL_HAVE_CUDA
     char dev[256];
     fl_error err;
-    if (fl_cuda_device_query(dev, sizeof dev, &err) == FL_OK)
+    if (fl_cuda_device_query(dev, sizeof dev, &err) == FL_OK) {
         printf("CUDA: %s\n", dev);
-    else
+        snprintf(cuda, sizeof cuda, "cuda (%s): %s", names, dev);
+    } else {
         printf("CUDA: built, but %s\n", err.msg);
+        snprintf(cuda, sizeof cuda, "cuda: built, but %s", err.msg);
+    }
 #else
     printf("CUDA: not built (no CUDA compiler at configure time)\n");
+    snprintf(cuda, sizeof cuda, "cuda: not built");
 #endif
+    /* what --device takes, and which solvers each runs */
+    printf("devices: cpu (all solvers); emu (%s: the CUDA kernels on the CPU); %s\n", names, cuda);
     list_scenes();
     return 0;
 }
