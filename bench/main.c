@@ -584,9 +584,12 @@ static int cmd_sweep(int argc, char **argv)
         return prc;
     if (!c.scene)
         return die("%s", "sweep: expected a scene (a .json file or a name from `fluidlab list`)");
-    const fl_solver_ops *ops = fl_solver_find(c.solver);
-    if (!ops)
+    if (!fl_solver_find(c.solver))
         return die("--solver: unknown solver '%s' (see fluidlab list)", c.solver);
+    fl_error err;
+    const fl_solver_ops *ops = fl_solver_on(c.solver, c.device, &err); /* every case runs on --device */
+    if (!ops)
+        return die("%s", err.msg);
     if (!dt_list == !sub_list)
         return die("%s", "sweep: expected one of --dt LIST (seconds) or --substeps LIST (steps per frame)");
     double steps[FL_MAX_SWEEP], iters[FL_MAX_SWEEP];
@@ -642,7 +645,6 @@ static int cmd_sweep(int argc, char **argv)
         if (rc >= 0)
             return rc;
     }
-    fl_error err;
     if (fl_sweep_write(dir, cases, n, &err))
         return die("%s", err.msg) + 1;
     if (fl_interrupted()) {
