@@ -1185,7 +1185,7 @@ int fl_figures_main(int argc, char **argv)
     fl_machine_description(machine, sizeof machine);
     time_t now = time(NULL);
     strftime(date, sizeof date, "%Y-%m-%d %H:%M UTC", gmtime(&now));
-    char note[700];
+    char note[1024];
     device_note(&F, note, sizeof note);
     fprintf(F.report, "# fluidlab figures\n\nMade by `%s` (%s resolutions) on %s, %d threads, commit %s, %s; "
                       "%d runs in %.0f s. Each run's folder (stats.csv, convergence.csv, run.json) is in "
