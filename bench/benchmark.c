@@ -23,6 +23,7 @@
 
 typedef struct bench_opts {
     const char *scene;
+    const char *device;                /* --device: "cpu", "cuda", "emu" */
     const char *sets[FL_MAX_SETS];     /* --set overrides */
     int set_count;
     double dt;                         /* s; 0: the scene's, scaled with the spacing */
@@ -183,14 +184,14 @@ static int bench_grid(const bench_opts *o)
 
 static int bench_solver(const bench_opts *o, const char *name)
 {
-    const fl_solver_ops *ops = fl_solver_find(name);
+    fl_error err;
+    const fl_solver_ops *ops = fl_solver_on(name, o->device, &err);
     if (!ops) {
-        fprintf(stderr, "fluidlab: bench %s: unknown solver or benchmark (grid, or see fluidlab list)\n", name);
+        fprintf(stderr, "fluidlab: bench %s: %s\n", name, err.msg);
         return 1;
     }
     fl_scene s;
     fl_world w;
-    fl_error err;
     fl_params prm;
     double dt;
     if (load_scaled_scene(o, &s, &dt, &err) || fl_build_world(&s, &w, &err)) {
@@ -246,8 +247,8 @@ static int bench_solver(const bench_opts *o, const char *name)
         summarize(per_solve, n, sp);
         for (int q = 0; q < FL_STAGE_COUNT; q++)
             summarize(stage + (size_t)q * n, n, sq[q]);
-        printf("%s: %d fluid + %d boundary particles, dt %.3g s, %d threads, %d repeats x %d steps\n", name,
-               w.fluid.count, w.boundary.count, dt, omp_get_max_threads(), n, o->steps);
+        printf("%s on %s: %d fluid + %d boundary particles, dt %.3g s, %d threads, %d repeats x %d steps\n", name,
+               o->device, w.fluid.count, w.boundary.count, dt, omp_get_max_threads(), n, o->steps);
         printf("| stage | median ms | min ms | max ms | share |\n|---|---|---|---|---|\n");
         for (int q = 0; q < FL_STAGE_COUNT; q++)
             if (sq[q][2] > 0.0)
@@ -264,11 +265,14 @@ static int bench_solver(const bench_opts *o, const char *name)
                             "step_ms_median,step_ms_min,step_ms_max,iterations";
         for (int q = 0; q < FL_STAGE_COUNT; q++)
             strcat(strcat(strcat(header, ",ms_"), fl_stage_names[q]), "_median");
+        /* a device's rows go to a log of their own, <solver>_<device>.csv, with the same columns */
+        char bench[64];
+        snprintf(bench, sizeof bench, strcmp(o->device, "cpu") ? "%s_%s" : "%s", name, o->device);
         FILE *log;
         char log_path[1200];
-        log_rc = open_log(o, name, header, &log, log_path, sizeof log_path);
+        log_rc = open_log(o, bench, header, &log, log_path, sizeof log_path);
         if (log) {
-            log_prefix(log, o, name, w.fluid.count);
+            log_prefix(log, o, bench, w.fluid.count);
             fprintf(log, ",%d,%d,%.6g,%.4f,%.4f,%.4f,%.3f", n, o->steps, dt, sum[0], sum[1], sum[2], si[0]);
             for (int q = 0; q < FL_STAGE_COUNT; q++)
                 fprintf(log, ",%.4f", sq[q][0]);
@@ -285,7 +289,7 @@ static int bench_solver(const bench_opts *o, const char *name)
 
 int fl_bench_main(int argc, char **argv)
 {
-    bench_opts o = {.scene = "dam_break", .particles = -1, .repeat = 7, .steps = 10, .warmup = 3,
+    bench_opts o = {.scene = "dam_break", .device = "cpu", .particles = -1, .repeat = 7, .steps = 10, .warmup = 3,
                     .log_dir = FL_SOURCE_DIR "/docs/perf"};
     size_t len = (size_t)snprintf(o.command, sizeof o.command, "fluidlab bench");
     const char *targets[32];
@@ -296,7 +300,7 @@ int fl_bench_main(int argc, char **argv)
         const char *a = argv[k], *v = k + 1 < argc ? argv[k + 1] : NULL;
         int takes = !strcmp(a, "--particles") || !strcmp(a, "--repeat") || !strcmp(a, "--steps") ||
                     !strcmp(a, "--threads") || !strcmp(a, "--scene") || !strcmp(a, "--log") ||
-                    !strcmp(a, "--warmup") || !strcmp(a, "--set") || !strcmp(a, "--dt");
+                    !strcmp(a, "--warmup") || !strcmp(a, "--set") || !strcmp(a, "--dt") || !strcmp(a, "--device");
         if (takes && !v) {
             fprintf(stderr, "fluidlab: bench %s: expected a value\n", a);
             return 1;
@@ -314,6 +318,12 @@ int fl_bench_main(int argc, char **argv)
             threads = (int)num;
         else if (!strcmp(a, "--scene"))
             o.scene = v;
+        else if (!strcmp(a, "--device") && (!strcmp(v, "cpu") || !strcmp(v, "cuda") || !strcmp(v, "emu")))
+            o.device = v;
+        else if (!strcmp(a, "--device")) {
+            fprintf(stderr, "fluidlab: bench --device: expected cpu, cuda or emu, got '%s'\n", v);
+            return 1;
+        }
         else if (!strcmp(a, "--set") && o.set_count < FL_MAX_SETS)
             o.sets[o.set_count++] = v;
         else if (!strcmp(a, "--dt") && num > 0.0 && num <= 10.0)
@@ -342,6 +352,24 @@ int fl_bench_main(int argc, char **argv)
     if (ntargets == 0)
         targets[ntargets++] = "grid";
     fl_error err;
+    for (int t = 0; t < ntargets; t++) { /* every target, and its device, before anything is written */
+        if (!strcmp(targets[t], "grid") && strcmp(o.device, "cpu") != 0) {
+            fprintf(stderr, "fluidlab: bench grid: --device %s: the grid benchmark times the CPU's neighbor grid "
+                            "(a device's grid is timed in its solvers' grid_build stage)\n", o.device);
+            return 1;
+        }
+        if (!strcmp(targets[t], "grid"))
+            continue;
+        if (!fl_solver_find(targets[t])) {
+            fprintf(stderr, "fluidlab: bench %s: unknown solver or benchmark (grid, or see fluidlab list)\n",
+                    targets[t]);
+            return 1;
+        }
+        if (!fl_solver_on(targets[t], o.device, &err)) {
+            fprintf(stderr, "fluidlab: bench %s: %s\n", targets[t], err.msg);
+            return 1;
+        }
+    }
     if (o.log_dir && fl_make_dirs(o.log_dir, &err)) { /* before the timings, not after */
         fprintf(stderr, "fluidlab: bench --log: %s\n", err.msg);
         return 2;

@@ -39,12 +39,12 @@ static double field(const char *line, int col, int *ok)
     return v;
 }
 
-/* Appends the time and compression columns of dir/solver/stats.csv to out
- * as one block. */
-static int append_block(FILE *out, const char *dir, const char *solver, fl_error *err)
+/* Appends the time and compression columns of dir/folder/stats.csv to out
+ * as one block headed by label. */
+static int append_block(FILE *out, const char *dir, const char *folder, const char *label, fl_error *err)
 {
     char path[1200], line[8192];
-    snprintf(path, sizeof path, "%s/%s/stats.csv", dir, solver);
+    snprintf(path, sizeof path, "%s/%s/stats.csv", dir, folder);
     FILE *in = fopen(path, "r");
     if (!in)
         return fl_fail(err, FL_ERR_IO, "%s: cannot read: %s", path, strerror(errno));
@@ -53,7 +53,7 @@ static int append_block(FILE *out, const char *dir, const char *solver, fl_error
         t = column_of(line, "time"), a = column_of(line, "density_err_avg"), m = column_of(line, "density_err_max");
     if (t < 0 || a < 0 || m < 0)
         rc = fl_fail(err, FL_ERR_IO, "%s: expected the columns time, density_err_avg and density_err_max", path);
-    fprintf(out, "time,%s,%s\n", solver, solver);
+    fprintf(out, "time,%s,%s\n", label, label);
     while (rc == FL_OK && fgets(line, sizeof line, in)) {
         int ok = 1;
         double tv = field(line, t, &ok), av = field(line, a, &ok), mv = field(line, m, &ok);
@@ -67,11 +67,12 @@ static int append_block(FILE *out, const char *dir, const char *solver, fl_error
     return rc;
 }
 
-/* stable, unstable, interrupted, incomplete; failed (did not run: bad
- * input for this solver); not run (the command was interrupted first) */
-static const char *status_of(int ran, const fl_run_result *r, const char *error)
+/* stable, unstable, interrupted, incomplete; unsupported (the solver has
+ * no version on the device); failed (did not run: bad input for this
+ * solver); not run (the command was interrupted first) */
+static const char *status_of(int ran, int unsupported, const fl_run_result *r, const char *error)
 {
-    return ran ? fl_run_status_name(r->status) : error[0] ? "failed" : "not run";
+    return ran ? fl_run_status_name(r->status) : unsupported ? "unsupported" : error[0] ? "failed" : "not run";
 }
 
 /* why a row is not simply stable */
@@ -101,13 +102,14 @@ int fl_compare_write(const char *dir, const fl_compare_entry *e, int n, fl_error
     FILE *csv = fl_open_written(path, err);
     if (!csv)
         return FL_ERR_IO;
-    fputs("solver,status,reason,steps,simulated_s,wall_s,ms_per_step,mean_compression_percent\n", csv);
+    fputs("solver,device,status,reason,steps,simulated_s,wall_s,ms_per_step,mean_compression_percent\n", csv);
     for (int k = 0; k < n; k++) {
         const fl_run_result *r = &e[k].result;
         char quoted[640];
         csv_text(reason_of(e[k].ran, r, e[k].error), quoted, sizeof quoted);
-        fprintf(csv, "%s,%s,\"%s\",%lld,%.6g,%.6g,%.6g,%.6g\n", e[k].solver, status_of(e[k].ran, r, e[k].error),
-                quoted, r->steps, r->sim_time, r->wall_s, ms_per_step(r), 100.0 * r->mean_err_avg);
+        fprintf(csv, "%s,%s,%s,\"%s\",%lld,%.6g,%.6g,%.6g,%.6g\n", e[k].solver, e[k].device,
+                status_of(e[k].ran, e[k].unsupported, r, e[k].error), quoted, r->steps, r->sim_time, r->wall_s,
+                ms_per_step(r), 100.0 * r->mean_err_avg);
     }
     int rc = fl_close_written(csv, path, err);
     if (rc)
@@ -117,14 +119,15 @@ int fl_compare_write(const char *dir, const fl_compare_entry *e, int n, fl_error
     FILE *md = fl_open_written(path, err);
     if (!md)
         return FL_ERR_IO;
-    fputs("| solver | status | steps | simulated, s | wall, s | ms per step | mean compression |\n"
-          "| --- | --- | --- | --- | --- | --- | --- |\n",
+    fputs("| solver | device | status | steps | simulated, s | wall, s | ms per step | mean compression |\n"
+          "| --- | --- | --- | --- | --- | --- | --- | --- |\n",
           md);
     for (int k = 0; k < n; k++) {
         const fl_run_result *r = &e[k].result;
         const int plain = e[k].ran && r->status == FL_RUN_STABLE;
-        fprintf(md, "| %s | %s%s%s | %lld | %.3f | %.1f | %.3f | %.3f %% |\n", e[k].solver,
-                status_of(e[k].ran, r, e[k].error), plain ? "" : ": ", plain ? "" : reason_of(e[k].ran, r, e[k].error),
+        fprintf(md, "| %s | %s | %s%s%s | %lld | %.3f | %.1f | %.3f | %.3f %% |\n", e[k].solver, e[k].device,
+                status_of(e[k].ran, e[k].unsupported, r, e[k].error), plain ? "" : ": ",
+                plain ? "" : reason_of(e[k].ran, r, e[k].error),
                 r->steps, r->sim_time, r->wall_s, ms_per_step(r), 100.0 * r->mean_err_avg);
     }
     if ((rc = fl_close_written(md, path, err)))
@@ -136,7 +139,7 @@ int fl_compare_write(const char *dir, const fl_compare_entry *e, int n, fl_error
         return FL_ERR_IO;
     for (int k = 0; k < n && rc == FL_OK; k++)
         if (e[k].ran)
-            rc = append_block(dens, dir, e[k].solver, err);
+            rc = append_block(dens, dir, e[k].folder, e[k].label, err);
     if (rc) {
         fclose(dens);
         return rc;
@@ -160,7 +163,7 @@ int fl_sweep_write(const char *dir, const fl_sweep_case *c, int n, fl_error *err
         char quoted[640];
         csv_text(reason_of(c[k].ran, r, c[k].error), quoted, sizeof quoted);
         fprintf(csv, "%d,%s,%.6g,%d,%d,%s,%.6g,\"%s\",%lld,%.6g,%.6g,%.6g,%.6g\n", k + 1, c[k].dir, c[k].dt,
-                c[k].substeps, c[k].iterations, status_of(c[k].ran, r, c[k].error), broke ? r->sim_time : -1.0,
+                c[k].substeps, c[k].iterations, status_of(c[k].ran, 0, r, c[k].error), broke ? r->sim_time : -1.0,
                 quoted, r->steps, r->sim_time, r->wall_s, ms_per_step(r), 100.0 * r->mean_err_avg);
     }
     int rc = fl_close_written(csv, path, err);
@@ -182,7 +185,8 @@ int fl_sweep_write(const char *dir, const fl_sweep_case *c, int n, fl_error *err
             snprintf(at, sizeof at, "%.4f", r->sim_time);
         fprintf(md, "| %d | %.6g | %d | %d | %s%s%s | %s | %lld | %.1f | %.3f %% |\n", k + 1,
                 c[k].ran && r->steps > 0 ? r->sim_time / (double)r->steps : c[k].dt, c[k].substeps, c[k].iterations,
-                status_of(c[k].ran, r, c[k].error), plain ? "" : ": ", plain ? "" : reason_of(c[k].ran, r, c[k].error),
+                status_of(c[k].ran, 0, r, c[k].error), plain ? "" : ": ",
+                plain ? "" : reason_of(c[k].ran, r, c[k].error),
                 at, r->steps, r->wall_s, 100.0 * r->mean_err_avg);
     }
     return fl_close_written(md, path, err);

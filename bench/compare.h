@@ -7,27 +7,35 @@
 
 #include "harness.h"
 
-/* One solver's line of the comparison. */
+/* One line of the comparison: a solver on a device. */
 typedef struct fl_compare_entry {
     const char *solver;
+    const char *device;      /* "cpu", "cuda" or "emu" */
+    char folder[48];         /* its run folder in dir: "<solver>", or "<solver>_<device>"
+                              * when the comparison has several devices */
+    char label[48];          /* its name in density.csv and the plot: "<solver>", or
+                              * "<solver> (<device>)" with several devices */
+    int unsupported;         /* 1: the solver has no version on the device (error says
+                              * so); it was not run */
     int ran;                 /* 1: fl_run finished (stable, unstable or interrupted); 0: it
-                              * failed (error says why) or, error "", the command was
-                              * interrupted before it */
+                              * failed (error says why), it is unsupported, or, error "",
+                              * the command was interrupted before it */
     fl_run_result result;
     char error[600];         /* why it did not run, "" when it ran */
 } fl_compare_entry;
 
-/* Writes into dir, next to the solvers' folders dir/<solver>/ (every
- * write checked; FL_ERR_IO naming the file when one fails):
- *   compare.csv   one row per solver: status (stable, unstable, interrupted,
- *                 failed, or not run after an interrupt), reason, steps, simulated and
- *                 wall time, ms per step, mean compression (percent)
+/* Writes into dir, next to the run folders dir/<folder>/ (every write
+ * checked; FL_ERR_IO naming the file when one fails):
+ *   compare.csv   one row per entry: solver, device, status (stable,
+ *                 unstable, interrupted, failed, unsupported, or not run
+ *                 after an interrupt), reason, steps, simulated and wall
+ *                 time, ms per step, mean compression (percent)
  *   compare.md    the same as a Markdown table
- *   density.csv   each solver's time, density_err_avg and density_err_max
- *                 from its stats.csv, one block per solver (blocks separated
+ *   density.csv   each entry's time, density_err_avg and density_err_max
+ *                 from its stats.csv, one block per entry (blocks separated
  *                 by two blank lines, each opening with the header
- *                 "time,<solver>,<solver>"), for plots/compare.gp
- * Solvers that did not run have no block. */
+ *                 "time,<label>,<label>"), for plots/compare.gp
+ * Entries that did not run have no block. */
 int fl_compare_write(const char *dir, const fl_compare_entry *e, int n, fl_error *err);
 
 /* One case of a sweep: the step (dt, or substeps per frame) and the

@@ -26,6 +26,9 @@
 #include "front.h"
 #include "harness.h"
 #include "plot.h"
+#ifdef FL_HAVE_CUDA
+#include "cuda_device.h"
+#endif
 
 #define FIG_COUNT 6
 #define MAX_CASES 192
@@ -35,6 +38,7 @@ typedef struct fig_case {
     int fig;                            /* the figure it serves (3 and 5 share theirs: fig = 5) */
     char label[64];                     /* its name in legends */
     const char *solver;
+    const char *device;                 /* "cpu", or --device's for a solver with a version there */
     const char *scene;                  /* a name from scenes/ */
     double dt;                          /* s; 0: substeps or the scene's step */
     int dt_cfl;
@@ -53,6 +57,7 @@ typedef struct figures {
     double tscale;                      /* durations of the scenes, times this */
     const char *out;
     int threads, quiet, plot;
+    const char *device;                 /* --device cuda or emu: the particle solvers' device; NULL: the CPU */
     int only[FIG_COUNT + 1];            /* only[f]: figure f is made */
     char command[512];
     /* resolutions (particle spacing, m) */
@@ -92,19 +97,36 @@ static int fail_line(const char *fmt, ...)
 
 /* ---- the plan ------------------------------------------------------------ */
 
+/* The device a case of the solver runs on: --device's, where the solver
+ * has a version there; else the CPU. */
+static const char *device_for(const figures *F, const char *solver)
+{
+    fl_error err;
+    return F->device && fl_solver_on(solver, F->device, &err) ? F->device : "cpu";
+}
+
+/* "pbf", or "pbf (emu)" for a run on a device. */
+static const char *solver_text(const char *solver, const char *device, char *out, int len)
+{
+    snprintf(out, (size_t)len, strcmp(device, "cpu") ? "%s (%s)" : "%s", solver, device);
+    return out;
+}
+
 static fig_case *add_case(figures *F, int fig, const char *solver, const char *scene, const char *label)
 {
     fig_case *k = &F->cases[F->n++];
     memset(k, 0, sizeof *k);
     k->fig = fig;
     k->solver = solver;
+    k->device = device_for(F, solver);
     k->scene = scene;
     snprintf(k->label, sizeof k->label, "%s", label);
     char name[64];
-    snprintf(name, sizeof name, "%s", label);
-    for (char *p = name; *p; p++)
-        if (*p == ' ' || *p == '/' || *p == '=')
-            *p = '_';
+    int q = 0;
+    for (const char *p = label; *p && q + 1 < (int)sizeof name; p++) /* "pbf (emu) 1000": pbf_emu_1000 */
+        if (*p != '(' && *p != ')')
+            name[q++] = *p == ' ' || *p == '/' || *p == '=' ? '_' : *p;
+    name[q] = '\0';
     snprintf(k->dir, sizeof k->dir, "%s/runs/fig%d/%s", F->out, fig, name);
     return k;
 }
@@ -217,15 +239,24 @@ static void plan(figures *F)
                 add_set(k, "time.fps=60");
                 add_set(k, "time.duration=%g", 3.0 * F->tscale);
             }
-    if (F->only[6]) /* the 1 m cube of scenes/dam_break_59k.json at several spacings, 8 steps of 0.5 ms */
-        for (int s = 0; fl_solvers[s]; s++)
-            for (int q = 0; q < F->n_counts; q++) {
-                int e = F->counts[q];
-                snprintf(label, sizeof label, "%s %d", fl_solvers[s]->name, e * e * e);
-                fig_case *k = add_case(F, 6, fl_solvers[s]->name, "dam_break_59k", label);
-                k->group = e * e * e;
-                add_set(k, "fluid.spacing=%.9g", 1.0 / e);
-                add_set(k, "time.duration=0.004");
+    if (F->only[6]) /* the 1 m cube of scenes/dam_break_59k.json at several spacings, 8 steps of 0.5 ms: */
+        for (int on_device = 0; on_device <= (F->device != NULL); on_device++) /* every solver on the CPU, */
+            for (int s = 0; fl_solvers[s]; s++) {                             /* then the device's on it */
+                const char *name = fl_solvers[s]->name;
+                if (on_device && strcmp(device_for(F, name), "cpu") == 0)
+                    continue;
+                for (int q = 0; q < F->n_counts; q++) {
+                    int e = F->counts[q];
+                    if (on_device)
+                        snprintf(label, sizeof label, "%s (%s) %d", name, F->device, e * e * e);
+                    else
+                        snprintf(label, sizeof label, "%s %d", name, e * e * e);
+                    fig_case *k = add_case(F, 6, name, "dam_break_59k", label);
+                    k->device = on_device ? F->device : "cpu";
+                    k->group = e * e * e;
+                    add_set(k, "fluid.spacing=%.9g", 1.0 / e);
+                    add_set(k, "time.duration=0.004");
+                }
             }
 }
 
@@ -255,6 +286,7 @@ static int run_cases(figures *F)
         fl_run_config_default(&c);
         c.scene = k->scene;
         c.solver = k->solver;
+        c.device = k->device;
         c.dt = k->dt;
         c.dt_cfl = k->dt_cfl;
         c.substeps = k->substeps;
@@ -268,10 +300,11 @@ static int run_cases(figures *F)
             char eta[64] = "";
             if (i > 0)
                 snprintf(eta, sizeof eta, ", ETA %.0f s", elapsed / i * (F->n - i));
-            char step[96];
+            char step[96], who[64];
             describe_step(k, step, sizeof step);
             fprintf(stderr, "fluidlab: figures: case %d of %d (figure %d: %s on %s, %s), %.0f s so far%s\n", i + 1,
-                    F->n, k->fig == 5 && !F->only[5] ? 3 : k->fig, k->solver, k->scene, step, elapsed, eta);
+                    F->n, k->fig == 5 && !F->only[5] ? 3 : k->fig, solver_text(k->solver, k->device, who, sizeof who),
+                    k->scene, step, elapsed, eta);
         }
         fl_error err;
         int rc = fl_run(&c, &k->res, &err);
@@ -464,12 +497,12 @@ static void runs_table(figures *F, int fig, int group)
         const fig_case *k = &F->cases[i];
         if (k->fig != fig || (group && k->group != group))
             continue;
-        char step[96], sets[700] = "", st[700];
+        char step[96], sets[700] = "", st[700], who[64];
         describe_step(k, step, sizeof step);
         for (int q = 0; q < k->nsets; q++)
             snprintf(sets + strlen(sets), sizeof sets - strlen(sets), "%s`%s`", q ? " " : "", k->sets[q]);
-        fprintf(r, "| %s | %s | %s | %s | %s | %s |\n", k->label, k->solver, k->scene, step, sets,
-                status_text(k, st, sizeof st));
+        fprintf(r, "| %s | %s | %s | %s | %s | %s |\n", k->label, solver_text(k->solver, k->device, who, sizeof who),
+                k->scene, step, sets, status_text(k, st, sizeof st));
     }
     fputc('\n', r);
 }
@@ -884,56 +917,70 @@ static int figure6(figures *F)
     FILE *r = F->report;
     fprintf(r, "The 1 m cube of `scenes/dam_break_59k.json` sampled at %d to %d particles, 8 steps of 0.5 ms "
                "(the scene's own iteration counts: 2 for PCISPH and PBF); the median ms per step over steps 3 "
-               "to 8, %d threads, log-log.\n\n",
+               "to 8, %d threads, log-log.",
             F->counts[0] * F->counts[0] * F->counts[0],
             F->counts[F->n_counts - 1] * F->counts[F->n_counts - 1] * F->counts[F->n_counts - 1], F->threads);
+    if (F->device)
+        fprintf(r, " Every solver on the CPU, and the solvers that have a device version also on %s, the same "
+                   "cases (the lines \"<solver> (%s)\").",
+                F->device, F->device);
+    fprintf(r, "\n\n");
     fprintf(r, "| solver | particles: ms per step | slope of log(ms) against log(N) |\n| --- | --- | --- |\n");
     int blocks = 0;
     double lo_slope = 1e30, hi_slope = -1e30;
-    const char *lo_name = NULL, *hi_name = NULL;
-    for (int s = 0; fl_solvers[s]; s++) {
-        double lx[8], ly[8];
-        int n = 0;
-        char row[512] = "";
-        for (int i = 0; i < F->n; i++) {
-            const fig_case *k = &F->cases[i];
-            table t;
-            if (k->fig != 6 || strcmp(k->solver, fl_solvers[s]->name) != 0)
-                continue;
-            if (load_run(k, "stats.csv", &t)) {
-                snprintf(row + strlen(row), sizeof row - strlen(row), "%s%d: did not run", row[0] ? ", " : "", k->group);
-                continue;
+    char lo_name[64] = "", hi_name[64] = "";
+    /* one line per solver on the CPU, then per solver on the device */
+    for (int on_device = 0; on_device <= (F->device != NULL); on_device++)
+        for (int s = 0; fl_solvers[s]; s++) {
+            const char *device = on_device ? F->device : "cpu";
+            char name[64];
+            solver_text(fl_solvers[s]->name, device, name, sizeof name);
+            double lx[8], ly[8];
+            int n = 0, cases = 0;
+            char row[512] = "";
+            for (int i = 0; i < F->n; i++) {
+                const fig_case *k = &F->cases[i];
+                table t;
+                if (k->fig != 6 || strcmp(k->solver, fl_solvers[s]->name) != 0 || strcmp(k->device, device) != 0)
+                    continue;
+                cases++;
+                if (load_run(k, "stats.csv", &t)) {
+                    snprintf(row + strlen(row), sizeof row - strlen(row), "%s%d: did not run", row[0] ? ", " : "",
+                             k->group);
+                    continue;
+                }
+                double ms = column_median(&t, table_col(&t, "ms_step"), t.rows > 4 ? 2 : 0);
+                table_free(&t);
+                if (n == 0)
+                    fprintf(csv, "%sparticles,%s\n", blocks++ ? "\n\n" : "", name);
+                fprintf(csv, "%d,%.5g\n", k->group, ms);
+                snprintf(row + strlen(row), sizeof row - strlen(row), "%s%d: %.2f", row[0] ? ", " : "", k->group, ms);
+                if (n < 8 && ms > 0.0)
+                    lx[n] = log((double)k->group), ly[n] = log(ms), n++;
             }
-            double ms = column_median(&t, table_col(&t, "ms_step"), t.rows > 4 ? 2 : 0);
-            table_free(&t);
-            if (n == 0)
-                fprintf(csv, "%sparticles,%s\n", blocks++ ? "\n\n" : "", fl_solvers[s]->name);
-            fprintf(csv, "%d,%.5g\n", k->group, ms);
-            snprintf(row + strlen(row), sizeof row - strlen(row), "%s%d: %.2f", row[0] ? ", " : "", k->group, ms);
-            if (n < 8 && ms > 0.0)
-                lx[n] = log((double)k->group), ly[n] = log(ms), n++;
+            if (on_device && cases == 0) /* a solver without a device version */
+                continue;
+            double slope = 0.0;
+            if (n >= 2) {
+                double mx = 0, my = 0, sxy = 0, sxx = 0;
+                for (int q = 0; q < n; q++)
+                    mx += lx[q] / n, my += ly[q] / n;
+                for (int q = 0; q < n; q++)
+                    sxy += (lx[q] - mx) * (ly[q] - my), sxx += (lx[q] - mx) * (lx[q] - mx);
+                slope = sxy / sxx;
+                if (slope < lo_slope)
+                    lo_slope = slope, snprintf(lo_name, sizeof lo_name, "%s", name);
+                if (slope > hi_slope)
+                    hi_slope = slope, snprintf(hi_name, sizeof hi_name, "%s", name);
+            }
+            fprintf(r, "| %s | %s | %.2f |\n", name, row, slope);
         }
-        double slope = 0.0;
-        if (n >= 2) {
-            double mx = 0, my = 0, sxy = 0, sxx = 0;
-            for (int q = 0; q < n; q++)
-                mx += lx[q] / n, my += ly[q] / n;
-            for (int q = 0; q < n; q++)
-                sxy += (lx[q] - mx) * (ly[q] - my), sxx += (lx[q] - mx) * (lx[q] - mx);
-            slope = sxy / sxx;
-            if (slope < lo_slope)
-                lo_slope = slope, lo_name = fl_solvers[s]->name;
-            if (slope > hi_slope)
-                hi_slope = slope, hi_name = fl_solvers[s]->name;
-        }
-        fprintf(r, "| %s | %s | %.2f |\n", fl_solvers[s]->name, row, slope);
-    }
     if (close_csv(F, csv, fig_files[6]))
         return 2;
     fprintf(r, "\nReading: a slope of 1 is a cost linear in the particle count (a neighbor search and a fixed "
                "number of passes); CG iterations that grow with the grid push FLIP above it, cache effects "
                "push any solver above it, and fixed per-step costs pull small runs below it. ");
-    if (lo_name)
+    if (lo_name[0])
         fprintf(r, "The slopes run from %.2f (%s) to %.2f (%s).", lo_slope, lo_name, hi_slope, hi_name);
     fputc('\n', r);
     draw(F, 6);
@@ -943,7 +990,8 @@ static int figure6(figures *F)
 /* ---- the command --------------------------------------------------------- */
 
 static const char *figures_usage =
-    "usage: fluidlab figures [--quick | --smoke] [--only LIST] [--out DIR] [--threads N] [--quiet] [--no-plot]\n"
+    "usage: fluidlab figures [--quick | --smoke] [--only LIST] [--out DIR] [--device cuda|emu] [--threads N]\n"
+    "                        [--quiet] [--no-plot]\n"
     "\n"
     "Regenerates every figure of docs/figures.md from runs of identical scenes:\n"
     "  1 density over time (the drop; PBF paper Fig. 4)\n"
@@ -968,9 +1016,36 @@ static const char *figures_usage =
     "                pipeline in seconds; the figures mean nothing\n"
     "  --only LIST   only these figures, e.g. --only 1,4\n"
     "  --out DIR     output folder (default out/figures)\n"
+    "  --device D    the particle solvers (sph, wcsph, pcisph, pbf) on device D: cuda\n"
+    "                (the GPU), emu (the GPU kernels on the CPU, slow: a check), or\n"
+    "                cpu (the default); FLIP and PIC stay on the CPU. Figure 6 then\n"
+    "                times those solvers on both the CPU and D\n"
     "  --threads N   OpenMP threads\n"
     "  --quiet       no progress lines\n"
     "  --no-plot     the CSV files and report.md only\n";
+
+/* The report's words on where the runs ran, after its first line: "" when
+ * every run was on the CPU. */
+static void device_note(const figures *F, char *out, int len)
+{
+    out[0] = '\0';
+    if (!F->device)
+        return;
+    char lists[2][128] = {"", ""}; /* the solvers on the device, and those on the CPU only */
+    char what[FL_ERROR_LEN] = "the GPU kernels on the CPU"; /* emu */
+#ifdef FL_HAVE_CUDA
+    fl_error err;
+    if (strcmp(F->device, "cuda") == 0 && fl_cuda_device_query(what, sizeof what, &err) != FL_OK)
+        snprintf(what, sizeof what, "%s", err.msg);
+#endif
+    for (int s = 0; fl_solvers[s]; s++) {
+        char *list = lists[strcmp(device_for(F, fl_solvers[s]->name), "cpu") == 0];
+        size_t used = strlen(list);
+        snprintf(list + used, sizeof lists[0] - used, "%s%s", used ? ", " : "", fl_solvers[s]->name);
+    }
+    snprintf(out, (size_t)len, " Device %s (%s): %s ran there (figure 6: on the CPU too)%s%s%s.", F->device, what,
+             lists[0], lists[1][0] ? "; " : "", lists[1], lists[1][0] ? " ran on the CPU, having no device version" : "");
+}
 
 static int parse_args(figures *F, int argc, char **argv)
 {
@@ -992,6 +1067,10 @@ static int parse_args(figures *F, int argc, char **argv)
                 return fail_line("--out: expected a folder name of 1 to %d characters, got %zu", FL_MAX_PATH,
                                  strlen(v));
             F->out = v, i++;
+        } else if (strcmp(a, "--device") == 0 && v) {
+            if (strcmp(v, "cpu") != 0 && strcmp(v, "cuda") != 0 && strcmp(v, "emu") != 0)
+                return fail_line("--device %s: expected cpu, cuda or emu", v);
+            F->device = strcmp(v, "cpu") != 0 ? v : NULL, i++;
         } else if (strcmp(a, "--threads") == 0 && v) {
             char *end;
             long t = strtol(v, &end, 10);
@@ -1025,6 +1104,9 @@ static int parse_args(figures *F, int argc, char **argv)
     if (F->plot && strchr(F->out, '\''))
         return fail_line("--out %s: a folder name with a quote cannot be passed to gnuplot (or use --no-plot)",
                          F->out);
+    fl_error err;
+    if (F->device && fl_device_check(F->device, &err))
+        return fail_line("%s", err.msg);
     return 0;
 }
 
@@ -1103,11 +1185,13 @@ int fl_figures_main(int argc, char **argv)
     fl_machine_description(machine, sizeof machine);
     time_t now = time(NULL);
     strftime(date, sizeof date, "%Y-%m-%d %H:%M UTC", gmtime(&now));
+    char note[1024];
+    device_note(&F, note, sizeof note);
     fprintf(F.report, "# fluidlab figures\n\nMade by `%s` (%s resolutions) on %s, %d threads, commit %s, %s; "
                       "%d runs in %.0f s. Each run's folder (stats.csv, convergence.csv, run.json) is in "
-                      "`runs/`.\n",
+                      "`runs/`.%s\n",
             F.command, F.smoke ? "smoke-test" : F.quick ? "quick" : "full", machine, F.threads, FL_COMMIT, date, F.n,
-            (fl_now_ms() - t0) * 1e-3);
+            (fl_now_ms() - t0) * 1e-3, note);
     int (*const make[FIG_COUNT + 1])(figures *) = {NULL, figure1, figure2, figure3, figure4, figure5, figure6};
     for (int f = 1; f <= FIG_COUNT && rc == 0; f++)
         if (F.only[f])

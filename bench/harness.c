@@ -44,6 +44,34 @@ void fl_run_config_default(fl_run_config *c)
     c->out_dir = "out";
 }
 
+int fl_device_check(const char *device, fl_error *err)
+{
+    if (!device || strcmp(device, "cpu") == 0 || strcmp(device, "emu") == 0)
+        return FL_OK;
+    if (strcmp(device, "cuda") != 0)
+        return fl_fail(err, FL_ERR_INPUT, "--device %s: unknown device (cpu, cuda, or emu: the CUDA kernels on the "
+                       "CPU)", device);
+#ifdef FL_HAVE_CUDA
+    char name[256];
+    fl_error why;
+    if (fl_cuda_device_query(name, sizeof name, &why) != FL_OK)
+        return fl_fail(err, FL_ERR_DEVICE, "--device cuda: %s", why.msg);
+    return FL_OK;
+#else
+    return fl_fail(err, FL_ERR_DEVICE, "--device cuda: this build has no CUDA backend (no CUDA compiler was found "
+                   "when it was configured)");
+#endif
+}
+
+void fl_device_solvers(char *out, int len)
+{
+    size_t used = 0;
+    out[0] = '\0';
+    for (int k = 0; fl_solvers[k] && used < (size_t)len; k++)
+        if (fl_dev_solver_ops(&fl_dev_emu, fl_solvers[k]->name))
+            used += (size_t)snprintf(out + used, (size_t)len - used, "%s%s", used ? ", " : "", fl_solvers[k]->name);
+}
+
 const fl_solver_ops *fl_solver_on(const char *name, const char *device, fl_error *err)
 {
     const fl_solver_ops *cpu = fl_solver_find(name);
@@ -57,29 +85,20 @@ const fl_solver_ops *fl_solver_on(const char *name, const char *device, fl_error
     }
     if (!device || strcmp(device, "cpu") == 0)
         return cpu;
-    const fl_dev_backend *be = NULL;
-    if (strcmp(device, "emu") == 0)
-        be = &fl_dev_emu;
-    else if (strcmp(device, "cuda") == 0) {
+    if (fl_device_check(device, err) != FL_OK)
+        return NULL;
 #ifdef FL_HAVE_CUDA
-        char name_buf[256];
-        if (fl_cuda_device_query(name_buf, sizeof name_buf, err) != FL_OK)
-            return NULL;
-        be = &fl_dev_cuda;
+    const fl_dev_backend *be = strcmp(device, "emu") == 0 ? &fl_dev_emu : &fl_dev_cuda;
 #else
-        fl_fail(err, FL_ERR_DEVICE, "--device cuda: this build has no CUDA backend (no CUDA compiler was found "
-                "when it was configured)");
-        return NULL;
+    const fl_dev_backend *be = &fl_dev_emu; /* fl_device_check refuses cuda in this build */
 #endif
-    } else {
-        fl_fail(err, FL_ERR_INPUT, "--device %s: unknown device (cpu, cuda, or emu: the CUDA kernels on the CPU)",
-                device);
-        return NULL;
-    }
     const fl_solver_ops *ops = fl_dev_solver_ops(be, name);
-    if (!ops)
-        fl_fail(err, FL_ERR_INPUT, "--device %s: the %s solver runs on the CPU only (on the device: sph, wcsph, "
-                "pcisph, pbf)", device, name);
+    if (!ops) {
+        char names[128];
+        fl_device_solvers(names, sizeof names);
+        fl_fail(err, FL_ERR_INPUT, "--device %s: the %s solver runs on the CPU only (on the device: %s)", device, name,
+                names);
+    }
     return ops;
 }
 

@@ -111,6 +111,16 @@ int fl_stability_check(fl_stability *s, const fl_step_stats *st, char *reason, i
 int fl_measure_density(const fl_world *w, fl_nbgrid *g, float *rho, fl_step_stats *st,
                        fl_error *err);
 
+/* The names of the solvers that the devices (cuda, emu) run, as a list
+ * ("sph, wcsph, pcisph, pbf"); every solver runs on the CPU. */
+void fl_device_solvers(char *out, int len);
+
+/* FL_OK when device ("cpu", "cuda", "emu"; NULL: "cpu") can run solvers
+ * here, else one line in err: FL_ERR_INPUT for an unknown name,
+ * FL_ERR_DEVICE for a CUDA backend not built or without a usable device
+ * (the CUDA runtime's reason). */
+int fl_device_check(const char *device, fl_error *err);
+
 /* The solver `name` on `device` ("cpu", "cuda", "emu"; NULL: "cpu"), or
  * NULL with one line in err: an unknown solver or device, a solver the
  * device does not run, a CUDA backend not built or without a usable

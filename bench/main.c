@@ -29,28 +29,34 @@ static const char *usage =
     "  (none)                 the default job: figures --quick (every figure, coarse)\n"
     "  run SCENE --solver NAME [options]\n"
     "                         simulate SCENE (a .json path, or a name from scenes/)\n"
-    "  compare SCENE [--solvers LIST] [run options]\n"
+    "  compare SCENE [--solvers LIST] [--devices LIST] [run options]\n"
     "                         the same scene through each solver (default: all), one\n"
     "                         folder each in DIR/<solver>/ (DIR default out/compare),\n"
-    "                         then DIR/compare.csv and .md (status, steps, time,\n"
-    "                         compression) and DIR/compare_density.png and .svg;\n"
+    "                         then DIR/compare.csv and .md (device, status, steps,\n"
+    "                         time, compression) and DIR/compare_density.png, .svg;\n"
     "                         an unstable or failed solver is recorded, not fatal.\n"
-    "                         Solver parameters: --per-solver NAME.KEY=VALUE\n"
+    "                         --devices cpu,emu (or cpu,cuda): every solver on each\n"
+    "                         device, in DIR/<solver>_<device>/; --device D: all on\n"
+    "                         D. A solver without a version on a device is recorded\n"
+    "                         as unsupported. Solver parameters:\n"
+    "                         --per-solver NAME.KEY=VALUE\n"
     "  sweep SCENE --solver NAME (--dt LIST | --substeps LIST) [--iters LIST]\n"
     "                         [run options]: the stability sweep: every step (and\n"
     "                         iteration count, PCISPH and PBF) to the end of the\n"
-    "                         scene or until it breaks the stability criteria; each\n"
-    "                         case in DIR/case_NN/ (DIR default out/sweep), and\n"
-    "                         DIR/sweep.csv and .md: when and why each case broke\n"
-    "  figures [--quick] [--only LIST] [--out DIR]\n"
+    "                         scene or until it breaks the stability criteria (on\n"
+    "                         --device, default cpu); each case in DIR/case_NN/\n"
+    "                         (DIR default out/sweep), and DIR/sweep.csv and .md:\n"
+    "                         when and why each case broke\n"
+    "  figures [--quick] [--only LIST] [--out DIR] [--device cuda|emu]\n"
     "                         every figure of docs/figures.md (density over time,\n"
     "                         convergence, stage timings, stability, the dam-break\n"
     "                         front, cost scaling) from fresh runs into DIR (default\n"
-    "                         out/figures): PNG, SVG, CSV and report.md; see\n"
-    "                         fluidlab figures --help\n"
+    "                         out/figures): PNG, SVG, CSV and report.md; --device:\n"
+    "                         the particle solvers on it (figure 6: on it and the\n"
+    "                         CPU); see fluidlab figures --help\n"
     "  bench [grid | SOLVER...] [options]\n"
     "                         timed benchmarks; rows appended to docs/perf/*.csv\n"
-    "  list                   the solvers and the shipped scenes\n"
+    "  list                   the solvers, the devices and the shipped scenes\n"
     "  --help, --version\n"
     "\n"
     "run options:\n"
@@ -88,6 +94,8 @@ static const char *usage =
     "  --repeat R, --steps S  R timed runs of S steps (default 7 x 10), median/min/max\n"
     "  --warmup W             untimed steps first (default 3)\n"
     "  --threads N            OpenMP threads\n"
+    "  --device cpu|cuda|emu  where the solver steps (default cpu); a device's rows\n"
+    "                         go to <solver>_<device>.csv, cpu's to <solver>.csv\n"
     "  --log DIR, --no-log    where to append the CSV rows (default docs/perf)\n"
     "\n"
     "output: DIR/stats.csv (one row per step), DIR/convergence.csv, DIR/run.json,\n"
@@ -151,16 +159,24 @@ static int cmd_list(void)
     printf("solvers:\n");
     for (int k = 0; fl_solvers[k]; k++)
         printf("  %-8s %s\n", fl_solvers[k]->name, fl_solvers[k]->summary);
+    char names[128], cuda[600];
+    fl_device_solvers(names, sizeof names);
 #ifdef FL_HAVE_CUDA
     char dev[256];
     fl_error err;
-    if (fl_cuda_device_query(dev, sizeof dev, &err) == FL_OK)
+    if (fl_cuda_device_query(dev, sizeof dev, &err) == FL_OK) {
         printf("CUDA: %s\n", dev);
-    else
+        snprintf(cuda, sizeof cuda, "cuda (%s): %s", names, dev);
+    } else {
         printf("CUDA: built, but %s\n", err.msg);
+        snprintf(cuda, sizeof cuda, "cuda: built, but %s", err.msg);
+    }
 #else
     printf("CUDA: not built (no CUDA compiler at configure time)\n");
+    snprintf(cuda, sizeof cuda, "cuda: not built");
 #endif
+    /* what --device takes, and which solvers each runs */
+    printf("devices: cpu (all solvers); emu (%s: the CUDA kernels on the CPU); %s\n", names, cuda);
     list_scenes();
     return 0;
 }
@@ -387,6 +403,7 @@ static int cmd_run(int argc, char **argv)
 }
 
 #define FL_MAX_COMPARE 16
+#define FL_DEVICE_COUNT 3
 
 /* DIR/compare_density.png and .svg from DIR/density.csv. */
 static void plot_compare(const char *dir)
@@ -397,19 +414,50 @@ static void plot_compare(const char *dir)
         fprintf(stderr, "fluidlab: plots skipped: %s\n", msg);
 }
 
+/* The devices of a comparison from a comma-separated list (--devices, or
+ * the one of --device) into out, each usable here. Returns their count, or
+ * minus the exit code of die(). */
+static int compare_devices(const char *list, const char **out)
+{
+    static const char *const known[FL_DEVICE_COUNT] = {"cpu", "cuda", "emu"};
+    char buf[64];
+    if (strlen(list) >= sizeof buf || strspn(list, ",") == strlen(list))
+        return -die("--devices: expected a comma-separated list of cpu, cuda and emu, got '%s'", list);
+    snprintf(buf, sizeof buf, "%s", list);
+    int n = 0;
+    for (char *save = NULL, *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+        int q = 0;
+        while (q < FL_DEVICE_COUNT && strcmp(t, known[q]) != 0)
+            q++;
+        if (q == FL_DEVICE_COUNT)
+            return -die("--devices: expected a comma-separated list of cpu, cuda and emu, got '%s'", list);
+        for (int p = 0; p < n; p++)
+            if (out[p] == known[q])
+                return -die("--devices: '%s' given twice", t);
+        out[n++] = known[q];
+    }
+    for (int p = 0; p < n; p++) {
+        fl_error err;
+        if (fl_device_check(out[p], &err))
+            return -die("%s", err.msg);
+    }
+    return n;
+}
+
 static int cmd_compare(int argc, char **argv)
 {
     int plot = 1;
     fl_run_config c;
     fl_run_config_default(&c);
     c.out_dir = "out/compare";
+    c.device = NULL; /* set only by --device, so that it can be told from --devices */
     c.progress = isatty(STDERR_FILENO);
     char list[512] = "";
     for (int k = 0; fl_solvers[k]; k++) /* default: every registered solver */
         snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", k ? "," : "", fl_solvers[k]->name);
-    const char *given = NULL;
-    const char *own[] = {"--solvers", NULL};
-    const char **val[] = {&given};
+    const char *given = NULL, *devices = NULL;
+    const char *own[] = {"--solvers", "--devices", NULL};
+    const char **val[] = {&given, &devices};
     int prc = parse_command(argc, argv, &c, &plot, own, val);
     if (prc)
         return prc;
@@ -417,35 +465,66 @@ static int cmd_compare(int argc, char **argv)
         snprintf(list, sizeof list, "%s", given);
     if (!c.scene)
         return die("%s", "compare: expected a scene (a .json file or a name from `fluidlab list`)");
+    if (devices && c.device)
+        return die("%s", "compare: expected one of --device NAME and --devices LIST");
     if (plot && strchr(c.out_dir, '\''))
         return die("--out %s: a folder name with a quote cannot be passed to gnuplot (use another name, or --no-plot)",
                    c.out_dir);
-    fl_compare_entry e[FL_MAX_COMPARE];
-    memset(e, 0, sizeof e);
-    int n = 0;
+    const char *solvers[FL_MAX_COMPARE];
+    int ns = 0;
     char names[512];
     snprintf(names, sizeof names, "%s", list);
     for (char *save = NULL, *t = strtok_r(names, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
         if (!fl_solver_find(t))
             return die("--solvers: unknown solver '%s' (see fluidlab list)", t);
-        for (int q = 0; q < n; q++)
-            if (strcmp(e[q].solver, t) == 0)
+        for (int q = 0; q < ns; q++)
+            if (strcmp(solvers[q], t) == 0)
                 return die("--solvers: '%s' given twice", t);
-        if (n == FL_MAX_COMPARE)
+        if (ns == FL_MAX_COMPARE)
             return die("--solvers %s: too many solvers", list);
-        e[n++].solver = t;
+        solvers[ns++] = t;
     }
-    if (n == 0)
+    if (ns == 0)
         return die("%s", "--solvers: expected a comma-separated list of solvers");
+    const char *dev[FL_DEVICE_COUNT];
+    const int nd = compare_devices(devices ? devices : c.device ? c.device : "cpu", dev);
+    if (nd < 0)
+        return -nd;
+    /* every (solver, device) pair, a solver's side by side; a solver
+     * without a version on a device is recorded as unsupported, and only
+     * when no pair can run is the comparison refused */
+    fl_compare_entry e[FL_MAX_COMPARE * FL_DEVICE_COUNT];
+    memset(e, 0, sizeof e);
+    int n = 0, first = -1;
+    for (int s = 0; s < ns; s++)
+        for (int d = 0; d < nd; d++, n++) {
+            fl_compare_entry *x = &e[n];
+            x->solver = solvers[s];
+            x->device = dev[d];
+            snprintf(x->folder, sizeof x->folder, nd > 1 ? "%s_%s" : "%s", x->solver, x->device);
+            snprintf(x->label, sizeof x->label, nd > 1 ? "%s (%s)" : "%s", x->solver, x->device);
+            fl_error err;
+            if (!fl_solver_on(x->solver, x->device, &err)) {
+                x->unsupported = 1;
+                snprintf(x->error, sizeof x->error, "%s", err.msg);
+            } else if (first < 0) {
+                first = n;
+            }
+        }
+    if (first < 0)
+        return die("%s", e[0].error);
     const char *dir = c.out_dir;
-    char sub[FL_MAX_COMPARE][1024];
+    char sub[FL_MAX_COMPARE * FL_DEVICE_COUNT][1024];
     for (int k = 0; k < n; k++) {
-        snprintf(sub[k], sizeof sub[k], "%s/%s", dir, e[k].solver);
+        if (e[k].unsupported)
+            continue;
+        snprintf(sub[k], sizeof sub[k], "%s/%s", dir, e[k].folder);
         c.solver = e[k].solver;
+        c.device = e[k].device;
         c.out_dir = sub[k];
         if (c.progress)
-            fprintf(stderr, "fluidlab: compare: solver %d of %d, %s\n", k + 1, n, c.solver);
-        int rc = run_case(&c, &e[k].result, &e[k].ran, e[k].error, sizeof e[k].error, k == 0);
+            fprintf(stderr, "fluidlab: compare: run %d of %d, %s\n", k + 1, n, e[k].label);
+        int rc = run_case(&c, &e[k].result, &e[k].ran, e[k].error, sizeof e[k].error, k == first);
         if (rc >= 0)
             return rc;
         if (fl_interrupted())
@@ -463,13 +542,16 @@ static int cmd_compare(int argc, char **argv)
     }
     if (plot && fl_plot_available())
         plot_compare(dir);
+    int width = 8;
+    for (int k = 0; k < n; k++)
+        width = (int)strlen(e[k].label) > width ? (int)strlen(e[k].label) : width;
     for (int k = 0; k < n; k++) {
         const fl_run_result *r = &e[k].result;
         if (!e[k].ran)
-            fprintf(stderr, "fluidlab: %-8s did not run: %s\n", e[k].solver, e[k].error);
+            fprintf(stderr, "fluidlab: %-*s did not run: %s\n", width, e[k].label, e[k].error);
         else
-            fprintf(stderr, "fluidlab: %-8s %s%s%s, %lld steps, %.1f s, mean compression %.3f %%\n", e[k].solver,
-                    fl_run_status_name(r->status), r->status == FL_RUN_STABLE ? "" : ": ",
+            fprintf(stderr, "fluidlab: %-*s %s%s%s, %lld steps, %.1f s, mean compression %.3f %%\n", width,
+                    e[k].label, fl_run_status_name(r->status), r->status == FL_RUN_STABLE ? "" : ": ",
                     r->status == FL_RUN_STABLE ? "" : r->reason, r->steps, r->wall_s, 100.0 * r->mean_err_avg);
     }
     fprintf(stderr, "fluidlab: compare: output in %s/ (compare.csv, compare.md, density.csv%s)\n", dir,
@@ -510,9 +592,12 @@ static int cmd_sweep(int argc, char **argv)
         return prc;
     if (!c.scene)
         return die("%s", "sweep: expected a scene (a .json file or a name from `fluidlab list`)");
-    const fl_solver_ops *ops = fl_solver_find(c.solver);
-    if (!ops)
+    if (!fl_solver_find(c.solver))
         return die("--solver: unknown solver '%s' (see fluidlab list)", c.solver);
+    fl_error err;
+    const fl_solver_ops *ops = fl_solver_on(c.solver, c.device, &err); /* every case runs on --device */
+    if (!ops)
+        return die("%s", err.msg);
     if (!dt_list == !sub_list)
         return die("%s", "sweep: expected one of --dt LIST (seconds) or --substeps LIST (steps per frame)");
     double steps[FL_MAX_SWEEP], iters[FL_MAX_SWEEP];
@@ -568,7 +653,6 @@ static int cmd_sweep(int argc, char **argv)
         if (rc >= 0)
             return rc;
     }
-    fl_error err;
     if (fl_sweep_write(dir, cases, n, &err))
         return die("%s", err.msg) + 1;
     if (fl_interrupted()) {

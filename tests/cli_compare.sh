@@ -20,9 +20,9 @@ for s in sph wcsph flip; do
   [ -s "$out/$s/stats.csv" ] && [ -s "$out/$s/run.json" ]; check "$s has its own run folder" $?
 done
 [ "$(wc -l < "$out/compare.csv")" -eq 4 ]; check "compare.csv: a header and one row per solver" $?
-grep -q '^sph,unstable,".*max speed' "$out/compare.csv"; check "sph recorded unstable, with the reason" $?
-grep -q '^wcsph,unstable,' "$out/compare.csv"; check "wcsph recorded unstable" $?
-grep -q '^flip,stable,' "$out/compare.csv"; check "flip recorded stable" $?
+grep -q '^sph,cpu,unstable,".*max speed' "$out/compare.csv"; check "sph recorded unstable, with the reason" $?
+grep -q '^wcsph,cpu,unstable,' "$out/compare.csv"; check "wcsph recorded unstable" $?
+grep -q '^flip,cpu,stable,' "$out/compare.csv"; check "flip recorded stable" $?
 [ "$(grep -c '^| ' "$out/compare.md")" -eq 5 ]; check "compare.md: a table of three solvers" $?
 [ "$(grep -c '^time,' "$out/density.csv")" -eq 3 ]; check "density.csv: one block per solver" $?
 if command -v gnuplot >/dev/null; then

@@ -82,8 +82,8 @@ interrupt INT "$out/sph/stats.csv" 20 "$bin" compare dam_break --solvers sph,wcs
   --set fluid.spacing=0.02 --quiet --out "$out" 2>/dev/null
 check "compare: the first solver under way" $started
 [ $rc -eq 130 ]; check "compare: exits 130 (got $rc)" $?
-grep -q '^sph,interrupted,' "$out/compare.csv"; check "compare.csv: sph interrupted" $?
-grep -q '^wcsph,not run,' "$out/compare.csv"; check "compare.csv: wcsph not run" $?
+grep -q '^sph,cpu,interrupted,' "$out/compare.csv"; check "compare.csv: sph interrupted" $?
+grep -q '^wcsph,cpu,not run,' "$out/compare.csv"; check "compare.csv: wcsph not run" $?
 [ ! -e "$out/wcsph" ]; check "compare: wcsph never started" $?
 [ "$(json "$out/sph/run.json" status)" = interrupted ]; check "compare: sph/run.json says interrupted" $?
 
