@@ -335,6 +335,14 @@ static double dev_mean(const dev_solver *s, const fl_dev_red *r)
     return s->v.n > 0 ? r->sum / s->v.n : 0.0;
 }
 
+/* The convergence history of k iterations from result slots 0 .. k - 1. */
+static void dev_history(const dev_solver *s, int k, fl_step_stats *st)
+{
+    for (int q = 0; q < k; q++)
+        st->residual[q] = dev_mean(s, &s->res[q]), st->residual_max[q] = s->v.n > 0 ? s->res[q].max[0] : 0.0;
+    st->iterations = k;
+}
+
 /* SPH and WCSPH (sph.c, wcsph.c): density, equation of state, forces,
  * symplectic Euler and the clamp. */
 static int dev_step_explicit(dev_solver *s, double dt, fl_step_stats *st, fl_error *err)
@@ -415,9 +423,7 @@ static int dev_step_pcisph(dev_solver *s, double dt, fl_step_stats *st, fl_error
         rc = dev_finish(s, k + 2, st, err);
     if (rc)
         return rc;
-    for (int q = 0; q < k; q++)
-        st->residual[q] = dev_mean(s, &s->res[q]), st->residual_max[q] = s->v.n > 0 ? s->res[q].max[0] : 0.0;
-    st->iterations = k;
+    dev_history(s, k, st);
     dev_speed_stats(s, &s->res[k + 1], dt, st);
     st->dt_limit = fl_explicit_dt_limit(s->world->h, 0.0, st->max_speed, sqrt(fmax(s->res[k].max[0], 0.0)));
     return FL_OK;
@@ -479,9 +485,7 @@ static int dev_step_pbf(dev_solver *s, double dt, fl_step_stats *st, fl_error *e
         rc = dev_finish(s, k + 1, st, err);
     if (rc)
         return rc;
-    for (int q = 0; q < k; q++)
-        st->residual[q] = dev_mean(s, &s->res[q]), st->residual_max[q] = s->v.n > 0 ? s->res[q].max[0] : 0.0;
-    st->iterations = k;
+    dev_history(s, k, st);
     dev_speed_stats(s, &s->res[k], dt, st);
     st->dt_limit = fl_explicit_dt_limit(s->world->h, 0.0, st->max_speed, 0.0);
     return FL_OK;
