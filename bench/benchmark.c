@@ -29,6 +29,7 @@ typedef struct bench_opts {
     double dt;                         /* s; 0: the scene's, scaled with the spacing */
     long long particles;
     int repeat, steps, warmup;
+    int metrics;                       /* --metrics: the run's per-step metrics inside the timed step */
     const char *log_dir;
     char command[1024];
 } bench_opts;
@@ -182,6 +183,19 @@ static int bench_grid(const bench_opts *o)
     return rc;
 }
 
+/* The metrics fluidlab run computes after each step (docs/design.md,
+ * Metrics): the compression of the shared estimator, on the device for a
+ * device solver (with the bounding box), from the host's particles on the
+ * CPU; timed into the step's `other` stage. */
+static int step_metrics(const fl_solver_ops *ops, void *solver, const fl_world *w, fl_nbgrid *g, float *rho,
+                        fl_step_stats *st, fl_error *err)
+{
+    double lo[3], hi[3], t0 = fl_now_ms();
+    int rc = ops->measure ? ops->measure(solver, st, lo, hi, err) : fl_measure_density(w, g, rho, st, err);
+    st->stage_ms[FL_STAGE_OTHER] += fl_now_ms() - t0;
+    return rc;
+}
+
 static int bench_solver(const bench_opts *o, const char *name)
 {
     fl_error err;
@@ -207,6 +221,15 @@ static int bench_solver(const bench_opts *o, const char *name)
     }
     fl_step_stats *st = calloc(1, sizeof *st);
     int n = o->repeat, bad = 0, log_rc = 0;
+    fl_nbgrid metric_grid;
+    memset(&metric_grid, 0, sizeof metric_grid);
+    float *metric_rho = NULL;
+    if (o->metrics && !ops->measure &&
+        (fl_nbgrid_init(&metric_grid, &w, &err) != FL_OK ||
+         !(metric_rho = fl_alloc(sizeof(float) * (size_t)(w.fluid.count > 0 ? w.fluid.count : 1))))) {
+        fprintf(stderr, "fluidlab: bench %s: out of memory for the metrics\n", name);
+        bad = 1;
+    }
     double *per_step = calloc((size_t)n, sizeof *per_step);
     double *stage = calloc((size_t)n * FL_STAGE_COUNT, sizeof *stage);
     double *iters = calloc((size_t)n, sizeof *iters), *subs = calloc((size_t)n, sizeof *subs);
@@ -219,6 +242,8 @@ static int bench_solver(const bench_opts *o, const char *name)
         for (int k = 0; k < count && !bad; k++) {
             fl_step_stats_reset(st);
             bad = ops->step(solver, &w, dt, st) != FL_OK;
+            if (!bad && o->metrics)
+                bad = step_metrics(ops, solver, &w, &metric_grid, metric_rho, st, &err) != FL_OK;
             for (int q = 0; q < FL_STAGE_COUNT; q++)
                 sum_stage[q] += st->stage_ms[q];
             sum_iter += st->iterations;
@@ -281,6 +306,8 @@ static int bench_solver(const bench_opts *o, const char *name)
         }
     }
     ops->destroy(solver);
+    fl_nbgrid_free(&metric_grid);
+    fl_free(metric_rho);
     free(st), free(per_step), free(stage), free(iters), free(subs), free(per_solve);
     fl_world_free(&w);
     fl_scene_free(&s);
@@ -332,6 +359,8 @@ int fl_bench_main(int argc, char **argv)
             o.log_dir = v;
         else if (!strcmp(a, "--no-log"))
             o.log_dir = NULL;
+        else if (!strcmp(a, "--metrics"))
+            o.metrics = 1;
         else if (!strcmp(a, "--log")) {
             fprintf(stderr, "fluidlab: bench --log: expected a folder name of 1 to %d characters\n", FL_MAX_PATH);
             return 1;

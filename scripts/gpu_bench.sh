@@ -11,14 +11,16 @@ cd "$(dirname "$0")/.."
 bin=${1:-build}/fluidlab
 "$bin" list | grep -i -E "cuda|devices"
 quick=(--warmup 5 --repeat 7 --steps 20)
-echo "== targets: pbf_table1 (100k, 3 iterations), PBF 1M, WCSPH 1M"
-"$bin" bench pbf --scene pbf_table1 --particles 0 --device cuda "${quick[@]}"
-"$bin" bench pbf --scene pbf_table1 --particles 1000000 --device cuda "${quick[@]}"
-"$bin" bench wcsph --particles 1000000 --device cuda "${quick[@]}"
+echo "== targets: pbf_table1 (100k, 3 iterations), PBF 1M, WCSPH 1M; metrics included (--metrics), and without"
+for m in --metrics ""; do
+  "$bin" bench pbf --scene pbf_table1 --particles 0 --device cuda "${quick[@]}" $m
+  "$bin" bench pbf --scene pbf_table1 --particles 1000000 --device cuda "${quick[@]}" $m
+  "$bin" bench wcsph --particles 1000000 --device cuda "${quick[@]}" $m
+done
 echo "== the same on the CPU"
-"$bin" bench pbf --scene pbf_table1 --particles 0 --warmup 2 --repeat 3 --steps 5
-"$bin" bench pbf --scene pbf_table1 --particles 1000000 --warmup 1 --repeat 3 --steps 2
-"$bin" bench wcsph --particles 1000000 --warmup 1 --repeat 3 --steps 2
+"$bin" bench pbf --scene pbf_table1 --particles 0 --warmup 2 --repeat 3 --steps 5 --metrics
+"$bin" bench pbf --scene pbf_table1 --particles 1000000 --warmup 1 --repeat 3 --steps 2 --metrics
+"$bin" bench wcsph --particles 1000000 --warmup 1 --repeat 3 --steps 2 --metrics
 echo "== GPU scaling series"
 for n in 100000 300000 1000000 2000000 4000000; do
   for s in sph wcsph pcisph pbf; do
