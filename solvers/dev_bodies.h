@@ -181,10 +181,9 @@ static inline FL_HD void fl_dev_sph_accel(int i, const fl_dev_view *v)
         float sb = fl_sph_boundary_pair(rho0, v->grid.bvol[j], pi, pb, inv_rho2, r, h);
         ab[0] += sb * dx, ab[1] += sb * dy, ab[2] += sb * dz;
     }
-    float visc = v->mu / v->rho[i];
-    v->ax[i] = ap[0] + ab[0] + visc * av[0] + v->gravity[0];
-    v->ay[i] = ap[1] + ab[1] + visc * av[1] + v->gravity[1];
-    v->az[i] = ap[2] + ab[2] + visc * av[2] + v->gravity[2];
+    float a[3];
+    fl_sph_acceleration(ap, ab, v->mu, v->rho[i], av, v->gravity, a);
+    v->ax[i] = a[0], v->ay[i] = a[1], v->az[i] = a[2];
 }
 
 /* WCSPH: pressure with artificial viscosity, cohesion, the boundary's
@@ -220,9 +219,9 @@ static inline FL_HD void fl_dev_wcsph_accel(int i, const fl_dev_view *v)
         float sb = fl_wcsph_boundary_pair(rho0, v->grid.bvol[j], pi, pb, inv_rho2, fric, r, h);
         a[0] += sb * dx, a[1] += sb * dy, a[2] += sb * dz;
     }
-    v->ax[i] = a[0] - kappa * coh[0] + v->gravity[0];
-    v->ay[i] = a[1] - kappa * coh[1] + v->gravity[1];
-    v->az[i] = a[2] - kappa * coh[2] + v->gravity[2];
+    float out[3];
+    fl_wcsph_acceleration(a, kappa, coh, v->gravity, out);
+    v->ax[i] = out[0], v->ay[i] = out[1], v->az[i] = out[2];
 }
 
 /* Symplectic Euler with (ax, ay, az), then the domain clamp. */
@@ -250,10 +249,9 @@ static inline FL_HD void fl_dev_pcisph_nonpressure(int i, const fl_dev_view *v)
         av[1] += sv * (v->vy[j] - v->vy[i]);
         av[2] += sv * (v->vz[j] - v->vz[i]);
     }
-    float visc = v->mu / v->rho[i];
-    v->ax[i] = visc * av[0] + v->gravity[0];
-    v->ay[i] = visc * av[1] + v->gravity[1];
-    v->az[i] = visc * av[2] + v->gravity[2];
+    float a[3];
+    fl_pcisph_nonpressure(v->mu, v->rho[i], av, v->gravity, a);
+    v->ax[i] = a[0], v->ay[i] = a[1], v->az[i] = a[2];
     v->apx[i] = v->apy[i] = v->apz[i] = 0.0f;
     v->p[i] = 0.0f;
 }
@@ -286,7 +284,7 @@ static inline FL_HD void fl_dev_pcisph_pressure_accel(int i, const fl_dev_view *
         float sp = fl_pressure_pair(m, v->p_rho2[i], v->p_rho2[j], sqrtf(dx * dx + dy * dy + dz * dz), h);
         a[0] += sp * dx, a[1] += sp * dy, a[2] += sp * dz;
     }
-    const float pi = v->p[i], rho2 = v->rho_pred[i] * v->rho_pred[i];
+    const float pi = v->p[i];
     fl_dev_boundary_walk(&w, v, v->x, v->y, v->z, i);
     for (int j; (j = fl_dev_walk_next(&w, &v->grid)) >= 0;) {
         float dx = v->x[i] - v->grid.bx[j], dy = v->y[i] - v->grid.by[j], dz = v->z[i] - v->grid.bz[j];
@@ -294,9 +292,9 @@ static inline FL_HD void fl_dev_pcisph_pressure_accel(int i, const fl_dev_view *
         float sb = fl_pcisph_boundary_pair(v->grid.bvol[j], pi, pb, sqrtf(dx * dx + dy * dy + dz * dz), h);
         sb_sum[0] += sb * dx, sb_sum[1] += sb * dy, sb_sum[2] += sb * dz;
     }
-    v->apx[i] = a[0] - rho0 / rho2 * sb_sum[0];
-    v->apy[i] = a[1] - rho0 / rho2 * sb_sum[1];
-    v->apz[i] = a[2] - rho0 / rho2 * sb_sum[2];
+    float ap[3];
+    fl_pcisph_pressure_acceleration(a, rho0, v->rho_pred[i], sb_sum, ap);
+    v->apx[i] = ap[0], v->apy[i] = ap[1], v->apz[i] = ap[2];
 }
 
 /* PCISPH: a = a^np + a^p, for the integration. */
@@ -341,7 +339,7 @@ static inline FL_HD void fl_dev_pbf_lambda(int i, const fl_dev_view *v)
         wsum += t.w, g[0] += t.gx, g[1] += t.gy, g[2] += t.gz, sq += t.sq;
     }
     float ci, li = fl_pbf_lambda(c, wsum, sq, g[0], g[1], g[2], &ci);
-    v->rho[i] = c->rho0 * (ci + 1.0f);
+    v->rho[i] = fl_pbf_constraint_density(c, ci);
     v->lambda[i] = li;
     v->bx[i] = li * g[0], v->by[i] = li * g[1], v->bz[i] = li * g[2];
 }

@@ -255,7 +255,7 @@ static inline void pbf_lambda_block(int b, const pbf_solver *s, const fl_pbf_con
         const int i = i0 + l;
         float ci, li = fl_pbf_lambda(c, wsum[l], sq[l], gx[l], gy[l], gz[l], &ci);
         if (i < s->n) {
-            rho[i] = c->rho0 * (ci + 1.0f);
+            rho[i] = fl_pbf_constraint_density(c, ci);
             lambda[i] = li;
             ox[i] = li * gx[l], oy[i] = li * gy[l], oz[i] = li * gz[l];
         }

@@ -58,6 +58,12 @@ static inline FL_HD float fl_pbf_lambda(const fl_pbf_consts *c, float wsum, floa
     return -ci / (sq + gx * gx + gy * gy + gz * gz + c->eps);
 }
 
+/* The density the constraint C_i stands for: rho0 (C_i + 1). */
+static inline FL_HD float fl_pbf_constraint_density(const fl_pbf_consts *c, float constraint)
+{
+    return c->rho0 * (constraint + 1.0f);
+}
+
 /* (W(r) / W(dq))^n of eq. 13 from r^2: the poly6 ratio is
  * ((h^2 - r^2) / (h^2 - dq^2))^3, raised to n (1..31) by squaring, written
  * out step by step so that a neighbor loop stays vectorizable (with n a

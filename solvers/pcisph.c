@@ -129,9 +129,8 @@ static inline void pcisph_nonpressure(int i, const fl_world *w, const fl_nbgrid 
         av[1] += sv * (f->vy[j] - f->vy[i]);
         av[2] += sv * (f->vz[j] - f->vz[i]);
     }
-    float visc = (float)mu / f->rho[i];
-    for (int q = 0; q < 3; q++)
-        out[q] = visc * av[q] + (float)w->gravity[q];
+    const float gv[3] = {(float)w->gravity[0], (float)w->gravity[1], (float)w->gravity[2]};
+    fl_pcisph_nonpressure((float)mu, f->rho[i], av, gv, out);
 }
 
 /* Pressure acceleration at x(t) from the pressures and predicted densities. */
@@ -149,7 +148,7 @@ static inline void pcisph_pressure_accel(int i, const fl_world *w, const fl_nbgr
         a[0] += sp * dx, a[1] += sp * dy, a[2] += sp * dz;
     }
     /* the wall mirrors rho*_i, with the wall pressure p_b of fl_wall_pressure */
-    const float pi = f->p[i], rho2 = rho_pred[i] * rho_pred[i];
+    const float pi = f->p[i];
     const float gv[3] = {(float)w->gravity[0], (float)w->gravity[1], (float)w->gravity[2]};
     for (int k = g->bnb_start[i]; k < g->bnb_start[i + 1]; k++) {
         int j = g->bnb[k];
@@ -158,8 +157,7 @@ static inline void pcisph_pressure_accel(int i, const fl_world *w, const fl_nbgr
         float sb = fl_pcisph_boundary_pair(b->volume[j], pi, pb, sqrtf(dx * dx + dy * dy + dz * dz), h);
         sb_sum[0] += sb * dx, sb_sum[1] += sb * dy, sb_sum[2] += sb * dz;
     }
-    for (int q = 0; q < 3; q++)
-        out[q] = a[q] - rho0 / rho2 * sb_sum[q];
+    fl_pcisph_pressure_acceleration(a, rho0, rho_pred[i], sb_sum, out);
 }
 
 /* Predicted positions from the accelerations so far, clamped to the domain

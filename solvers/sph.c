@@ -142,9 +142,7 @@ static inline void sph_accel(int i, const fl_world *w, const fl_nbgrid *g, const
         float sb = fl_sph_boundary_pair(rho0, b->volume[j], pi, pb, inv_rho2, r, h);
         ab[0] += sb * dx, ab[1] += sb * dy, ab[2] += sb * dz;
     }
-    float visc = (float)s->prm.viscosity / f->rho[i];
-    for (int a = 0; a < 3; a++)
-        out[a] = ap[a] + ab[a] + visc * av[a] + (float)w->gravity[a];
+    fl_sph_acceleration(ap, ab, (float)s->prm.viscosity, f->rho[i], av, gv, out);
 }
 
 static int sph_step(void *self, fl_world *w, double dt, fl_step_stats *st)

@@ -148,6 +148,46 @@ static inline FL_HD float fl_pcisph_boundary_pair(float volume_b, float p_i, flo
     return volume_b * (p_i + p_b) * fl_spiky_grad_factor(r, h);
 }
 
+/* ---- a particle's acceleration from its sums -----------------------------
+ * SPH (Müller 2003): a_i = a^p_i + a^b_i + mu / rho_i sum_j (...) (v_j - v_i)
+ * + g, from the fluid pressure sum ap, the boundary sum ab and the viscosity
+ * sum av (fl_pressure_pair, fl_sph_boundary_pair, fl_viscosity_pair). */
+static inline FL_HD void fl_sph_acceleration(const float ap[3], const float ab[3], float mu, float rho_i,
+                                             const float av[3], const float g[3], float out[3])
+{
+    float visc = mu / rho_i;
+    for (int a = 0; a < 3; a++)
+        out[a] = ap[a] + ab[a] + visc * av[a] + g[a];
+}
+
+/* WCSPH: a_i = (pressure, viscosity and boundary sum a) - kappa sum_j x_ij
+ * W_ij (coh, fl_cohesion_pair) + g. */
+static inline FL_HD void fl_wcsph_acceleration(const float a[3], float kappa, const float coh[3], const float g[3],
+                                               float out[3])
+{
+    for (int q = 0; q < 3; q++)
+        out[q] = a[q] - kappa * coh[q] + g[q];
+}
+
+/* PCISPH's non-pressure acceleration: mu / rho_i (the viscosity sum av) + g. */
+static inline FL_HD void fl_pcisph_nonpressure(float mu, float rho_i, const float av[3], const float g[3],
+                                               float out[3])
+{
+    float visc = mu / rho_i;
+    for (int q = 0; q < 3; q++)
+        out[q] = visc * av[q] + g[q];
+}
+
+/* PCISPH's pressure acceleration: the fluid sum a (fl_pressure_pair) minus
+ * rho0 / rho*_i^2 times the boundary sum sb (fl_pcisph_boundary_pair). */
+static inline FL_HD void fl_pcisph_pressure_acceleration(const float a[3], float rho0, float rho_pred_i,
+                                                         const float sb[3], float out[3])
+{
+    const float rho2 = rho_pred_i * rho_pred_i;
+    for (int q = 0; q < 3; q++)
+        out[q] = a[q] - rho0 / rho2 * sb[q];
+}
+
 /* ---- PCISPH ------------------------------------------------------------
  * delta = 1 / (beta sum_j |grad W_j|^2), beta = 2 (dt m / rho0)^2, from a
  * prototype particle with a full neighborhood (grad_sq_sum, 1/m^8). */

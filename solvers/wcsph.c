@@ -154,8 +154,7 @@ static inline void wcsph_accel(int i, const fl_world *w, const fl_nbgrid *g, con
         float sb = fl_wcsph_boundary_pair(rho0, b->volume[j], pi, pb, inv_rho2, fric, r, h);
         a[0] += sb * dx, a[1] += sb * dy, a[2] += sb * dz;
     }
-    for (int q = 0; q < 3; q++)
-        out[q] = a[q] - kappa * coh[q] + (float)w->gravity[q];
+    fl_wcsph_acceleration(a, kappa, coh, gv, out);
 }
 
 static int wcsph_step(void *self, fl_world *w, double dt, fl_step_stats *st)
