@@ -183,15 +183,12 @@ static int bench_grid(const bench_opts *o)
     return rc;
 }
 
-/* The metrics fluidlab run computes after each step (docs/design.md,
- * Metrics): the compression of the shared estimator, on the device for a
- * device solver (with the bounding box), from the host's particles on the
- * CPU; timed into the step's `other` stage. */
-static int step_metrics(const fl_solver_ops *ops, void *solver, const fl_world *w, fl_nbgrid *g, float *rho,
-                        fl_step_stats *st, fl_error *err)
+/* --metrics: the metrics fluidlab run computes after each step
+ * (fl_metrics_step), timed into the step's `other` stage. */
+static int step_metrics(fl_metrics *m, const fl_world *w, fl_step_stats *st, fl_error *err)
 {
     double lo[3], hi[3], t0 = fl_now_ms();
-    int rc = ops->measure ? ops->measure(solver, st, lo, hi, err) : fl_measure_density(w, g, rho, st, err);
+    int rc = fl_metrics_step(m, w, st, lo, hi, err);
     st->stage_ms[FL_STAGE_OTHER] += fl_now_ms() - t0;
     return rc;
 }
@@ -221,13 +218,10 @@ static int bench_solver(const bench_opts *o, const char *name)
     }
     fl_step_stats *st = calloc(1, sizeof *st);
     int n = o->repeat, bad = 0, log_rc = 0;
-    fl_nbgrid metric_grid;
-    memset(&metric_grid, 0, sizeof metric_grid);
-    float *metric_rho = NULL;
-    if (o->metrics && !ops->measure &&
-        (fl_nbgrid_init(&metric_grid, &w, &err) != FL_OK ||
-         !(metric_rho = fl_alloc(sizeof(float) * (size_t)(w.fluid.count > 0 ? w.fluid.count : 1))))) {
-        fprintf(stderr, "fluidlab: bench %s: out of memory for the metrics\n", name);
+    fl_metrics metrics;
+    memset(&metrics, 0, sizeof metrics);
+    if (o->metrics && fl_metrics_init(&metrics, ops, solver, &w, &err) != FL_OK) {
+        fprintf(stderr, "fluidlab: bench %s: %s\n", name, err.msg);
         bad = 1;
     }
     double *per_step = calloc((size_t)n, sizeof *per_step);
@@ -243,7 +237,7 @@ static int bench_solver(const bench_opts *o, const char *name)
             fl_step_stats_reset(st);
             bad = ops->step(solver, &w, dt, st) != FL_OK;
             if (!bad && o->metrics)
-                bad = step_metrics(ops, solver, &w, &metric_grid, metric_rho, st, &err) != FL_OK;
+                bad = step_metrics(&metrics, &w, st, &err) != FL_OK;
             for (int q = 0; q < FL_STAGE_COUNT; q++)
                 sum_stage[q] += st->stage_ms[q];
             sum_iter += st->iterations;
@@ -306,8 +300,7 @@ static int bench_solver(const bench_opts *o, const char *name)
         }
     }
     ops->destroy(solver);
-    fl_nbgrid_free(&metric_grid);
-    fl_free(metric_rho);
+    fl_metrics_free(&metrics);
     free(st), free(per_step), free(stage), free(iters), free(subs), free(per_solve);
     fl_world_free(&w);
     fl_scene_free(&s);

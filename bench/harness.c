@@ -211,6 +211,38 @@ static void extent(const fl_particles *p, double lo[3], double hi[3])
     lo[0] = x0, lo[1] = y0, lo[2] = z0, hi[0] = x1, hi[1] = y1, hi[2] = z1;
 }
 
+int fl_metrics_init(fl_metrics *m, const fl_solver_ops *ops, void *solver, const fl_world *w, fl_error *err)
+{
+    memset(m, 0, sizeof *m);
+    m->ops = ops;
+    m->solver = solver;
+    if (ops->measure)
+        return FL_OK;
+    int rc = fl_nbgrid_init(&m->grid, w, err);
+    if (rc)
+        return rc;
+    if (!(m->rho = fl_alloc(sizeof(float) * (size_t)(w->fluid.count > 0 ? w->fluid.count : 1))))
+        return fl_fail(err, FL_ERR_MEMORY, "out of memory for the metrics of %d particles", w->fluid.count);
+    return FL_OK;
+}
+
+int fl_metrics_step(fl_metrics *m, const fl_world *w, fl_step_stats *st, double lo[3], double hi[3], fl_error *err)
+{
+    if (m->ops->measure) /* on the device, where the particles are */
+        return m->ops->measure(m->solver, st, lo, hi, err);
+    int rc = fl_measure_density(w, &m->grid, m->rho, st, err);
+    if (rc == FL_OK)
+        extent(&w->fluid, lo, hi);
+    return rc;
+}
+
+void fl_metrics_free(fl_metrics *m)
+{
+    fl_nbgrid_free(&m->grid);
+    fl_free(m->rho);
+    m->rho = NULL;
+}
+
 static void write_stats_row(FILE *f, long long step, double time, double dt, const fl_world *w,
                             const fl_step_stats *st, const double lo[3], const double hi[3], double step_ms)
 {
@@ -451,8 +483,7 @@ typedef struct run_state {
     fl_params params;
     const fl_solver_ops *ops;
     void *solver;
-    fl_nbgrid metric_grid;
-    float *metric_rho;
+    fl_metrics metrics;
     fl_step_stats *stats;
     FILE *stats_csv, *conv_csv;
     char stats_path[1200], conv_path[1200];
@@ -471,8 +502,7 @@ static void run_state_free(run_state *r)
         fclose(r->conv_csv);
     if (r->solver)
         r->ops->destroy(r->solver);
-    fl_nbgrid_free(&r->metric_grid);
-    fl_free(r->metric_rho);
+    fl_metrics_free(&r->metrics);
     free(r->stats);
     pvd_free(&r->pvd);
     fl_world_free(&r->world);
@@ -527,11 +557,9 @@ static int run_prepare(const fl_run_config *c, run_state *r, run_clock *clk, fl_
     r->solver = fl_solver_create(ops, &r->world, &r->params, err);
     if (!r->solver)
         return FL_ERR_INPUT;
-    if (!ops->measure && (rc = fl_nbgrid_init(&r->metric_grid, &r->world, err)))
+    if ((rc = fl_metrics_init(&r->metrics, ops, r->solver, &r->world, err)))
         return rc;
-    r->metric_rho = ops->measure ? NULL : fl_alloc((size_t)r->world.fluid.count * sizeof(float));
-    r->stats = calloc(1, sizeof *r->stats);
-    if ((!ops->measure && !r->metric_rho) || !r->stats)
+    if (!(r->stats = calloc(1, sizeof *r->stats)))
         return fl_fail(err, FL_ERR_MEMORY, "out of memory for the metrics of %d particles", r->world.fluid.count);
     return c->save_vtu ? pvd_reserve(&r->pvd, clk->t_end, clk->frame_dt, err) : FL_OK;
 }
@@ -633,10 +661,8 @@ int fl_run(const fl_run_config *c, fl_run_result *res, fl_error *err)
         res->steps = k;
         res->sim_time = r.world.time;
         double lo[3], hi[3];
-        if (src == FL_OK && r.ops->measure) /* on the device, where the particles are */
-            src = r.ops->measure(r.solver, st, lo, hi, &step_err);
-        else if (src == FL_OK && (src = fl_measure_density(&r.world, &r.metric_grid, r.metric_rho, st, &step_err)) == FL_OK)
-            extent(&r.world.fluid, lo, hi);
+        if (src == FL_OK)
+            src = fl_metrics_step(&r.metrics, &r.world, st, lo, hi, &step_err);
         else if (st->failure[0])
             snprintf(step_err.msg, sizeof step_err.msg, "%s", st->failure);
         else

@@ -111,6 +111,29 @@ int fl_stability_check(fl_stability *s, const fl_step_stats *st, char *reason, i
 int fl_measure_density(const fl_world *w, fl_nbgrid *g, float *rho, fl_step_stats *st,
                        fl_error *err);
 
+/* The harness's metrics of a step (docs/design.md, Metrics): the
+ * compression of the shared estimator and the fluid's bounding box,
+ * computed where the particles are: on the device for a device solver
+ * (fl_solver_ops.measure), else from the world's particles on the
+ * harness's own neighbor grid. */
+typedef struct fl_metrics {
+    const fl_solver_ops *ops;
+    void *solver;
+    fl_nbgrid grid;               /* a CPU solver's: the harness's grid */
+    float *rho;                   /* and its densities */
+} fl_metrics;
+
+/* Sets up the metrics of solver (ops) on the world w; FL_ERR_MEMORY with
+ * one line in err when they do not fit. Zeroed first, so that
+ * fl_metrics_free is safe after a failure. */
+int fl_metrics_init(fl_metrics *m, const fl_solver_ops *ops, void *solver, const fl_world *w, fl_error *err);
+
+/* The metrics after a step into st (density_err_avg, density_err_max) and
+ * lo, hi; FL_ERR_OUTSIDE when a particle left the grid. */
+int fl_metrics_step(fl_metrics *m, const fl_world *w, fl_step_stats *st, double lo[3], double hi[3], fl_error *err);
+
+void fl_metrics_free(fl_metrics *m);
+
 /* The names of the solvers that the devices (cuda, emu) run, as a list
  * ("sph, wcsph, pcisph, pbf"); every solver runs on the CPU. */
 void fl_device_solvers(char *out, int len);

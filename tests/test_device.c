@@ -75,20 +75,14 @@ static outcome run(const char *solver, const char *device, int steps, const char
         fl_step_stats_reset(st);
         rc = ops->step(self, &w, dt, st);
     }
-    if (rc == FL_OK && ops->measure) {
-        double lo[3], hi[3];
-        rc = ops->measure(self, st, lo, hi, &err);
-        if (rc == FL_OK)
-            rc = ops->download(self, &w, NULL, &err);
-    } else if (rc == FL_OK) {
-        fl_nbgrid g;
-        float *rho = malloc(sizeof(float) * (size_t)w.fluid.count);
-        rc = fl_nbgrid_init(&g, &w, &err);
-        if (rc == FL_OK)
-            rc = fl_measure_density(&w, &g, rho, st, &err);
-        fl_nbgrid_free(&g);
-        free(rho);
-    }
+    fl_metrics metrics;
+    memset(&metrics, 0, sizeof metrics); /* freed below even when not set up */
+    double lo[3], hi[3];
+    if (rc == FL_OK && (rc = fl_metrics_init(&metrics, ops, self, &w, &err)) == FL_OK)
+        rc = fl_metrics_step(&metrics, &w, st, lo, hi, &err);
+    fl_metrics_free(&metrics);
+    if (rc == FL_OK && ops->download) /* the particles, for their mean position */
+        rc = ops->download(self, &w, NULL, &err);
     o.ok = rc == FL_OK;
     o.err_avg = st->density_err_avg, o.err_max = st->density_err_max;
     const fl_particles *f = &w.fluid;

@@ -156,11 +156,11 @@ static inline tank_result run_tank(const char *name, double dt)
         if (k > steps - tail && rc == FL_OK && (rc = test_sync(ops, solver, &w)) == FL_OK)
             slope_sum += pressure_slope(&w), r.samples++;
     }
-    fl_nbgrid g;
-    memset(&g, 0, sizeof g);
-    float *rho = malloc(sizeof(float) * (size_t)w.fluid.count);
-    r.ok = rc == FL_OK && fl_nbgrid_init(&g, &w, &err) == FL_OK &&
-           fl_measure_density(&w, &g, rho, st, &err) == FL_OK;
+    fl_metrics metrics;
+    memset(&metrics, 0, sizeof metrics); /* freed below even when not set up */
+    double lo[3], hi[3];
+    r.ok = rc == FL_OK && fl_metrics_init(&metrics, ops, solver, &w, &err) == FL_OK &&
+           fl_metrics_step(&metrics, &w, st, lo, hi, &err) == FL_OK;
     r.err_avg = st->density_err_avg, r.err_max = st->density_err_max;
     const fl_particles *f = &w.fluid;
     for (int i = 0; i < f->count; i++) {
@@ -184,8 +184,8 @@ static inline tank_result run_tank(const char *name, double dt)
            name, dt, 100 * r.err_avg, 100 * r.err_max, r.mean_speed, r.slope, r.balance,
            100 * (r.slope / r.balance - 1), r.kappa, 100 * (r.slope / r.rho0g - 1), r.samples, r.most_iterations,
            r.outside);
-    fl_nbgrid_free(&g);
-    free(rho), free(st);
+    fl_metrics_free(&metrics);
+    free(st);
     ops->destroy(solver);
     fl_world_free(&w);
     fl_scene_free(&s);
@@ -237,15 +237,13 @@ static inline stability_run run_stability(const char *name, const char *scene, c
         return r;
     const fl_solver_ops *ops = test_ops(name);
     fl_step_stats *st = calloc(1, sizeof *st);
-    float *rho = malloc(sizeof(float) * (size_t)(w.fluid.count > 0 ? w.fluid.count : 1));
-    fl_nbgrid g;
+    fl_metrics metrics;
     fl_error err;
-    memset(&g, 0, sizeof g);
     fl_stability stab;
     fl_stability_init(&stab, &w);
     r.failed_at = -1.0;
     snprintf(r.reason, sizeof r.reason, "stable");
-    if (fl_nbgrid_init(&g, &w, &err) != FL_OK) {
+    if (fl_metrics_init(&metrics, ops, solver, &w, &err) != FL_OK) {
         r.failed_at = -2.0;
         snprintf(r.reason, sizeof r.reason, "%s", err.msg);
     }
@@ -253,8 +251,7 @@ static inline stability_run run_stability(const char *name, const char *scene, c
     for (long long k = 1; k <= steps && r.failed_at == -1.0; k++) {
         fl_step_stats_reset(st);
         double lo[3], hi[3];
-        if (ops->step(solver, &w, dt, st) != FL_OK ||
-            (ops->measure ? ops->measure(solver, st, lo, hi, &err) : fl_measure_density(&w, &g, rho, st, &err)) != FL_OK) {
+        if (ops->step(solver, &w, dt, st) != FL_OK || fl_metrics_step(&metrics, &w, st, lo, hi, &err) != FL_OK) {
             snprintf(r.reason, sizeof r.reason, "a particle left the neighbor grid");
             r.failed_at = k * dt;
             break;
@@ -267,8 +264,8 @@ static inline stability_run run_stability(const char *name, const char *scene, c
     }
     if (r.steps > 0)
         r.mean_err /= r.steps;
-    fl_nbgrid_free(&g);
-    free(rho), free(st);
+    fl_metrics_free(&metrics);
+    free(st);
     ops->destroy(solver);
     fl_world_free(&w);
     fl_scene_free(&s);
