@@ -338,7 +338,7 @@ int fl_bench_main(int argc, char **argv)
             threads = (int)num;
         else if (!strcmp(a, "--scene"))
             o.scene = v;
-        else if (!strcmp(a, "--device") && (!strcmp(v, "cpu") || !strcmp(v, "cuda") || !strcmp(v, "emu")))
+        else if (!strcmp(a, "--device") && fl_device_known(v))
             o.device = v;
         else if (!strcmp(a, "--device")) {
             fprintf(stderr, "fluidlab: bench --device: expected cpu, cuda or emu, got '%s'\n", v);

@@ -1076,7 +1076,7 @@ static int parse_args(figures *F, int argc, char **argv)
                                  strlen(v));
             F->out = v, i++;
         } else if (strcmp(a, "--device") == 0 && v) {
-            if (strcmp(v, "cpu") != 0 && strcmp(v, "cuda") != 0 && strcmp(v, "emu") != 0)
+            if (!fl_device_known(v))
                 return fail_line("--device %s: expected cpu, cuda or emu", v);
             F->device = strcmp(v, "cpu") != 0 ? v : NULL, i++;
         } else if (strcmp(a, "--threads") == 0 && v) {

@@ -44,11 +44,16 @@ void fl_run_config_default(fl_run_config *c)
     c->out_dir = "out";
 }
 
+int fl_device_known(const char *name)
+{
+    return strcmp(name, "cpu") == 0 || strcmp(name, "cuda") == 0 || strcmp(name, "emu") == 0;
+}
+
 int fl_device_check(const char *device, fl_error *err)
 {
     if (!device || strcmp(device, "cpu") == 0 || strcmp(device, "emu") == 0)
         return FL_OK;
-    if (strcmp(device, "cuda") != 0)
+    if (!fl_device_known(device))
         return fl_fail(err, FL_ERR_INPUT, "--device %s: unknown device (cpu, cuda, or emu: the CUDA kernels on the "
                        "CPU)", device);
 #ifdef FL_HAVE_CUDA

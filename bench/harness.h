@@ -138,6 +138,9 @@ void fl_metrics_free(fl_metrics *m);
  * ("sph, wcsph, pcisph, pbf"); every solver runs on the CPU. */
 void fl_device_solvers(char *out, int len);
 
+/* 1 when name is one of the devices: "cpu", "cuda", "emu". */
+int fl_device_known(const char *name);
+
 /* FL_OK when device ("cpu", "cuda", "emu"; NULL: "cpu") can run solvers
  * here, else one line in err: FL_ERR_INPUT for an unknown name,
  * FL_ERR_DEVICE for a CUDA backend not built or without a usable device

@@ -253,7 +253,7 @@ static int run_option(const char *a, const char *v, fl_run_config *c, int *plot,
         if (!parse_count(v, &c->frames))
             return -die("--frames: expected a whole number >= 1, got '%s'", v);
     } else if (strcmp(a, "--device") == 0) {
-        if (strcmp(v, "cpu") != 0 && strcmp(v, "cuda") != 0 && strcmp(v, "emu") != 0)
+        if (!fl_device_known(v))
             return -die("--device: expected cpu, cuda or emu, got '%s'", v);
         c->device = v;
     } else if (strcmp(a, "--threads") == 0) {
