@@ -21,6 +21,15 @@
 enum { DEV_SPH, DEV_WCSPH, DEV_PCISPH, DEV_PBF, DEV_KINDS };
 static const char *const dev_names[DEV_KINDS] = {"sph", "wcsph", "pcisph", "pbf"};
 
+/* The kind of the solver called name, or DEV_KINDS for one the devices do not run. */
+static int dev_kind(const char *name)
+{
+    int k = 0;
+    while (k < DEV_KINDS && strcmp(name, dev_names[k]) != 0)
+        k++;
+    return k;
+}
+
 /* The arrays a reorder carries: the state, and PBF's x* (qx, qy, qz). */
 enum { DEV_STATE = 6, DEV_CARRIED = 9 };
 
@@ -42,7 +51,6 @@ typedef struct dev_solver {
     int narrays;
     fl_dev_red *res;          /* the result slots, on the host */
     int fresh;                /* sorted at x(t), and rho the density of x(t) (after a measure) */
-    fl_world *world;          /* for the constants of a step */
 } dev_solver;
 
 static void dev_destroy(void *self)
@@ -202,16 +210,12 @@ void *fl_dev_create(const fl_dev_backend *be, const char *name, fl_world *w, con
         return NULL;
     }
     s->be = be;
-    s->kind = DEV_KINDS;
-    for (int k = 0; k < DEV_KINDS; k++)
-        if (strcmp(name, dev_names[k]) == 0)
-            s->kind = k;
+    s->kind = dev_kind(name);
     if (s->kind == DEV_KINDS) {
         fl_fail(err, FL_ERR_INPUT, "--device %s: no %s solver on the device (sph, wcsph, pcisph, pbf)", be->name, name);
         free(s);
         return NULL;
     }
-    s->world = w;
     fl_dev_view *v = &s->v;
     v->n = w->fluid.count;
     int rc = dev_read_params(s, w, p, err);
@@ -323,11 +327,11 @@ static int dev_finish(dev_solver *s, int count, fl_step_stats *st, fl_error *err
 }
 
 /* max_speed, nan_count and cfl from the speed reduction. */
-static void dev_speed_stats(const dev_solver *s, const fl_dev_red *speed, double dt, fl_step_stats *st)
+static void dev_speed_stats(const fl_world *w, const fl_dev_red *speed, double dt, fl_step_stats *st)
 {
     st->max_speed = sqrt(fmax(speed->max[0], 0.0));
     st->nan_count = speed->count;
-    st->cfl = st->max_speed * dt / s->world->h;
+    st->cfl = st->max_speed * dt / w->h;
 }
 
 static double dev_mean(const dev_solver *s, const fl_dev_red *r)
@@ -345,7 +349,7 @@ static void dev_history(const dev_solver *s, int k, fl_step_stats *st)
 
 /* SPH and WCSPH (sph.c, wcsph.c): density, equation of state, forces,
  * symplectic Euler and the clamp. */
-static int dev_step_explicit(dev_solver *s, double dt, fl_step_stats *st, fl_error *err)
+static int dev_step_explicit(dev_solver *s, const fl_world *w, double dt, fl_step_stats *st, fl_error *err)
 {
     fl_dev_view *v = &s->v;
     v->dt = (float)dt;
@@ -370,14 +374,14 @@ static int dev_step_explicit(dev_solver *s, double dt, fl_step_stats *st, fl_err
         return rc;
     st->residual[0] = dev_mean(s, &s->res[0]);
     st->iterations = 1;
-    dev_speed_stats(s, &s->res[2], dt, st);
-    st->dt_limit = fl_explicit_dt_limit(s->world->h, s->sound, st->max_speed, sqrt(fmax(s->res[1].max[0], 0.0)));
+    dev_speed_stats(w, &s->res[2], dt, st);
+    st->dt_limit = fl_explicit_dt_limit(w->h, s->sound, st->max_speed, sqrt(fmax(s->res[1].max[0], 0.0)));
     return FL_OK;
 }
 
 /* PCISPH (pcisph.c): the predictor-corrector loop until the largest
  * density error is below eta (after min_iterations) or max_iterations. */
-static int dev_step_pcisph(dev_solver *s, double dt, fl_step_stats *st, fl_error *err)
+static int dev_step_pcisph(dev_solver *s, const fl_world *w, double dt, fl_step_stats *st, fl_error *err)
 {
     fl_dev_view *v = &s->v;
     const pcisph_params *prm = &s->pcisph;
@@ -387,7 +391,7 @@ static int dev_step_pcisph(dev_solver *s, double dt, fl_step_stats *st, fl_error
     if (rc == FL_OK)
         rc = dev_launch(s, FL_DEV_K_pcisph_nonpressure, err);
     s->be->mark(s->ctx, FL_STAGE_PRESSURE_SOLVE);
-    v->delta = fl_pcisph_delta(dt, s->world->mass, s->world->rho0, s->grad_sq);
+    v->delta = fl_pcisph_delta(dt, w->mass, w->rho0, s->grad_sq);
     v->ex = v->qx, v->ey = v->qy, v->ez = v->qz, v->rho_out = v->rho_pred;
     int k = 0;
     while (rc == FL_OK) {
@@ -424,23 +428,23 @@ static int dev_step_pcisph(dev_solver *s, double dt, fl_step_stats *st, fl_error
     if (rc)
         return rc;
     dev_history(s, k, st);
-    dev_speed_stats(s, &s->res[k + 1], dt, st);
-    st->dt_limit = fl_explicit_dt_limit(s->world->h, 0.0, st->max_speed, sqrt(fmax(s->res[k].max[0], 0.0)));
+    dev_speed_stats(w, &s->res[k + 1], dt, st);
+    st->dt_limit = fl_explicit_dt_limit(w->h, 0.0, st->max_speed, sqrt(fmax(s->res[k].max[0], 0.0)));
     return FL_OK;
 }
 
 /* PBF (pbf.c): predict, sort at x*, the Jacobi iterations, velocity,
  * XSPH, vorticity confinement, update. */
-static int dev_step_pbf(dev_solver *s, double dt, fl_step_stats *st, fl_error *err)
+static int dev_step_pbf(dev_solver *s, const fl_world *w, double dt, fl_step_stats *st, fl_error *err)
 {
     fl_dev_view *v = &s->v;
     const pbf_params *prm = &s->pbf;
-    v->pbf = fl_pbf_make_consts(prm, s->world, dt);
+    v->pbf = fl_pbf_make_consts(prm, w, dt);
     v->dt = (float)dt;
     for (int a = 0; a < 3; a++)
-        v->gdt[a] = (float)(dt * s->world->gravity[a]);
+        v->gdt[a] = (float)(dt * w->gravity[a]);
     v->dt_eps = (float)dt * (float)prm->vorticity_epsilon;
-    v->p_scale = (float)(-s->world->rho0 / (dt * dt));
+    v->p_scale = (float)(-w->rho0 / (dt * dt));
     s->fresh = 0;
     s->be->mark(s->ctx, FL_STAGE_INTEGRATE);
     int rc = dev_launch(s, FL_DEV_K_pbf_predict, err);
@@ -486,8 +490,8 @@ static int dev_step_pbf(dev_solver *s, double dt, fl_step_stats *st, fl_error *e
     if (rc)
         return rc;
     dev_history(s, k, st);
-    dev_speed_stats(s, &s->res[k], dt, st);
-    st->dt_limit = fl_explicit_dt_limit(s->world->h, 0.0, st->max_speed, 0.0);
+    dev_speed_stats(w, &s->res[k], dt, st);
+    st->dt_limit = fl_explicit_dt_limit(w->h, 0.0, st->max_speed, 0.0);
     return FL_OK;
 }
 
@@ -495,12 +499,11 @@ static int dev_step(void *self, fl_world *w, double dt, fl_step_stats *st)
 {
     dev_solver *s = self;
     fl_error err;
-    (void)w;
     if (s->v.n == 0)
         return FL_OK;
-    int rc = s->kind == DEV_PBF      ? dev_step_pbf(s, dt, st, &err)
-             : s->kind == DEV_PCISPH ? dev_step_pcisph(s, dt, st, &err)
-                                     : dev_step_explicit(s, dt, st, &err);
+    int rc = s->kind == DEV_PBF      ? dev_step_pbf(s, w, dt, st, &err)
+             : s->kind == DEV_PCISPH ? dev_step_pcisph(s, w, dt, st, &err)
+                                     : dev_step_explicit(s, w, dt, st, &err);
     if (rc)
         snprintf(st->failure, sizeof st->failure, "%.159s", err.msg);
     return rc;
@@ -574,11 +577,8 @@ const fl_solver_ops *fl_dev_solver_ops(const fl_dev_backend *be, const char *nam
 {
     static dev_ops_table tables[4];
     static int ntables;
-    int kind = -1;
-    for (int k = 0; k < DEV_KINDS; k++)
-        if (strcmp(name, dev_names[k]) == 0)
-            kind = k;
-    if (kind < 0)
+    const int kind = dev_kind(name);
+    if (kind == DEV_KINDS)
         return NULL;
     dev_ops_table *t = NULL;
     for (int q = 0; q < ntables; q++)
