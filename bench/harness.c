@@ -23,6 +23,7 @@
 #include "harness.h"
 #include "io.h"
 #include "live.h"
+#include "tool.h"
 
 /* How the run advances: a fixed step, or ("dt": "cfl") each step as large
  * as the solver's last dt_limit allows, cut so that frames fall on their
@@ -160,7 +161,9 @@ int fl_stability_check(fl_stability *s, const fl_step_stats *st, char *reason, i
 int fl_measure_density(const fl_world *w, fl_nbgrid *g, float *rho, fl_step_stats *st, fl_error *err)
 {
     const fl_particles *f = &w->fluid;
-    int rc = fl_nbgrid_build(g, f->x, f->y, f->z, f->count, err);
+    int rc = fl_nbgrid_update_boundary(g, w, err);
+    if (rc == FL_OK)
+        rc = fl_nbgrid_build(g, f->x, f->y, f->z, f->count, err);
     if (rc == FL_OK)
         rc = fl_nbgrid_search(g, f->x, f->y, f->z, err);
     if (rc)
@@ -490,8 +493,9 @@ typedef struct run_state {
     void *solver;
     fl_metrics metrics;
     fl_step_stats *stats;
-    FILE *stats_csv, *conv_csv;
-    char stats_path[1200], conv_path[1200];
+    fl_tool tool;                 /* the scene's tool, when it has one (world.tool.active) */
+    FILE *stats_csv, *conv_csv, *tool_csv;
+    char stats_path[1200], conv_path[1200], tool_path[1200];
     pvd_list pvd;
     fl_live_plot *live;
 } run_state;
@@ -505,9 +509,12 @@ static void run_state_free(run_state *r)
         fclose(r->stats_csv);
     if (r->conv_csv)
         fclose(r->conv_csv);
+    if (r->tool_csv)
+        fclose(r->tool_csv);
     if (r->solver)
         r->ops->destroy(r->solver);
     fl_metrics_free(&r->metrics);
+    fl_tool_free(&r->tool);
     free(r->stats);
     pvd_free(&r->pvd);
     fl_world_free(&r->world);
@@ -557,6 +564,11 @@ static int run_prepare(const fl_run_config *c, run_state *r, run_clock *clk, fl_
             return fl_fail(err, FL_ERR_INPUT, "%s: solvers.%s: unknown solver", s->path, s->solvers[k].name);
     if ((rc = fl_build_world(s, &r->world, err)))
         return rc;
+    if (s->tool.shape.kind != FL_TOOL_NONE && (rc = fl_tool_init(&r->tool, &s->tool, &r->world, err))) {
+        char why[FL_ERROR_LEN];
+        snprintf(why, sizeof why, "%s", err->msg);
+        return fl_fail(err, rc, "%s: %s", s->path, why);
+    }
     fl_scene_solver_params(s, c->solver, &r->params);
     r->ops = ops;
     r->solver = fl_solver_create(ops, &r->world, &r->params, err);
@@ -587,6 +599,12 @@ static int open_outputs(const fl_run_config *c, run_state *r, fl_error *err)
         return FL_ERR_IO;
     write_stats_header(r->stats_csv);
     fprintf(r->conv_csv, "step,time,iteration,residual,residual_max\n");
+    if (r->world.tool.active) {
+        snprintf(r->tool_path, sizeof r->tool_path, "%s/tool.csv", c->out_dir);
+        if (!(r->tool_csv = fl_open_written(r->tool_path, err)))
+            return FL_ERR_IO;
+        fprintf(r->tool_csv, "%s\n", fl_tool_csv_header());
+    }
     return FL_OK;
 }
 
@@ -595,9 +613,10 @@ static int open_outputs(const fl_run_config *c, run_state *r, fl_error *err)
 static int rows_written(const run_state *r, fl_error *err)
 {
     int e = errno;
-    if (ferror(r->stats_csv) || ferror(r->conv_csv))
+    if (ferror(r->stats_csv) || ferror(r->conv_csv) || (r->tool_csv && ferror(r->tool_csv)))
         return fl_fail(err, FL_ERR_IO, "%s: write failed: %s",
-                       ferror(r->stats_csv) ? r->stats_path : r->conv_path, e ? strerror(e) : "unknown error");
+                       ferror(r->stats_csv) ? r->stats_path : ferror(r->conv_csv) ? r->conv_path : r->tool_path,
+                       e ? strerror(e) : "unknown error");
     return FL_OK;
 }
 
@@ -608,8 +627,9 @@ static int close_tables(run_state *r, fl_error *err)
     int rc = fl_close_written(r->stats_csv, r->stats_path, err);
     fl_error err2;
     int rc2 = fl_close_written(r->conv_csv, r->conv_path, rc ? &err2 : err);
-    r->stats_csv = r->conv_csv = NULL;
-    return rc ? rc : rc2;
+    int rc3 = r->tool_csv ? fl_close_written(r->tool_csv, r->tool_path, rc || rc2 ? &err2 : err) : FL_OK;
+    r->stats_csv = r->conv_csv = r->tool_csv = NULL;
+    return rc ? rc : rc2 ? rc2 : rc3;
 }
 
 int fl_run(const fl_run_config *c, fl_run_result *res, fl_error *err)
@@ -660,14 +680,23 @@ int fl_run(const fl_run_config *c, fl_run_result *res, fl_error *err)
             dt = fmin(dt, fmin((frame + 1) * clk.frame_dt, clk.t_end) - r.world.time);
         fl_step_stats_reset(st);
         double t0 = fl_now_ms();
-        int src = r.ops->step(r.solver, &r.world, dt, st);
-        double step_ms = fl_now_ms() - t0;
+        /* the tool loop: the tool placed, the step, the force on it */
+        int src = r.world.tool.active ? fl_tool_before_step(&r.tool, &r.world, dt, &step_err) : FL_OK;
+        int tool_failed = src != FL_OK;
+        if (src == FL_OK)
+            src = r.ops->step(r.solver, &r.world, dt, st);
         r.world.time += dt;
+        fl_tool_report tool_row;
+        if (src == FL_OK && r.world.tool.active)
+            fl_tool_after_step(&r.tool, &r.world, dt, &tool_row);
+        double step_ms = fl_now_ms() - t0;
         res->steps = k;
         res->sim_time = r.world.time;
         double lo[3], hi[3];
         if (src == FL_OK)
             src = fl_metrics_step(&r.metrics, &r.world, st, lo, hi, &step_err);
+        else if (tool_failed)
+            ; /* step_err holds the tool's reason */
         else if (st->failure[0])
             snprintf(step_err.msg, sizeof step_err.msg, "%s", st->failure);
         else
@@ -687,6 +716,11 @@ int fl_run(const fl_run_config *c, fl_run_result *res, fl_error *err)
             break;
         write_stats_row(r.stats_csv, k, r.world.time, dt, &r.world, st, lo, hi, step_ms);
         write_convergence(r.conv_csv, k, r.world.time, st);
+        if (r.tool_csv) {
+            char row[640];
+            fl_tool_csv_row(row, sizeof row, k, &tool_row, step_ms);
+            fprintf(r.tool_csv, "%s\n", row);
+        }
         if ((rc = rows_written(&r, err)))
             break;
         if (r.live) {

@@ -74,6 +74,24 @@ static void counting_sort(const int *cell_of, int n, int ncells, int *start, int
     start[0] = 0;
 }
 
+/* Bins the boundary particles b (g->bcount of them) into the grid's
+ * boundary arrays. */
+static int bin_boundary(fl_nbgrid *g, const fl_boundary *b, fl_error *err)
+{
+    for (int i = 0; i < b->count; i++) {
+        g->bcell[i] = cell_index(g, b->x[i], b->y[i], b->z[i]);
+        if (g->bcell[i] < 0)
+            return fl_fail(err, FL_ERR_OUTSIDE, "boundary particle %d at (%g, %g, %g) is outside the neighbor grid",
+                           i, b->x[i], b->y[i], b->z[i]);
+    }
+    counting_sort(g->bcell, b->count, g->ncells, g->bcell_start, g->bsorted);
+    for (int k = 0; k < b->count; k++) {
+        int i = g->bsorted[k];
+        g->bx[k] = b->x[i], g->by[k] = b->y[i], g->bz[k] = b->z[i];
+    }
+    return FL_OK;
+}
+
 int fl_nbgrid_init(fl_nbgrid *g, const fl_world *w, fl_error *err)
 {
     memset(g, 0, sizeof *g);
@@ -94,33 +112,31 @@ int fl_nbgrid_init(fl_nbgrid *g, const fl_world *w, fl_error *err)
     g->bcell_start = alloc_ints(cells + 1);
     g->scratch = calloc((size_t)g->nthreads, sizeof *g->scratch);
     const fl_boundary *b = &w->boundary;
-    int *bcell = alloc_ints(b->count);
+    g->bcount = b->count;
+    g->bcell = alloc_ints(b->count);
     g->bsorted = alloc_ints(b->count);
     g->bx = alloc_padded_floats(b->count);
     g->by = alloc_padded_floats(b->count);
     g->bz = alloc_padded_floats(b->count);
-    if (!g->cell_start || !g->bcell_start || !g->scratch || !bcell || !g->bsorted || !g->bx ||
+    if (!g->cell_start || !g->bcell_start || !g->scratch || !g->bcell || !g->bsorted || !g->bx ||
         !g->by || !g->bz) {
-        fl_free(bcell);
         fl_nbgrid_free(g);
         return fl_fail(err, FL_ERR_MEMORY, "out of memory for a neighbor grid of %lld cells", cells);
     }
-    for (int i = 0; i < b->count; i++) {
-        bcell[i] = cell_index(g, b->x[i], b->y[i], b->z[i]);
-        if (bcell[i] < 0) {
-            fl_free(bcell);
-            fl_nbgrid_free(g);
-            return fl_fail(err, FL_ERR_OUTSIDE, "boundary particle %d at (%g, %g, %g) is outside the neighbor grid",
-                           i, b->x[i], b->y[i], b->z[i]);
-        }
-    }
-    counting_sort(bcell, b->count, g->ncells, g->bcell_start, g->bsorted);
-    for (int k = 0; k < b->count; k++) {
-        int i = g->bsorted[k];
-        g->bx[k] = b->x[i], g->by[k] = b->y[i], g->bz[k] = b->z[i];
-    }
-    fl_free(bcell);
-    return FL_OK;
+    int rc = bin_boundary(g, b, err);
+    if (rc)
+        fl_nbgrid_free(g);
+    return rc;
+}
+
+int fl_nbgrid_update_boundary(fl_nbgrid *g, const fl_world *w, fl_error *err)
+{
+    if (!w->tool.active)
+        return FL_OK;
+    if (w->boundary.count != g->bcount)
+        return fl_fail(err, FL_ERR_INPUT, "the world has %d boundary particles, its neighbor grid was set up for %d",
+                       w->boundary.count, g->bcount);
+    return bin_boundary(g, &w->boundary, err);
 }
 
 static int reserve_particles(fl_nbgrid *g, int n, fl_error *err)
@@ -432,7 +448,7 @@ int fl_nbgrid_search(fl_nbgrid *g, const float *x, const float *y, const float *
 void fl_nbgrid_free(fl_nbgrid *g)
 {
     void *arrays[] = {g->cell_start, g->sorted, g->cell_of, g->slot_of, g->sx, g->sy, g->sz, g->bcell_start,
-                      g->bsorted, g->bx, g->by, g->bz, g->nb_start, g->nb, g->bnb_start, g->bnb};
+                      g->bcell, g->bsorted, g->bx, g->by, g->bz, g->nb_start, g->nb, g->bnb_start, g->bnb};
     for (size_t k = 0; k < sizeof arrays / sizeof arrays[0]; k++)
         fl_free(arrays[k]);
     if (g->scratch)

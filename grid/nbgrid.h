@@ -35,7 +35,10 @@ typedef struct fl_nbgrid {
     int *slot_of;        /* sorted slot of each particle (sorted[slot_of[i]] == i) */
     float *sx, *sy, *sz; /* positions in sorted order */
 
-    /* boundary binning, built once by fl_nbgrid_init */
+    /* boundary binning, built by fl_nbgrid_init (and again each step by
+     * fl_nbgrid_update_boundary while a tool moves) */
+    int bcount;
+    int *bcell;          /* cell of each boundary particle */
     int *bcell_start;
     int *bsorted;
     float *bx, *by, *bz;
@@ -68,6 +71,10 @@ static inline FL_HD int fl_cell_index(const float lo[3], float cell, const int d
 /* Sets up the grid for the world's domain and support radius and bins the
  * world's boundary particles. */
 int fl_nbgrid_init(fl_nbgrid *g, const fl_world *w, fl_error *err);
+
+/* Bins the boundary particles again where a tool moves them (nothing to do
+ * while w->tool is not active). */
+int fl_nbgrid_update_boundary(fl_nbgrid *g, const fl_world *w, fl_error *err);
 
 /* Bins n particles at (x, y, z). Returns FL_ERR_OUTSIDE (with the count and
  * the first offending particle in err) when any lies outside the grid. */

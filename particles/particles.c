@@ -7,7 +7,8 @@
 
 #define FL_PARTICLE_ARRAYS(p) \
     { &(p)->x, &(p)->y, &(p)->z, &(p)->vx, &(p)->vy, &(p)->vz, &(p)->px, &(p)->py, &(p)->pz, &(p)->rho, &(p)->p }
-#define FL_BOUNDARY_ARRAYS(b) { &(b)->x, &(b)->y, &(b)->z, &(b)->volume }
+#define FL_BOUNDARY_ARRAYS(b) { &(b)->x, &(b)->y, &(b)->z, &(b)->vx, &(b)->vy, &(b)->vz, &(b)->volume }
+#define FL_BOUNDARY_ARRAY_COUNT 7
 
 /* Moves every array in arrays[] to a zeroed block of cap floats, keeping the
  * first `keep` values; all or nothing. */
@@ -94,7 +95,7 @@ int fl_boundary_reserve(fl_boundary *b, int capacity, fl_error *err)
         return FL_OK;
     float **const arrays[] = FL_BOUNDARY_ARRAYS(b);
     int cap = next_capacity(b->capacity, capacity);
-    if (!grow_all(arrays, 4, b->count, cap))
+    if (!grow_all(arrays, FL_BOUNDARY_ARRAY_COUNT, b->count, cap))
         return fl_fail(err, FL_ERR_MEMORY, "out of memory for %d boundary particles", cap);
     b->capacity = cap;
     return FL_OK;
@@ -107,6 +108,7 @@ int fl_boundary_add(fl_boundary *b, float x, float y, float z, fl_error *err)
         return rc;
     int i = b->count++;
     b->x[i] = x, b->y[i] = y, b->z[i] = z;
+    b->vx[i] = b->vy[i] = b->vz[i] = 0.0f;
     b->volume[i] = 0.0f;
     return FL_OK;
 }
@@ -114,7 +116,7 @@ int fl_boundary_add(fl_boundary *b, float x, float y, float z, fl_error *err)
 void fl_boundary_free(fl_boundary *b)
 {
     float **const arrays[] = FL_BOUNDARY_ARRAYS(b);
-    for (int k = 0; k < 4; k++)
+    for (int k = 0; k < FL_BOUNDARY_ARRAY_COUNT; k++)
         fl_free(*arrays[k]);
     memset(b, 0, sizeof *b);
 }

@@ -25,12 +25,14 @@ typedef struct fl_particles {
     float *p;              /* pressure, Pa */
 } fl_particles;
 
-/* Boundary particles: static positions and the volume V_b (m^3) each one
+/* Boundary particles: positions, velocities (0 on the walls; a moving
+ * tool's particles carry its velocity) and the volume V_b (m^3) each one
  * stands for, so that it contributes Psi_b = rho0 * V_b to a fluid density. */
 typedef struct fl_boundary {
     int count;
     int capacity;
     float *x, *y, *z;
+    float *vx, *vy, *vz;
     float *volume;
 } fl_boundary;
 

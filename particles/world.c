@@ -71,9 +71,8 @@ static int in_obstacle(const fl_world *w, const double x[3])
 
 /* Calls visit(x) for every lattice point of box that is not in an obstacle;
  * stops early and returns the first non-zero result of visit. */
-typedef int (*point_visitor)(void *ctx, const double x[3]);
 
-static int visit_box(const fl_world *w, const fl_box *box, point_visitor visit, void *ctx)
+static int visit_box(const fl_world *w, const fl_box *box, fl_point_visitor visit, void *ctx)
 {
     double d = w->spacing;
     int n[3];
@@ -143,10 +142,7 @@ int fl_world_add_obstacle(fl_world *w, const fl_box *box, fl_error *err)
     return FL_OK;
 }
 
-/* Points on the surface of box, spaced as close to d as the box allows
- * (each edge divided into round(L/d) equal parts, at least one), each
- * visited once. */
-static int visit_shell(const fl_box *box, double d, point_visitor visit, void *ctx)
+int fl_visit_box_shell(const fl_box *box, double d, fl_point_visitor visit, void *ctx)
 {
     int n[3];
     double s[3];
@@ -181,14 +177,14 @@ static fl_box offset_box(const fl_box *b, double by)
     return o;
 }
 
-static int visit_boundary(const fl_world *w, point_visitor visit, void *ctx)
+static int visit_boundary(const fl_world *w, fl_point_visitor visit, void *ctx)
 {
     double off = FL_BOUNDARY_OFFSET * w->spacing;
     fl_box walls = offset_box(&w->domain, off);
-    int rc = visit_shell(&walls, w->spacing, visit, ctx);
+    int rc = fl_visit_box_shell(&walls, w->spacing, visit, ctx);
     for (int o = 0; o < w->obstacle_count && !rc; o++) {
         fl_box solid = offset_box(&w->obstacles[o], -off);
-        rc = visit_shell(&solid, w->spacing, visit, ctx);
+        rc = fl_visit_box_shell(&solid, w->spacing, visit, ctx);
     }
     return rc;
 }

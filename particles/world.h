@@ -22,6 +22,76 @@ typedef struct fl_box {
     double lo[3], hi[3];   /* m */
 } fl_box;
 
+/* A rigid tool in the fluid (solvers/tool.h moves it; docs/methods/tool.md):
+ * its shape in its own frame, and where it is and how it moves during the
+ * step the solvers take. */
+typedef enum fl_tool_kind { FL_TOOL_NONE = 0, FL_TOOL_SPHERE = 1, FL_TOOL_BOX = 2 } fl_tool_kind;
+
+typedef struct fl_tool_shape {
+    int kind;             /* fl_tool_kind */
+    float radius;         /* sphere, m */
+    float half[3];        /* box half extents along its own axes, m */
+} fl_tool_shape;
+
+typedef struct fl_tool_pose {
+    float c[3];           /* centre, m */
+    float rot[9];         /* own axes to world, row-major: world = rot * own */
+    float v[3];           /* velocity of the centre, m/s */
+    float omega[3];       /* angular velocity, world frame, rad/s */
+} fl_tool_pose;
+
+/* The tool as a scene describes it (scenes/README.md, "tool"). */
+#define FL_TOOL_MAX_KEYS 256
+
+typedef enum fl_tool_motion {
+    FL_TOOL_PATH = 0,     /* kinematic, on the keyframes (one key: held still) */
+    FL_TOOL_DYNAMIC = 1,  /* moved by gravity and the fluid's force, from its density */
+    FL_TOOL_STREAM = 2    /* positions read tick by tick (`fluidlab tool --input`) */
+} fl_tool_motion;
+
+typedef enum fl_tool_interp { FL_TOOL_LINEAR = 0, FL_TOOL_CATMULL_ROM = 1 } fl_tool_interp;
+
+typedef struct fl_tool_key {
+    double t;             /* s */
+    double pos[3];        /* centre, m */
+    double rot[3];        /* rotations about x, then y, then z, degrees */
+} fl_tool_key;
+
+typedef struct fl_tool_spec {
+    fl_tool_shape shape;  /* kind FL_TOOL_NONE: the scene has no tool */
+    int motion;           /* fl_tool_motion */
+    int interp;           /* fl_tool_interp */
+    int key_count;        /* >= 1; key 0 is the start pose */
+    fl_tool_key keys[FL_TOOL_MAX_KEYS];
+    double density;       /* dynamic: kg/m^3 */
+    double velocity[3];   /* dynamic: initial velocity, m/s */
+    int adhesion;         /* eqs. 12-13 on */
+    double adh_k;         /* (K_i + K_j)/2, N/m^3 */
+    double adh_cd;        /* C_d */
+    double adh_a, adh_b;  /* A, B: distances from the surface, m */
+    int damping;          /* eq. 14 on */
+    double damp_k;        /* kg/s */
+    double contact;       /* contact distance from the surface, m */
+} fl_tool_spec;
+
+/* What the solvers see of the tool, and where they report the fluid's
+ * force on it. The tool's boundary particles are the world's last ones,
+ * boundary[first .. boundary.count); they move every step, so the solvers
+ * bin the boundary again each step while a tool is active. */
+typedef struct fl_tool_link {
+    int active;           /* 0: no tool in the world */
+    fl_tool_shape shape;
+    fl_tool_pose pose;    /* during the current step */
+    int first;
+    /* per fluid particle: the force, N, the tool's boundary particles put
+     * on it in the step (a particle solver's reaction terms; written for
+     * every particle each step), NULL when no tool is active */
+    float *fx, *fy, *fz;
+    /* a grid solver's (FLIP's) report instead: the force on the tool, N,
+     * and its torque about pose.c, N m, from the fluid's pressure */
+    double grid_force[3], grid_torque[3];
+} fl_tool_link;
+
 typedef struct fl_world {
     fl_box domain;                   /* fluid stays inside, m */
     double gravity[3];               /* m/s^2 */
@@ -33,6 +103,7 @@ typedef struct fl_world {
     fl_box obstacles[FL_MAX_BOXES];  /* solid boxes inside the domain */
     fl_particles fluid;
     fl_boundary boundary;
+    fl_tool_link tool;               /* the rigid tool, when the scene has one */
     double time;                     /* simulated time, s */
 } fl_world;
 
@@ -74,6 +145,12 @@ int fl_world_add_obstacle(fl_world *w, const fl_box *box, fl_error *err);
  * inside it. Volumes are left at 0: fl_boundary_compute_volumes (grid/)
  * fills them from the boundary neighbors. */
 int fl_world_sample_boundary(fl_world *w, fl_error *err);
+
+/* Calls visit(ctx, x) for points on the surface of box, spaced as close to
+ * d as the box allows (each edge divided into round(L/d) equal parts, at
+ * least one), each once; stops at and returns the first non-zero result. */
+typedef int (*fl_point_visitor)(void *ctx, const double x[3]);
+int fl_visit_box_shell(const fl_box *box, double d, fl_point_visitor visit, void *ctx);
 
 /* Number of boundary particles fl_world_sample_boundary would add. */
 long long fl_world_count_boundary(const fl_world *w);

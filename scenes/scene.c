@@ -761,6 +761,206 @@ static int read_solvers(const check *c, const cJSON *solvers, fl_scene *s)
     return FL_OK;
 }
 
+/* ---- the tool ------------------------------------------------------------- */
+
+/* obj.key as one of names (NULL-terminated): its index into *out; def when absent. */
+static int get_choice(const check *c, const cJSON *obj, const char *objpath, const char *key,
+                      const char *const *names, int def, int *out)
+{
+    char kp[KEYPATH_LEN], expected[160];
+    size_t used = 0;
+    const cJSON *v = member(obj, key);
+    join_key(kp, sizeof kp, objpath, key);
+    *out = def;
+    if (v == NULL)
+        return FL_OK;
+    for (int k = 0; names[k] != NULL; k++) {
+        if (cJSON_IsString(v) && strcmp(v->valuestring, names[k]) == 0) {
+            *out = k;
+            return FL_OK;
+        }
+    }
+    used += (size_t)snprintf(expected, sizeof expected, "one of");
+    for (int k = 0; names[k] != NULL && used < sizeof expected; k++)
+        used += (size_t)snprintf(expected + used, sizeof expected - used, "%s \"%s\"", k ? "," : "", names[k]);
+    return fail_value(c, kp, expected, v);
+}
+
+static int get_bool(const check *c, const cJSON *obj, const char *objpath, const char *key, int def, int *out)
+{
+    char kp[KEYPATH_LEN];
+    const cJSON *v = member(obj, key);
+    join_key(kp, sizeof kp, objpath, key);
+    if (v == NULL) {
+        *out = def;
+        return FL_OK;
+    }
+    if (!cJSON_IsBool(v))
+        return fail_value(c, kp, "true or false", v);
+    *out = cJSON_IsTrue(v);
+    return FL_OK;
+}
+
+static int get_vec3(const check *c, const cJSON *obj, const char *objpath, const char *key, double out[3])
+{
+    char kp[KEYPATH_LEN];
+    const cJSON *v = member(obj, key);
+    join_key(kp, sizeof kp, objpath, key);
+    return v == NULL ? FL_OK : read_vec3(c, v, kp, out);
+}
+
+/* tool.path: keys {"t", "position", "rotation"} with t increasing. */
+static int read_path(const check *c, const cJSON *v, fl_tool_spec *t)
+{
+    static const char *const keys[] = {"t", "position", "rotation", NULL};
+    static const number_rule time = {0, HUGE_VAL, 0, 0, 0, "a number >= 0 (s)"};
+    char expected[96];
+    snprintf(expected, sizeof expected, "a non-empty array of at most %d keys {\"t\": s, \"position\": [x, y, z]}",
+             FL_TOOL_MAX_KEYS);
+    if (!cJSON_IsArray(v) || cJSON_GetArraySize(v) == 0 || cJSON_GetArraySize(v) > FL_TOOL_MAX_KEYS)
+        return fail_value(c, "tool.path", expected, v);
+    const cJSON *e;
+    int k = 0, rc;
+    cJSON_ArrayForEach(e, v) {
+        char kp[KEYPATH_LEN], sub[KEYPATH_LEN];
+        fl_tool_key *key = &t->keys[k];
+        join_index(kp, sizeof kp, "tool.path", k);
+        if (!cJSON_IsObject(e))
+            return fail_value(c, kp, "a key {\"t\": s, \"position\": [x, y, z], \"rotation\": [deg, deg, deg]}", e);
+        if ((rc = check_keys(c, e, kp, keys)) != FL_OK ||
+            (rc = get_number(c, e, kp, "t", 1, 0, &time, &key->t)) != FL_OK)
+            return rc;
+        join_key(sub, sizeof sub, kp, "position");
+        if ((rc = read_vec3(c, member(e, "position"), sub, key->pos)) != FL_OK ||
+            (rc = get_vec3(c, e, kp, "rotation", key->rot)) != FL_OK)
+            return rc;
+        if (k > 0 && !(key->t > t->keys[k - 1].t)) {
+            char exp[96], got[64];
+            join_key(sub, sizeof sub, kp, "t");
+            snprintf(exp, sizeof exp, "a time after tool.path[%d].t = %g s (keys in time order)", k - 1,
+                     t->keys[k - 1].t);
+            snprintf(got, sizeof got, "%g s", key->t);
+            return fail_got(c, sub, exp, got);
+        }
+        k++;
+    }
+    t->key_count = k;
+    return FL_OK;
+}
+
+/* tool.adhesion and tool.damping: {"enabled": bool, ...}; present means on
+ * unless "enabled" says otherwise. */
+static int read_tool_forces(const check *c, const cJSON *tool, fl_scene *s)
+{
+    static const char *const adh_keys[] = {"enabled", "k", "cd", "a", "b", NULL};
+    static const char *const damp_keys[] = {"enabled", "k", NULL};
+    static const number_rule positive = {0, HUGE_VAL, 0, 0, 0, "a number >= 0"};
+    static const number_rule distance = {0, HUGE_VAL, 0, 0, 0, "a number >= 0 (m)"};
+    fl_tool_spec *t = &s->tool;
+    const double h = 2.0 * s->spacing;
+    const cJSON *a = member(tool, "adhesion"), *d = member(tool, "damping");
+    int rc;
+    t->adh_cd = 27.0 / 4.0; /* the kernel's deepest point is then -1 */
+    t->adh_a = 0.0, t->adh_b = h;
+    if (a != NULL) {
+        if (!cJSON_IsObject(a))
+            return fail_value(c, "tool.adhesion", "an object {\"k\": N/m^3, \"cd\", \"a\": m, \"b\": m}", a);
+        if ((rc = check_keys(c, a, "tool.adhesion", adh_keys)) != FL_OK ||
+            (rc = get_bool(c, a, "tool.adhesion", "enabled", 1, &t->adhesion)) != FL_OK ||
+            (rc = get_number(c, a, "tool.adhesion", "k", 1, 0, &positive, &t->adh_k)) != FL_OK ||
+            (rc = get_number(c, a, "tool.adhesion", "cd", 0, t->adh_cd, &positive, &t->adh_cd)) != FL_OK ||
+            (rc = get_number(c, a, "tool.adhesion", "a", 0, 0.0, &distance, &t->adh_a)) != FL_OK ||
+            (rc = get_number(c, a, "tool.adhesion", "b", 0, h, &distance, &t->adh_b)) != FL_OK)
+            return rc;
+        if (!(t->adh_b > t->adh_a)) {
+            char got[64];
+            snprintf(got, sizeof got, "b = %g m <= a = %g m", t->adh_b, t->adh_a);
+            return fail_got(c, "tool.adhesion.b", "a band with b > a", got);
+        }
+    }
+    if (d != NULL) {
+        if (!cJSON_IsObject(d))
+            return fail_value(c, "tool.damping", "an object {\"k\": kg/s}", d);
+        if ((rc = check_keys(c, d, "tool.damping", damp_keys)) != FL_OK ||
+            (rc = get_bool(c, d, "tool.damping", "enabled", 1, &t->damping)) != FL_OK ||
+            (rc = get_number(c, d, "tool.damping", "k", 1, 0, &positive, &t->damp_k)) != FL_OK)
+            return rc;
+    }
+    return FL_OK;
+}
+
+static int read_tool(const check *c, const cJSON *tool, fl_scene *s)
+{
+    static const char *const keys[] = {"shape", "radius", "size", "position", "rotation", "path", "interpolation",
+                                       "motion", "density", "velocity", "adhesion", "damping", "contact_distance",
+                                       NULL};
+    static const char *const shapes[] = {"sphere", "box", NULL};
+    static const char *const motions[] = {"path", "dynamic", NULL};
+    static const char *const interps[] = {"linear", "catmull_rom", NULL};
+    static const number_rule length = {0, HUGE_VAL, 1, 0, 0, "a number > 0 (m)"};
+    static const number_rule density = {1e-3, 1e6, 0, 0, 0, "a number in [0.001, 1e6] (kg/m^3)"};
+    fl_tool_spec *t = &s->tool;
+    int rc, shape;
+    if (!cJSON_IsObject(tool))
+        return fail_value(c, "tool", "an object {\"shape\": \"sphere\", \"radius\": m, \"position\": [x, y, z]}",
+                          tool);
+    if ((rc = check_keys(c, tool, "tool", keys)) != FL_OK ||
+        (rc = get_choice(c, tool, "tool", "shape", shapes, -1, &shape)) != FL_OK)
+        return rc;
+    if (shape < 0)
+        return fail_value(c, "tool.shape", "\"sphere\" or \"box\"", NULL);
+    t->shape.kind = shape == 0 ? FL_TOOL_SPHERE : FL_TOOL_BOX;
+    if (shape == 0) {
+        double r;
+        if (member(tool, "size") != NULL)
+            return fail_got(c, "tool.size", "no size for a sphere (its radius gives it)", "a size");
+        if ((rc = get_number(c, tool, "tool", "radius", 1, 0, &length, &r)) != FL_OK)
+            return rc;
+        t->shape.radius = (float)r;
+    } else {
+        double size[3];
+        if (member(tool, "radius") != NULL)
+            return fail_got(c, "tool.radius", "no radius for a box (its size gives it)", "a radius");
+        if ((rc = read_vec3(c, member(tool, "size"), "tool.size", size)) != FL_OK)
+            return rc;
+        for (int a = 0; a < 3; a++) {
+            if (!(size[a] > 0.0))
+                return fail_value(c, "tool.size", "three lengths > 0 (m)", member(tool, "size"));
+            t->shape.half[a] = (float)(0.5 * size[a]);
+        }
+    }
+    if ((rc = get_choice(c, tool, "tool", "motion", motions, 0, &t->motion)) != FL_OK ||
+        (rc = get_choice(c, tool, "tool", "interpolation", interps, 0, &t->interp)) != FL_OK)
+        return rc;
+    const cJSON *path = member(tool, "path");
+    if (path != NULL) {
+        if (t->motion == FL_TOOL_DYNAMIC)
+            return fail_got(c, "tool.path", "no path for a dynamic tool (it moves by itself: give a position)",
+                            "a path");
+        if (member(tool, "position") != NULL || member(tool, "rotation") != NULL)
+            return fail_got(c, member(tool, "position") ? "tool.position" : "tool.rotation",
+                            "no start pose beside a path (its first key is the start)", "both");
+        if ((rc = read_path(c, path, t)) != FL_OK)
+            return rc;
+    } else {
+        t->key_count = 1;
+        if ((rc = read_vec3(c, member(tool, "position"), "tool.position", t->keys[0].pos)) != FL_OK ||
+            (rc = get_vec3(c, tool, "tool", "rotation", t->keys[0].rot)) != FL_OK)
+            return rc;
+    }
+    if (t->motion == FL_TOOL_DYNAMIC) {
+        if ((rc = get_number(c, tool, "tool", "density", 1, 0, &density, &t->density)) != FL_OK ||
+            (rc = get_vec3(c, tool, "tool", "velocity", t->velocity)) != FL_OK)
+            return rc;
+    } else if (member(tool, "density") != NULL || member(tool, "velocity") != NULL) {
+        return fail_got(c, member(tool, "density") ? "tool.density" : "tool.velocity",
+                        "no density or velocity but for \"motion\": \"dynamic\"", "one");
+    }
+    if ((rc = get_number(c, tool, "tool", "contact_distance", 0, s->spacing, &length, &t->contact)) != FL_OK)
+        return rc;
+    return read_tool_forces(c, tool, s);
+}
+
 /* The file's basename without ".json": the default scene name. */
 static void default_name(const char *path, char *dst, size_t cap)
 {
@@ -779,7 +979,7 @@ static void default_name(const char *path, char *dst, size_t cap)
 static int read_scene(const check *c, const cJSON *root, fl_scene *s)
 {
     static const char *const keys[] = {"name", "description", "domain", "gravity", "fluid",
-                                       "obstacles", "time", "solvers", NULL};
+                                       "obstacles", "time", "solvers", "tool", NULL};
     const cJSON *v;
     int rc;
     if (!cJSON_IsObject(root)) {
@@ -817,6 +1017,8 @@ static int read_scene(const check *c, const cJSON *root, fl_scene *s)
         return rc;
 
     if ((v = member(root, "solvers")) != NULL && (rc = read_solvers(c, v, s)) != FL_OK)
+        return rc;
+    if ((v = member(root, "tool")) != NULL && (rc = read_tool(c, v, s)) != FL_OK)
         return rc;
     return FL_OK;
 }
@@ -909,6 +1111,19 @@ static double surface_points(const fl_box *b, double d)
     return 2.0 * (n[0] * n[1] + n[1] * n[2] + n[2] * n[0]);
 }
 
+/* The tool's boundary particles, generously: one per d^2 of its surface. */
+static double tool_points(const fl_scene *s)
+{
+    const fl_tool_shape *t = &s->tool.shape;
+    if (t->kind == FL_TOOL_SPHERE)
+        return 12.0 + 4.0 * 3.14159265358979 * t->radius * t->radius / (s->spacing * s->spacing);
+    if (t->kind == FL_TOOL_BOX) {
+        fl_box b = {{-t->half[0], -t->half[1], -t->half[2]}, {t->half[0], t->half[1], t->half[2]}};
+        return surface_points(&b, s->spacing);
+    }
+    return 0.0;
+}
+
 static int count_particles(const check *c, fl_scene *s)
 {
     double fluid_est = 0.0, boundary_est = surface_points(&s->domain, s->spacing);
@@ -928,6 +1143,7 @@ static int count_particles(const check *c, fl_scene *s)
     }
     for (int k = 0; k < s->obstacle_count; k++)
         boundary_est += surface_points(&s->obstacles[k], s->spacing);
+    boundary_est += tool_points(s);
     if ((rc = check_size(c, fluid_est, boundary_est, 2.0)) != FL_OK)
         return rc;
 
@@ -957,7 +1173,7 @@ static int count_particles(const check *c, fl_scene *s)
     }
     if (rc == FL_OK) {
         s->fluid_count = fluid;
-        s->boundary_count = fl_world_count_boundary(&tmp);
+        s->boundary_count = fl_world_count_boundary(&tmp) + (long long)tool_points(s);
         rc = check_size(c, (double)s->fluid_count, (double)s->boundary_count, 1.0);
     }
     if (rc == FL_OK)

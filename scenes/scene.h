@@ -10,7 +10,9 @@
  *                  "blocks": [ { "min": [...], "max": [...] } ] },
  *     "obstacles": [ { "min": [...], "max": [...] } ],
  *     "time":    { "duration": 1.0, "fps": 30, "substeps": 20, "dt": 0.0005 or "cfl" },
- *     "solvers": { "sph": { "stiffness": 1000, ... }, "pbf": { ... } }
+ *     "solvers": { "sph": { "stiffness": 1000, ... }, "pbf": { ... } },
+ *     "tool":    { "shape": "sphere", "radius": 0.05, "path": [ { "t": 0, "position": [...] }, ... ],
+ *                  "adhesion": { "k": 200 }, "damping": { "k": 0.05 } }
  *   }
  * Unknown keys are errors (they are usually typos). Every message names the
  * file, the key path and what was expected. */
@@ -51,6 +53,7 @@ typedef struct fl_scene {
     int dt_cfl;              /* time.dt is "cfl": each step as large as the solver's stability limit allows */
     int solver_count;
     fl_scene_solver solvers[FL_MAX_SCENE_SOLVERS];
+    fl_tool_spec tool;       /* tool; shape.kind FL_TOOL_NONE when the scene has none */
     long long fluid_count;   /* particles the world will hold */
     long long boundary_count;
     char *json;              /* the scene after --set overrides, as JSON text (owned) */

@@ -204,6 +204,11 @@ static int dev_alloc_solver_arrays(dev_solver *s, fl_error *err)
 
 void *fl_dev_create(const fl_dev_backend *be, const char *name, fl_world *w, const fl_params *p, fl_error *err)
 {
+    if (w->tool.active) {
+        fl_fail(err, FL_ERR_INPUT, "--device %s: the rigid tool runs on the cpu only (the device binds its boundary "
+                "particles once)", be->name);
+        return NULL;
+    }
     dev_solver *s = calloc(1, sizeof *s);
     if (!s) {
         fl_fail(err, FL_ERR_MEMORY, "out of memory for a device solver");

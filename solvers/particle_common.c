@@ -88,7 +88,9 @@ int fl_step_begin(fl_world *w, fl_nbgrid *g, long long step, int sort_interval, 
     fl_particles *f = &w->fluid;
     fl_error err;
     double t0 = fl_now_ms();
-    int rc = bin_particles(g, f, step, sort_interval, scratch, &err);
+    int rc = fl_nbgrid_update_boundary(g, w, &err);
+    if (rc == FL_OK)
+        rc = bin_particles(g, f, step, sort_interval, scratch, &err);
     double t1 = fl_now_ms();
     if (rc == FL_OK)
         rc = fl_nbgrid_search(g, f->x, f->y, f->z, &err);

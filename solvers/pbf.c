@@ -42,6 +42,7 @@
 #include <string.h>
 
 #include "particle_common.h"
+#include "tool_physics.h"
 #include "particle_params.h"
 
 #define PBF_LANES 16
@@ -62,6 +63,7 @@ typedef struct pbf_solver {
     float *wx, *wy, *wz;      /* omega_i, 1/s; 0 but for fluid particles */
     float *wn;                /* |omega_i|, 1/s; 0 but for fluid particles */
     float *lambda_sum;        /* sum of lambda_i over the iterations of a step (for the pressure) */
+    float *tx, *ty, *tz;      /* with a tool: the displacement its boundary particles gave each particle in the step */
     float *scratch;
     /* the neighbor table, of slots: block b's rows are table[row_start[b] .. row_start[b + 1]),
      * PBF_LANES entries a row */
@@ -83,7 +85,8 @@ static void pbf_destroy(void *self)
     fl_nbgrid_free(&s->grid);
     void *arrays[] = {s->ax, s->ay, s->az,         s->bx,      s->by,      s->bz,    s->weight,
                       s->lambda, s->ux, s->uy,     s->uz,      s->wx,      s->wy,    s->wz,
-                      s->wn, s->lambda_sum,        s->scratch, s->row_start, s->table};
+                      s->wn, s->lambda_sum,        s->scratch, s->row_start, s->table,
+                      s->tx, s->ty, s->tz};
     for (size_t k = 0; k < sizeof arrays / sizeof arrays[0]; k++)
         fl_free(arrays[k]);
     free(s);
@@ -167,6 +170,10 @@ static void *pbf_create(fl_world *w, const fl_params *p, fl_error *err)
     ok &= (s->lambda_sum = fl_alloc((size_t)(s->padded > 0 ? s->padded : 1) * sizeof(float))) != NULL;
     ok &= (s->scratch = fl_alloc((size_t)(s->n > 0 ? s->n : 1) * sizeof(float))) != NULL;
     ok &= (s->row_start = fl_alloc((size_t)(s->blocks + 1) * sizeof(int))) != NULL;
+    for (int a = 0; a < 3 && w->tool.active; a++) {
+        float **t = a == 0 ? &s->tx : a == 1 ? &s->ty : &s->tz;
+        ok &= (*t = fl_alloc((size_t)(s->n > 0 ? s->n : 1) * sizeof(float))) != NULL;
+    }
     /* room for 48 rows a block: a full lattice neighborhood has 26 fluid
      * neighbors, a particle on a wall up to about 15 boundary ones more */
     ok &= pbf_reserve_table(s, 48LL * s->padded) == FL_OK;
@@ -432,6 +439,45 @@ static int pbf_fill_table(pbf_solver *s, const fl_nbgrid *g)
     return FL_OK;
 }
 
+/* The tool's boundary slots at its particles' positions for the step. */
+static void pbf_move_tool_slots(pbf_solver *s, const fl_world *w)
+{
+    const fl_boundary *b = &w->boundary;
+    for (int k = w->tool.first; k < b->count; k++) {
+        const int q = s->padded + k;
+        s->ax[q] = s->bx[q] = b->x[k];
+        s->ay[q] = s->by[q] = b->y[k];
+        s->az[q] = s->bz[q] = b->z[k];
+    }
+}
+
+/* The tool's part of eq. 14 for particle i at the estimate q: the
+ * displacement lambda_i sum_b V_b grad W_ib over the tool's boundary
+ * neighbors b, added to (tx, ty, tz)[i] (first iteration: set). */
+static void pbf_tool_delta(pbf_solver *s, const fl_world *w, const fl_nbgrid *g, const float *qx, const float *qy,
+                           const float *qz, int first)
+{
+    const fl_boundary *b = &w->boundary;
+    const int tool = fl_tool_first(&w->tool);
+    const float h = (float)w->h;
+    #pragma omp parallel for schedule(static)
+    for (int i = 0; i < s->n; i++) {
+        float d[3] = {0, 0, 0};
+        for (int k = g->bnb_start[i]; k < g->bnb_start[i + 1]; k++) {
+            const int j = g->bnb[k];
+            if (j < tool)
+                continue;
+            float dx = qx[i] - b->x[j], dy = qy[i] - b->y[j], dz = qz[i] - b->z[j];
+            fl_pbf_lambda_terms t = fl_pbf_lambda_pair(dx, dy, dz, dx * dx + dy * dy + dz * dz, b->volume[j], 0, h);
+            d[0] += t.gx, d[1] += t.gy, d[2] += t.gz;
+        }
+        const float l = s->lambda[i];
+        s->tx[i] = (first ? 0.0f : s->tx[i]) + l * d[0];
+        s->ty[i] = (first ? 0.0f : s->ty[i]) + l * d[1];
+        s->tz[i] = (first ? 0.0f : s->tz[i]) + l * d[2];
+    }
+}
+
 /* Lines 1-7: every sort_interval steps reorder the store by cell (binned
  * at x(t)); apply gravity, predict x*, push it back into the domain; bin
  * and search at x*, and lay the lists out in blocks. */
@@ -459,6 +505,10 @@ static int pbf_predict_and_search(pbf_solver *s, fl_world *w, const fl_pbf_const
         s->ax[i] = q[0], s->ay[i] = q[1], s->az[i] = q[2];
     }
     double t2 = fl_now_ms();
+    if (rc == FL_OK && w->tool.active) {
+        rc = fl_nbgrid_update_boundary(g, w, &err);
+        pbf_move_tool_slots(s, w);
+    }
     if (rc == FL_OK)
         rc = fl_nbgrid_build(g, s->ax, s->ay, s->az, f->count, &err);
     double t3 = fl_now_ms();
@@ -491,6 +541,8 @@ static int pbf_solve(pbf_solver *s, fl_world *w, const fl_pbf_consts *c, fl_step
             if (s->prm.eta > 0.0 && st->residual_max[k - 1] < s->prm.eta)
                 break;
         }
+        if (w->tool.active)
+            pbf_tool_delta(s, w, &s->grid, qx, qy, qz, k == 0);
         /* the paper's n = 4 as a constant: the power is then two squarings */
         #pragma omp parallel for schedule(static)
         for (int b = 0; b < s->blocks; b++) {
@@ -546,12 +598,17 @@ static int pbf_step(void *self, fl_world *w, double dt, fl_step_stats *st)
     fl_compression(f->rho, n, w->rho0, &st->residual[k - 1], &st->residual_max[k - 1]);
     double t2 = fl_now_ms();
 
-    /* line 23, and the pressure the lambdas stand for (fl_pbf_pressure) */
-    const float p_scale = (float)(-w->rho0 / (dt * dt));
+    /* line 23, and the pressure the lambdas stand for (fl_pbf_pressure);
+     * with a tool, the force its displacements stand for: m dx / dt^2 */
+    const float p_scale = (float)(-w->rho0 / (dt * dt)), inv_dt2 = (float)(1.0 / (dt * dt));
     #pragma omp parallel for schedule(static)
     for (int i = 0; i < n; i++) {
         f->x[i] = qx[i], f->y[i] = qy[i], f->z[i] = qz[i];
         f->p[i] = fl_pbf_pressure(p_scale, s->lambda_sum[i]);
+        if (s->tx) {
+            const float a[3] = {s->tx[i] * inv_dt2, s->ty[i] * inv_dt2, s->tz[i] * inv_dt2};
+            fl_tool_store(&w->tool, i, (float)w->mass, a);
+        }
     }
     double t3 = fl_now_ms();
     st->stage_ms[FL_STAGE_PRESSURE_SOLVE] += t1 - t0;

@@ -26,6 +26,7 @@
 #include <stdlib.h>
 
 #include "particle_common.h"
+#include "tool_physics.h"
 #include "particle_params.h"
 
 typedef struct pcisph_solver {
@@ -150,14 +151,23 @@ static inline void pcisph_pressure_accel(int i, const fl_world *w, const fl_nbgr
     /* the wall mirrors rho*_i, with the wall pressure p_b of fl_wall_pressure */
     const float pi = f->p[i];
     const float gv[3] = {(float)w->gravity[0], (float)w->gravity[1], (float)w->gravity[2]};
+    float st[3] = {0, 0, 0}; /* the tool's share of sb_sum */
+    const int tool = fl_tool_first(&w->tool);
     for (int k = g->bnb_start[i]; k < g->bnb_start[i + 1]; k++) {
         int j = g->bnb[k];
         float dx = f->x[i] - b->x[j], dy = f->y[i] - b->y[j], dz = f->z[i] - b->z[j];
         float pb = fl_wall_pressure(pi, rho0, gv, dx, dy, dz);
         float sb = fl_pcisph_boundary_pair(b->volume[j], pi, pb, sqrtf(dx * dx + dy * dy + dz * dz), h);
         sb_sum[0] += sb * dx, sb_sum[1] += sb * dy, sb_sum[2] += sb * dz;
+        if (j >= tool)
+            st[0] += sb * dx, st[1] += sb * dy, st[2] += sb * dz;
     }
     fl_pcisph_pressure_acceleration(a, rho0, rho_pred[i], sb_sum, out);
+    /* the last correction's pressure acceleration is the one integrated */
+    const float zero[3] = {0, 0, 0};
+    float at[3];
+    fl_pcisph_pressure_acceleration(zero, rho0, rho_pred[i], st, at);
+    fl_tool_store(&w->tool, i, m, at);
 }
 
 /* Predicted positions from the accelerations so far, clamped to the domain

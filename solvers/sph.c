@@ -19,6 +19,7 @@
 #include <stdlib.h>
 
 #include "particle_common.h"
+#include "tool_physics.h"
 #include "particle_params.h"
 
 typedef struct sph_solver {
@@ -133,7 +134,8 @@ static inline void sph_accel(int i, const fl_world *w, const fl_nbgrid *g, const
      * pressure p_b of fl_wall_pressure: (p_i + p_b) / rho_i^2 */
     const float pi = f->p[i], inv_rho2 = 1.0f / (f->rho[i] * f->rho[i]);
     const float gv[3] = {(float)w->gravity[0], (float)w->gravity[1], (float)w->gravity[2]};
-    float ab[3] = {0, 0, 0};
+    float ab[3] = {0, 0, 0}, at[3] = {0, 0, 0}; /* at: the tool's share of ab */
+    const int tool = fl_tool_first(&w->tool);
     for (int k = g->bnb_start[i]; k < g->bnb_start[i + 1]; k++) {
         int j = g->bnb[k];
         float dx = xi - b->x[j], dy = yi - b->y[j], dz = zi - b->z[j];
@@ -141,7 +143,10 @@ static inline void sph_accel(int i, const fl_world *w, const fl_nbgrid *g, const
         float pb = fl_wall_pressure(pi, rho0, gv, dx, dy, dz);
         float sb = fl_sph_boundary_pair(rho0, b->volume[j], pi, pb, inv_rho2, r, h);
         ab[0] += sb * dx, ab[1] += sb * dy, ab[2] += sb * dz;
+        if (j >= tool)
+            at[0] += sb * dx, at[1] += sb * dy, at[2] += sb * dz;
     }
+    fl_tool_store(&w->tool, i, m, at);
     fl_sph_acceleration(ap, ab, (float)s->prm.viscosity, f->rho[i], av, gv, out);
 }
 

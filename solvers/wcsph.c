@@ -18,6 +18,7 @@
 #include <stdlib.h>
 
 #include "particle_common.h"
+#include "tool_physics.h"
 #include "particle_params.h"
 
 typedef struct wcsph_solver {
@@ -142,18 +143,24 @@ static inline void wcsph_accel(int i, const fl_world *w, const fl_nbgrid *g, con
     const float nu_b = (float)prm->friction * hs * c / (2.0f * rhoi);
     const float pi = f->p[i], inv_rho2 = 1.0f / (rhoi * rhoi);
     const float gv[3] = {(float)w->gravity[0], (float)w->gravity[1], (float)w->gravity[2]};
+    float at[3] = {0, 0, 0}; /* the tool's share of the boundary terms */
+    const int tool = fl_tool_first(&w->tool);
     for (int k = g->bnb_start[i]; k < g->bnb_start[i + 1]; k++) {
         int j = g->bnb[k];
         float dx = xi - b->x[j], dy = yi - b->y[j], dz = zi - b->z[j];
         float r2 = dx * dx + dy * dy + dz * dz, r = sqrtf(r2);
-        float vdotx = vxi * dx + vyi * dy + vzi * dz;
+        /* friction on the velocity relative to the boundary's (0 on the walls) */
+        float vdotx = (vxi - b->vx[j]) * dx + (vyi - b->vy[j]) * dy + (vzi - b->vz[j]) * dz;
         float fric = fl_boundary_friction(nu_b, vdotx, r2, eps);
         /* the wall mirrors rho_i, with mass Psi_b = rho0 V_b and the wall
          * pressure p_b of fl_wall_pressure */
         float pb = fl_wall_pressure(pi, rho0, gv, dx, dy, dz);
         float sb = fl_wcsph_boundary_pair(rho0, b->volume[j], pi, pb, inv_rho2, fric, r, h);
         a[0] += sb * dx, a[1] += sb * dy, a[2] += sb * dz;
+        if (j >= tool)
+            at[0] += sb * dx, at[1] += sb * dy, at[2] += sb * dz;
     }
+    fl_tool_store(&w->tool, i, m, at);
     fl_wcsph_acceleration(a, kappa, coh, gv, out);
 }
 

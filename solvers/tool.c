@@ -1,0 +1,557 @@
+/* tool.c: the rigid tool: its sampling, its motion (path, stream,
+ * dynamics) and the forces between it and the fluid (tool.h). */
+#include "tool.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kernels.h"
+
+#define TOOL_PI 3.14159265358979323846
+
+/* ---- geometry ----------------------------------------------------------- */
+
+/* Rotation about x by rx, then y by ry, then z by rz (degrees): R = Rz Ry Rx. */
+static void euler_matrix(const double deg[3], double r[9])
+{
+    double a = deg[0] * TOOL_PI / 180.0, b = deg[1] * TOOL_PI / 180.0, c = deg[2] * TOOL_PI / 180.0;
+    double ca = cos(a), sa = sin(a), cb = cos(b), sb = sin(b), cc = cos(c), sc = sin(c);
+    r[0] = cc * cb, r[1] = cc * sb * sa - sc * ca, r[2] = cc * sb * ca + sc * sa;
+    r[3] = sc * cb, r[4] = sc * sb * sa + cc * ca, r[5] = sc * sb * ca - cc * sa;
+    r[6] = -sb, r[7] = cb * sa, r[8] = cb * ca;
+}
+
+static void quat_matrix(const double q[4], double r[9])
+{
+    double w = q[0], x = q[1], y = q[2], z = q[3];
+    r[0] = 1 - 2 * (y * y + z * z), r[1] = 2 * (x * y - w * z), r[2] = 2 * (x * z + w * y);
+    r[3] = 2 * (x * y + w * z), r[4] = 1 - 2 * (x * x + z * z), r[5] = 2 * (y * z - w * x);
+    r[6] = 2 * (x * z - w * y), r[7] = 2 * (y * z + w * x), r[8] = 1 - 2 * (x * x + y * y);
+}
+
+static void matrix_quat(const double r[9], double q[4])
+{
+    double tr = r[0] + r[4] + r[8];
+    if (tr > 0.0) {
+        double s = 2.0 * sqrt(1.0 + tr);
+        q[0] = 0.25 * s, q[1] = (r[7] - r[5]) / s, q[2] = (r[2] - r[6]) / s, q[3] = (r[3] - r[1]) / s;
+    } else if (r[0] > r[4] && r[0] > r[8]) {
+        double s = 2.0 * sqrt(1.0 + r[0] - r[4] - r[8]);
+        q[0] = (r[7] - r[5]) / s, q[1] = 0.25 * s, q[2] = (r[1] + r[3]) / s, q[3] = (r[2] + r[6]) / s;
+    } else if (r[4] > r[8]) {
+        double s = 2.0 * sqrt(1.0 + r[4] - r[0] - r[8]);
+        q[0] = (r[2] - r[6]) / s, q[1] = (r[1] + r[3]) / s, q[2] = 0.25 * s, q[3] = (r[5] + r[7]) / s;
+    } else {
+        double s = 2.0 * sqrt(1.0 + r[8] - r[0] - r[4]);
+        q[0] = (r[3] - r[1]) / s, q[1] = (r[2] + r[6]) / s, q[2] = (r[5] + r[7]) / s, q[3] = 0.25 * s;
+    }
+}
+
+/* Half the extent of the tool along world axis a, for the rotation rot. */
+static double reach(const fl_tool_shape *s, const float rot[9], int a)
+{
+    if (s->kind == FL_TOOL_SPHERE)
+        return s->radius;
+    return fabs(rot[3 * a]) * s->half[0] + fabs(rot[3 * a + 1]) * s->half[1] + fabs(rot[3 * a + 2]) * s->half[2];
+}
+
+int fl_tool_outside(const fl_tool_shape *s, const double c[3], const float rot[9], const fl_box *domain, char *why,
+                    int len)
+{
+    for (int a = 0; a < 3; a++) {
+        double r = reach(s, rot, a);
+        if (!(c[a] - r >= domain->lo[a] && c[a] + r <= domain->hi[a])) {
+            snprintf(why, (size_t)len, "its surface reaches %c = %g, outside the domain [%g, %g]", "xyz"[a],
+                     c[a] - r < domain->lo[a] || !(c[a] == c[a]) ? c[a] - r : c[a] + r, domain->lo[a],
+                     domain->hi[a]);
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* ---- sampling ----------------------------------------------------------- */
+
+/* The layer of boundary particles sits FL_BOUNDARY_OFFSET d inside the
+ * surface, as on the obstacles: for a sphere, a Fibonacci lattice on the
+ * sphere of radius R - 0.65 d with one point per d^2; for a box, the shell
+ * of the box shrunk by 0.65 d, spaced as the obstacles' are. */
+static int sphere_points(double radius, double d)
+{
+    double r = radius - FL_BOUNDARY_OFFSET * d;
+    return (int)fmax(12.0, floor(4.0 * TOOL_PI * r * r / (d * d) + 0.5));
+}
+
+typedef struct shell_ctx {
+    fl_tool *t;
+    long long n;
+} shell_ctx;
+
+static int shell_point(void *ctx, const double x[3])
+{
+    shell_ctx *c = ctx;
+    if (c->t) {
+        c->t->ox[c->n] = (float)x[0], c->t->oy[c->n] = (float)x[1], c->t->oz[c->n] = (float)x[2];
+    }
+    c->n++;
+    return 0;
+}
+
+static fl_box inner_box(const fl_tool_shape *s, double d)
+{
+    fl_box b;
+    for (int a = 0; a < 3; a++) {
+        double h = fmax(s->half[a] - FL_BOUNDARY_OFFSET * d, 0.0);
+        b.lo[a] = -h, b.hi[a] = h;
+    }
+    return b;
+}
+
+long long fl_tool_count(const fl_tool_spec *spec, double d)
+{
+    if (spec->shape.kind == FL_TOOL_SPHERE)
+        return sphere_points(spec->shape.radius, d);
+    if (spec->shape.kind != FL_TOOL_BOX)
+        return 0;
+    fl_box b = inner_box(&spec->shape, d);
+    shell_ctx c = {NULL, 0};
+    fl_visit_box_shell(&b, d, shell_point, &c);
+    return c.n;
+}
+
+static void sample(fl_tool *t, double d)
+{
+    const fl_tool_shape *s = &t->spec.shape;
+    if (s->kind == FL_TOOL_SPHERE) {
+        const double r = s->radius - FL_BOUNDARY_OFFSET * d, golden = TOOL_PI * (3.0 - sqrt(5.0));
+        for (int k = 0; k < t->count; k++) {
+            double y = 1.0 - (2.0 * k + 1.0) / t->count, rr = sqrt(fmax(0.0, 1.0 - y * y)), phi = golden * k;
+            t->ox[k] = (float)(r * rr * cos(phi)), t->oy[k] = (float)(r * y), t->oz[k] = (float)(r * rr * sin(phi));
+        }
+    } else {
+        fl_box b = inner_box(s, d);
+        shell_ctx c = {t, 0};
+        fl_visit_box_shell(&b, d, shell_point, &c);
+    }
+}
+
+/* ---- motion ------------------------------------------------------------- */
+
+/* Component k of the path (0-2 position, 3-5 rotation) at key i. */
+static double key_value(const fl_tool_spec *s, int i, int k)
+{
+    const double *v = k < 3 ? s->keys[i].pos : s->keys[i].rot;
+    return v[k % 3];
+}
+
+/* Catmull-Rom tangent at key i: the central difference over its
+ * neighbours' times, one-sided at the ends. */
+static double key_tangent(const fl_tool_spec *s, int i, int k)
+{
+    int a = i > 0 ? i - 1 : i, b = i + 1 < s->key_count ? i + 1 : i;
+    double dt = s->keys[b].t - s->keys[a].t;
+    return dt > 0.0 ? (key_value(s, b, k) - key_value(s, a, k)) / dt : 0.0;
+}
+
+/* The path's six components and their rates at time t; held at the first
+ * key before it and at the last after it. */
+static void path_eval(const fl_tool_spec *s, double t, double val[6], double rate[6])
+{
+    int n = s->key_count, i = 0;
+    if (n == 1 || t <= s->keys[0].t || t >= s->keys[n - 1].t) {
+        int k = n == 1 || t <= s->keys[0].t ? 0 : n - 1;
+        for (int c = 0; c < 6; c++)
+            val[c] = key_value(s, k, c), rate[c] = 0.0;
+        return;
+    }
+    while (i + 2 < n && t >= s->keys[i + 1].t)
+        i++;
+    double dt = s->keys[i + 1].t - s->keys[i].t, u = (t - s->keys[i].t) / dt;
+    for (int c = 0; c < 6; c++) {
+        double p0 = key_value(s, i, c), p1 = key_value(s, i + 1, c);
+        if (s->interp == FL_TOOL_LINEAR) {
+            val[c] = p0 + (p1 - p0) * u;
+            rate[c] = (p1 - p0) / dt;
+        } else { /* cubic Hermite with Catmull-Rom tangents */
+            double m0 = key_tangent(s, i, c) * dt, m1 = key_tangent(s, i + 1, c) * dt;
+            double u2 = u * u, u3 = u2 * u;
+            val[c] = (2 * u3 - 3 * u2 + 1) * p0 + (u3 - 2 * u2 + u) * m0 + (-2 * u3 + 3 * u2) * p1 + (u3 - u2) * m1;
+            rate[c] = ((6 * u2 - 6 * u) * p0 + (3 * u2 - 4 * u + 1) * m0 + (-6 * u2 + 6 * u) * p1 + (3 * u2 - 2 * u) * m1) / dt;
+        }
+    }
+}
+
+/* The angular velocity of a rotation R(t) whose Euler angles change at
+ * rates `rate`: omega from dR/dt R^T (a central difference of 1e-6 in the
+ * angles' parameter). */
+static void euler_omega(const double deg[3], const double rate[3], double omega[3])
+{
+    const double e = 1e-6;
+    double a[3], b[3], ra[9], rb[9], r[9];
+    for (int k = 0; k < 3; k++)
+        a[k] = deg[k] - e * rate[k], b[k] = deg[k] + e * rate[k];
+    euler_matrix(a, ra), euler_matrix(b, rb), euler_matrix(deg, r);
+    double w[9];
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++) {
+            double sum = 0.0;
+            for (int k = 0; k < 3; k++)
+                sum += (rb[3 * i + k] - ra[3 * i + k]) / (2.0 * e) * r[3 * j + k];
+            w[3 * i + j] = sum;
+        }
+    omega[0] = 0.5 * (w[7] - w[5]), omega[1] = 0.5 * (w[2] - w[6]), omega[2] = 0.5 * (w[3] - w[1]);
+}
+
+/* The pose for a step that starts at time t. */
+static void current_pose(fl_tool *t, double time)
+{
+    const fl_tool_spec *s = &t->spec;
+    if (s->motion == FL_TOOL_PATH) {
+        double val[6], rate[6];
+        path_eval(s, time, val, rate);
+        double r[9];
+        euler_matrix(val + 3, r);
+        matrix_quat(r, t->q);
+        euler_omega(val + 3, rate + 3, t->omega);
+        for (int a = 0; a < 3; a++)
+            t->pos[a] = val[a], t->vel[a] = rate[a];
+    } else if (s->motion == FL_TOOL_STREAM) {
+        double span = t->stream_t1 - t->stream_t0;
+        double u = span > 0.0 ? fmin(fmax((time - t->stream_t0) / span, 0.0), 1.0) : 1.0;
+        for (int a = 0; a < 3; a++) {
+            t->pos[a] = t->stream_p0[a] + u * (t->stream_p1[a] - t->stream_p0[a]);
+            t->vel[a] = span > 0.0 && time < t->stream_t1 ? (t->stream_p1[a] - t->stream_p0[a]) / span : 0.0;
+        }
+    }
+}
+
+void fl_tool_stream_to(fl_tool *t, double t_now, double t1, const double pos[3])
+{
+    for (int a = 0; a < 3; a++)
+        t->stream_p0[a] = t->pos[a], t->stream_p1[a] = pos[a];
+    t->stream_t0 = t_now, t->stream_t1 = t1;
+}
+
+static void set_link_pose(fl_tool *t, fl_world *w)
+{
+    double r[9];
+    quat_matrix(t->q, r);
+    fl_tool_pose *p = &w->tool.pose;
+    for (int k = 0; k < 9; k++)
+        p->rot[k] = (float)r[k];
+    for (int a = 0; a < 3; a++)
+        p->c[a] = (float)t->pos[a], p->v[a] = (float)t->vel[a], p->omega[a] = (float)t->omega[a];
+}
+
+/* The tool's boundary particles at the link's pose, with its velocity there. */
+static void place_particles(const fl_tool *t, fl_world *w)
+{
+    const fl_tool_pose *p = &w->tool.pose;
+    fl_boundary *b = &w->boundary;
+    const int first = w->tool.first;
+    for (int k = 0; k < t->count; k++) {
+        const float o[3] = {t->ox[k], t->oy[k], t->oz[k]};
+        float x[3], u[3];
+        for (int a = 0; a < 3; a++)
+            x[a] = p->c[a] + p->rot[3 * a] * o[0] + p->rot[3 * a + 1] * o[1] + p->rot[3 * a + 2] * o[2];
+        fl_tool_point_velocity(p, x[0], x[1], x[2], u);
+        b->x[first + k] = x[0], b->y[first + k] = x[1], b->z[first + k] = x[2];
+        b->vx[first + k] = u[0], b->vy[first + k] = u[1], b->vz[first + k] = u[2];
+    }
+}
+
+/* ---- set-up ------------------------------------------------------------- */
+
+/* Drops the fluid particles closer than d/2 to the tool's surface (the
+ * fill does so at the walls: the first row sits d/2 off them). */
+static void clear_fluid(const fl_world *w, fl_particles *f)
+{
+    const float keep = (float)(0.5 * w->spacing) * 0.999f;
+    float *const arrays[] = {f->x, f->y, f->z, f->vx, f->vy, f->vz, f->px, f->py, f->pz, f->rho, f->p};
+    int n = 0;
+    for (int i = 0; i < f->count; i++) {
+        float nrm[3];
+        if (fl_tool_distance(&w->tool.shape, &w->tool.pose, f->x[i], f->y[i], f->z[i], nrm) < keep)
+            continue;
+        for (size_t k = 0; k < sizeof arrays / sizeof arrays[0]; k++)
+            arrays[k][n] = arrays[k][i];
+        n++;
+    }
+    f->count = n;
+}
+
+/* V_b = 1 / sum_k W(x_b - x_k) over the tool's own particles (itself
+ * included): the Akinci volume, fixed for a rigid body. */
+static void tool_volumes(const fl_tool *t, fl_world *w)
+{
+    const float h = (float)w->h;
+    float *vol = w->boundary.volume + w->tool.first;
+    #pragma omp parallel for schedule(static)
+    for (int b = 0; b < t->count; b++) {
+        double sum = 0.0;
+        for (int k = 0; k < t->count; k++) {
+            float dx = t->ox[b] - t->ox[k], dy = t->oy[b] - t->oy[k], dz = t->oz[b] - t->oz[k];
+            sum += fl_poly6(dx * dx + dy * dy + dz * dz, h);
+        }
+        vol[b] = (float)(1.0 / sum);
+    }
+}
+
+int fl_tool_init(fl_tool *t, const fl_tool_spec *spec, fl_world *w, fl_error *err)
+{
+    memset(t, 0, sizeof *t);
+    t->spec = *spec;
+    const fl_tool_shape *s = &spec->shape;
+    const double d = w->spacing;
+    double minhalf = s->kind == FL_TOOL_SPHERE ? s->radius : fmin(s->half[0], fmin(s->half[1], s->half[2]));
+    if (!(minhalf >= d))
+        return fl_fail(err, FL_ERR_INPUT, "tool: %s %g m is thinner than the fluid's spacing %g m (at least d, so "
+                       "that its boundary layer sits inside it)", s->kind == FL_TOOL_SPHERE ? "radius" : "half size",
+                       minhalf, d);
+    /* every key of a path, and the start of the others, inside the domain */
+    for (int k = 0; k < (spec->motion == FL_TOOL_PATH ? spec->key_count : 1); k++) {
+        double r[9];
+        float rf[9];
+        euler_matrix(spec->keys[k].rot, r);
+        for (int i = 0; i < 9; i++)
+            rf[i] = (float)r[i];
+        char why[160];
+        if (fl_tool_outside(s, spec->keys[k].pos, rf, &w->domain, why, sizeof why))
+            return fl_fail(err, FL_ERR_INPUT, "tool: at t = %g s %s", spec->keys[k].t, why);
+    }
+    t->count = (int)fl_tool_count(spec, d);
+    t->ox = fl_alloc((size_t)t->count * sizeof(float));
+    t->oy = fl_alloc((size_t)t->count * sizeof(float));
+    t->oz = fl_alloc((size_t)t->count * sizeof(float));
+    int rc = t->ox && t->oy && t->oz ? fl_boundary_reserve(&w->boundary, w->boundary.count + t->count, err)
+                                     : fl_fail(err, FL_ERR_MEMORY, "out of memory for the tool's %d particles", t->count);
+    if (rc) {
+        fl_tool_free(t);
+        return rc;
+    }
+    sample(t, d);
+    /* the start pose */
+    double r[9];
+    euler_matrix(spec->keys[0].rot, r);
+    matrix_quat(r, t->q);
+    for (int a = 0; a < 3; a++)
+        t->pos[a] = spec->keys[0].pos[a], t->vel[a] = spec->motion == FL_TOOL_DYNAMIC ? spec->velocity[a] : 0.0;
+    for (int a = 0; a < 3; a++)
+        t->stream_p0[a] = t->stream_p1[a] = t->pos[a];
+    if (spec->motion == FL_TOOL_PATH)
+        current_pose(t, w->time);
+    if (s->kind == FL_TOOL_SPHERE) {
+        double vol = 4.0 / 3.0 * TOOL_PI * s->radius * s->radius * s->radius;
+        t->mass = spec->density * vol;
+        for (int a = 0; a < 3; a++)
+            t->inertia[a] = 0.4 * t->mass * s->radius * s->radius;
+    } else {
+        double a2 = 4 * s->half[0] * s->half[0], b2 = 4 * s->half[1] * s->half[1], c2 = 4 * s->half[2] * s->half[2];
+        t->mass = spec->density * 8.0 * s->half[0] * s->half[1] * s->half[2];
+        t->inertia[0] = t->mass * (b2 + c2) / 12.0;
+        t->inertia[1] = t->mass * (a2 + c2) / 12.0;
+        t->inertia[2] = t->mass * (a2 + b2) / 12.0;
+    }
+    w->tool.active = 1;
+    w->tool.shape = *s;
+    w->tool.first = w->boundary.count;
+    set_link_pose(t, w);
+    clear_fluid(w, &w->fluid);
+    for (int b = 0; b < t->count; b++)
+        if ((rc = fl_boundary_add(&w->boundary, 0.0f, 0.0f, 0.0f, err)))
+            break;
+    if (rc) {
+        fl_tool_free(t);
+        return rc;
+    }
+    place_particles(t, w);
+    tool_volumes(t, w);
+    return FL_OK;
+}
+
+/* ---- the step ----------------------------------------------------------- */
+
+static int reserve_link(fl_tool *t, fl_world *w, fl_error *err)
+{
+    int n = w->fluid.count;
+    if (n > t->capacity) {
+        fl_free(t->fx), fl_free(t->fy), fl_free(t->fz);
+        size_t bytes = (size_t)n * sizeof(float);
+        t->fx = fl_alloc(bytes), t->fy = fl_alloc(bytes), t->fz = fl_alloc(bytes);
+        t->capacity = t->fx && t->fy && t->fz ? n : 0;
+        if (!t->capacity) {
+            fl_free(t->fx), fl_free(t->fy), fl_free(t->fz);
+            t->fx = t->fy = t->fz = NULL;
+            w->tool.fx = w->tool.fy = w->tool.fz = NULL;
+            return fl_fail(err, FL_ERR_MEMORY, "out of memory for the tool's forces on %d particles", n);
+        }
+    }
+    w->tool.fx = t->fx, w->tool.fy = t->fy, w->tool.fz = t->fz;
+    memset(t->fx, 0, (size_t)n * sizeof(float));
+    memset(t->fy, 0, (size_t)n * sizeof(float));
+    memset(t->fz, 0, (size_t)n * sizeof(float));
+    w->tool.grid_force[0] = w->tool.grid_force[1] = w->tool.grid_force[2] = 0.0;
+    w->tool.grid_torque[0] = w->tool.grid_torque[1] = w->tool.grid_torque[2] = 0.0;
+    return FL_OK;
+}
+
+static fl_tool_forces force_consts(const fl_tool_spec *s)
+{
+    fl_tool_forces c = {
+        .adh_a = (float)s->adh_a,
+        .adh_b = (float)s->adh_b,
+        .adh_cd = (float)s->adh_cd,
+        .adh_k = s->adhesion ? (float)s->adh_k : 0.0f,
+        .damp_k = s->damping ? (float)s->damp_k : 0.0f,
+        .contact = (float)s->contact,
+    };
+    return c;
+}
+
+/* Adhesion and damping: each particle near the tool gets its impulse
+ * dt f / m; the tool keeps -f, and its torque about the centre. */
+static void impulses(fl_tool *t, fl_world *w, double dt)
+{
+    fl_particles *f = &w->fluid;
+    const fl_tool_forces c = force_consts(&t->spec);
+    const fl_tool_link *l = &w->tool;
+    const float m = (float)w->mass, fdt = (float)dt, reach = fmaxf(c.contact, c.adh_k > 0.0f ? c.adh_b : 0.0f);
+    const double cx = l->pose.c[0], cy = l->pose.c[1], cz = l->pose.c[2];
+    double ax = 0, ay = 0, az = 0, dx = 0, dy = 0, dz = 0, tx = 0, ty = 0, tz = 0;
+    int contacts = 0;
+    #pragma omp parallel for schedule(static) reduction(+ : ax, ay, az, dx, dy, dz, tx, ty, tz, contacts)
+    for (int i = 0; i < f->count; i++) {
+        float n[3];
+        float s = fl_tool_distance(&l->shape, &l->pose, f->x[i], f->y[i], f->z[i], n);
+        if (!(s < reach))
+            continue;
+        float fa[3] = {0, 0, 0}, fd[3] = {0, 0, 0};
+        if (c.adh_k > 0.0f)
+            fl_tool_adhesion(&c, s, n, m / f->rho[i], fa);
+        if (s < c.contact) {
+            contacts++;
+            if (c.damp_k > 0.0f) {
+                float u[3], v[3] = {f->vx[i], f->vy[i], f->vz[i]};
+                fl_tool_point_velocity(&l->pose, f->x[i], f->y[i], f->z[i], u);
+                fl_tool_damping(&c, m, fdt, u, v, fd);
+            }
+        }
+        float ft[3] = {fa[0] + fd[0], fa[1] + fd[1], fa[2] + fd[2]};
+        f->vx[i] += fdt * ft[0] / m, f->vy[i] += fdt * ft[1] / m, f->vz[i] += fdt * ft[2] / m;
+        ax -= fa[0], ay -= fa[1], az -= fa[2];
+        dx -= fd[0], dy -= fd[1], dz -= fd[2];
+        double rx = f->x[i] - cx, ry = f->y[i] - cy, rz = f->z[i] - cz;
+        tx -= ry * ft[2] - rz * ft[1], ty -= rz * ft[0] - rx * ft[2], tz -= rx * ft[1] - ry * ft[0];
+    }
+    t->adh[0] = ax, t->adh[1] = ay, t->adh[2] = az;
+    t->damp[0] = dx, t->damp[1] = dy, t->damp[2] = dz;
+    t->adh_torque[0] = tx, t->adh_torque[1] = ty, t->adh_torque[2] = tz;
+    t->contacts = contacts;
+}
+
+int fl_tool_before_step(fl_tool *t, fl_world *w, double dt, fl_error *err)
+{
+    current_pose(t, w->time);
+    set_link_pose(t, w);
+    char why[160];
+    if (fl_tool_outside(&t->spec.shape, t->pos, w->tool.pose.rot, &w->domain, why, sizeof why))
+        return fl_fail(err, FL_ERR_INPUT, "tool: at t = %g s %s", w->time, why);
+    int rc = reserve_link(t, w, err);
+    if (rc)
+        return rc;
+    place_particles(t, w);
+    impulses(t, w, dt);
+    return FL_OK;
+}
+
+/* omega += dt I^-1 (tau - omega x I omega), with I = R diag(inertia) R^T;
+ * q += dt/2 (0, omega) q, renormalised. */
+static void rotate(fl_tool *t, const double tau[3], double dt)
+{
+    double r[9], wl[3], il[3], tl[3];
+    quat_matrix(t->q, r);
+    for (int a = 0; a < 3; a++) { /* into the own frame: R^T */
+        wl[a] = r[a] * t->omega[0] + r[3 + a] * t->omega[1] + r[6 + a] * t->omega[2];
+        tl[a] = r[a] * tau[0] + r[3 + a] * tau[1] + r[6 + a] * tau[2];
+    }
+    for (int a = 0; a < 3; a++)
+        il[a] = t->inertia[a] * wl[a];
+    const double gyro[3] = {wl[1] * il[2] - wl[2] * il[1], wl[2] * il[0] - wl[0] * il[2], wl[0] * il[1] - wl[1] * il[0]};
+    for (int a = 0; a < 3; a++)
+        wl[a] += dt * (tl[a] - gyro[a]) / t->inertia[a];
+    for (int a = 0; a < 3; a++)
+        t->omega[a] = r[3 * a] * wl[0] + r[3 * a + 1] * wl[1] + r[3 * a + 2] * wl[2];
+    const double *o = t->omega, *q = t->q;
+    double dq[4] = {-o[0] * q[1] - o[1] * q[2] - o[2] * q[3], o[0] * q[0] + o[1] * q[3] - o[2] * q[2],
+                    o[1] * q[0] + o[2] * q[1] - o[0] * q[3], o[2] * q[0] + o[0] * q[2] - o[1] * q[1]};
+    double norm = 0.0;
+    for (int k = 0; k < 4; k++)
+        t->q[k] += 0.5 * dt * dq[k], norm += t->q[k] * t->q[k];
+    norm = sqrt(norm);
+    for (int k = 0; k < 4; k++)
+        t->q[k] /= norm;
+}
+
+void fl_tool_after_step(fl_tool *t, fl_world *w, double dt, fl_tool_report *r)
+{
+    const fl_particles *f = &w->fluid;
+    const fl_tool_link *l = &w->tool;
+    const double cx = t->pos[0], cy = t->pos[1], cz = t->pos[2];
+    double fx = 0, fy = 0, fz = 0, tx = 0, ty = 0, tz = 0;
+    #pragma omp parallel for schedule(static) reduction(+ : fx, fy, fz, tx, ty, tz)
+    for (int i = 0; i < f->count; i++) {
+        double gx = t->fx[i], gy = t->fy[i], gz = t->fz[i];
+        if (gx == 0.0 && gy == 0.0 && gz == 0.0)
+            continue;
+        double rx = f->x[i] - cx, ry = f->y[i] - cy, rz = f->z[i] - cz;
+        fx -= gx, fy -= gy, fz -= gz;
+        tx -= ry * gz - rz * gy, ty -= rz * gx - rx * gz, tz -= rx * gy - ry * gx;
+    }
+    memset(r, 0, sizeof *r);
+    r->time = w->time;
+    r->contacts = t->contacts;
+    const double fp[3] = {fx + l->grid_force[0], fy + l->grid_force[1], fz + l->grid_force[2]};
+    const double tq[3] = {tx + l->grid_torque[0], ty + l->grid_torque[1], tz + l->grid_torque[2]};
+    for (int a = 0; a < 3; a++) {
+        r->pos[a] = t->pos[a], r->vel[a] = t->vel[a];
+        r->f_pressure[a] = fp[a];
+        r->f_adhesion[a] = t->adh[a];
+        r->f_damping[a] = t->damp[a];
+        r->f_total[a] = fp[a] + t->adh[a] + t->damp[a];
+        r->torque[a] = tq[a] + t->adh_torque[a];
+    }
+    if (t->spec.motion == FL_TOOL_DYNAMIC) {
+        for (int a = 0; a < 3; a++) {
+            t->vel[a] += dt * (r->f_total[a] / t->mass + w->gravity[a]);
+            t->pos[a] += dt * t->vel[a];
+        }
+        rotate(t, r->torque, dt);
+    }
+}
+
+const char *fl_tool_csv_header(void)
+{
+    return "step,time,x,y,z,vx,vy,vz,fx,fy,fz,fx_pressure,fy_pressure,fz_pressure,fx_adhesion,fy_adhesion,"
+           "fz_adhesion,fx_damping,fy_damping,fz_damping,torque_x,torque_y,torque_z,contacts,step_ms";
+}
+
+int fl_tool_csv_row(char *buf, int len, long long step, const fl_tool_report *r, double step_ms)
+{
+    return snprintf(buf, (size_t)len,
+                    "%lld,%.9g,%.9g,%.9g,%.9g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,"
+                    "%.6g,%.6g,%.6g,%.6g,%d,%.4f",
+                    step, r->time, r->pos[0], r->pos[1], r->pos[2], r->vel[0], r->vel[1], r->vel[2], r->f_total[0],
+                    r->f_total[1], r->f_total[2], r->f_pressure[0], r->f_pressure[1], r->f_pressure[2],
+                    r->f_adhesion[0], r->f_adhesion[1], r->f_adhesion[2], r->f_damping[0], r->f_damping[1],
+                    r->f_damping[2], r->torque[0], r->torque[1], r->torque[2], r->contacts, step_ms);
+}
+
+void fl_tool_free(fl_tool *t)
+{
+    void *arrays[] = {t->ox, t->oy, t->oz, t->fx, t->fy, t->fz};
+    for (size_t k = 0; k < sizeof arrays / sizeof arrays[0]; k++)
+        fl_free(arrays[k]);
+    memset(t, 0, sizeof *t);
+}

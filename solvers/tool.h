@@ -1,0 +1,96 @@
+/* tool.h: the rigid tool in the fluid (docs/methods/tool.md).
+ *
+ * A sphere or a box, sampled with one layer of boundary particles (the
+ * Akinci model the walls use, volumes from the tool's own particles),
+ * appended to the world's boundary, so that every particle solver feels it
+ * through its own boundary terms and reports their reaction per fluid
+ * particle (fl_tool_link). Around each solver step:
+ *
+ *   fl_tool_before_step  places the tool at its pose for the step (path,
+ *                        stream or its own dynamics), moves its particles,
+ *                        gives the fluid the adhesion (eqs. 12-13) and
+ *                        damping (eq. 14) impulses and keeps their sums
+ *   solver step          the boundary terms; each reaction into the link
+ *   fl_tool_after_step   the fluid's force and torque on the tool summed;
+ *                        a dynamic tool integrated (symplectic Euler) */
+#ifndef FL_TOOL_H
+#define FL_TOOL_H
+
+#include "tool_physics.h"
+#include "world.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* One step's record: tool.csv's row. Forces are on the tool, N. */
+typedef struct fl_tool_report {
+    double time;              /* s, at the end of the step */
+    double pos[3], vel[3];    /* centre and its velocity during the step */
+    double f_pressure[3];     /* the solver's boundary terms' reaction (pressure, constraint, friction) */
+    double f_adhesion[3];     /* eqs. 12-13 */
+    double f_damping[3];      /* eq. 14 */
+    double f_total[3];
+    double torque[3];         /* about the centre, N m */
+    int contacts;             /* fluid particles within the contact distance */
+} fl_tool_report;
+
+typedef struct fl_tool {
+    fl_tool_spec spec;
+    int count;                /* its boundary particles: w->boundary[first, first + count) */
+    float *ox, *oy, *oz;      /* their positions in the tool's own frame */
+    float *fx, *fy, *fz;      /* per fluid particle: the link's arrays */
+    int capacity;
+    double pos[3], vel[3];    /* centre, m, and its velocity, m/s */
+    double q[4];              /* orientation (w, x, y, z) */
+    double omega[3];          /* angular velocity, rad/s */
+    double mass;              /* dynamic: kg */
+    double inertia[3];        /* dynamic: principal moments about the own axes, kg m^2 */
+    double stream_t0, stream_t1;           /* stream: the tick's interval */
+    double stream_p0[3], stream_p1[3];     /* and the positions at its ends */
+    double adh[3], damp[3], adh_torque[3]; /* this step's impulse forces on the tool */
+    int contacts;
+} fl_tool;
+
+/* Boundary particles the tool of spec adds at lattice spacing d. */
+long long fl_tool_count(const fl_tool_spec *spec, double d);
+
+/* A pose's problem for the domain: 0 when the tool at centre c (rotation
+ * rot) lies inside the domain box, else 1 with why ("its surface reaches
+ * x = ..., outside the domain ...") in why. */
+int fl_tool_outside(const fl_tool_shape *s, const double c[3], const float rot[9], const fl_box *domain, char *why,
+                    int len);
+
+/* Adds the tool of spec to the world w (built, its wall volumes computed):
+ * checks it fits the domain, removes the fluid particles within d/2 of it,
+ * appends its boundary particles with their volumes and activates w->tool.
+ * FL_ERR_INPUT with one line when it does not fit. */
+int fl_tool_init(fl_tool *t, const fl_tool_spec *spec, fl_world *w, fl_error *err);
+
+/* Stream mode: the next tick's target, the centre at pos at time t1 (s);
+ * the steps up to t1 move the tool on the straight line from where it is. */
+void fl_tool_stream_to(fl_tool *t, double t_now, double t1, const double pos[3]);
+
+/* Before a solver step of dt from w->time: the tool to its pose, its
+ * particles moved, the adhesion and damping impulses given to the fluid
+ * (their forces kept), the link's per-particle arrays sized and cleared.
+ * FL_ERR_INPUT with one line when the pose leaves the domain,
+ * FL_ERR_MEMORY when the arrays cannot grow. */
+int fl_tool_before_step(fl_tool *t, fl_world *w, double dt, fl_error *err);
+
+/* After the step (w->time already advanced): the forces on the tool summed
+ * into r; a dynamic tool moved by them and gravity. */
+void fl_tool_after_step(fl_tool *t, fl_world *w, double dt, fl_tool_report *r);
+
+/* "time,x,y,z,vx,vy,vz,fx,fy,fz,fx_pressure,...": the header of tool.csv,
+ * and one row of it (step and wall time are the caller's columns). */
+const char *fl_tool_csv_header(void);
+int fl_tool_csv_row(char *buf, int len, long long step, const fl_tool_report *r, double step_ms);
+
+void fl_tool_free(fl_tool *t);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

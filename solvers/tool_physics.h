@@ -1,0 +1,134 @@
+/* tool_physics.h: the rigid tool's geometry and the forces between it and
+ * the fluid that are not the solvers' own boundary terms (Wang, Yu, Liang &
+ * Guo 2018, "Real-time interaction simulation with position-based fluid",
+ * section 2.2): the adhesion kernel and force (eqs. 12-13) and the damping
+ * (eq. 14). Written once as static inline FL_HD functions, for the tool
+ * module's loops (solvers/tool.c) and any device kernel.
+ * docs/methods/tool.md maps the paper's symbols to these. */
+#ifndef FL_TOOL_PHYSICS_H
+#define FL_TOOL_PHYSICS_H
+
+#include <limits.h>
+#include <math.h>
+
+#include "world.h"
+
+/* The adhesion and damping constants of a step. */
+typedef struct fl_tool_forces {
+    float adh_a, adh_b;   /* A and B of eq. 13: the band of distances from the tool's surface, m */
+    float adh_cd;         /* C_d of eq. 13 */
+    float adh_k;          /* (K_i + K_j) / 2 of eq. 12, N/m^3 (0: adhesion off) */
+    float damp_k;         /* k_Damp of eq. 14, kg/s (0: damping off) */
+    float contact;        /* a particle within this distance of the surface touches the tool, m */
+} fl_tool_forces;
+
+/* Eq. 13 with epsilon = 3, zeta = 2: W_adh(s) = C_d ((s_a/Q)^3 - (s_a/Q)^2)
+ * for a distance s from the surface in [A, B], s_a = s - A, Q = B - A;
+ * 0 outside. Negative inside the band (attraction), -4/27 C_d at its
+ * deepest, s_a/Q = 2/3. */
+static inline FL_HD float fl_tool_adhesion_kernel(float s, float a, float b, float cd)
+{
+    if (!(s >= a && s <= b) || !(b > a))
+        return 0.0f;
+    float x = (s - a) / (b - a);
+    return cd * (x * x * x - x * x);
+}
+
+/* The tool's first boundary index, or INT_MAX without a tool: boundary
+ * neighbor j is one of the tool's when j >= it. */
+static inline FL_HD int fl_tool_first(const fl_tool_link *l)
+{
+    return l->active ? l->first : INT_MAX;
+}
+
+/* A particle solver's report: the tool's boundary terms gave fluid
+ * particle i (mass m) the acceleration a; the force m a goes into the
+ * link (the tool feels its opposite). */
+static inline FL_HD void fl_tool_store(const fl_tool_link *l, int i, float m, const float a[3])
+{
+    if (l->fx)
+        l->fx[i] = m * a[0], l->fy[i] = m * a[1], l->fz[i] = m * a[2];
+}
+
+/* The point p = (x, y, z) in the tool's own frame: rot^T (p - c). */
+static inline FL_HD void fl_tool_to_own(const fl_tool_pose *p, float x, float y, float z, float q[3])
+{
+    float d[3] = {x - p->c[0], y - p->c[1], z - p->c[2]};
+    for (int a = 0; a < 3; a++)
+        q[a] = p->rot[a] * d[0] + p->rot[3 + a] * d[1] + p->rot[6 + a] * d[2];
+}
+
+/* Signed distance, m, from the tool's surface to (x, y, z) (negative
+ * inside), and the outward unit normal of the nearest surface point into n. */
+static inline FL_HD float fl_tool_distance(const fl_tool_shape *s, const fl_tool_pose *p, float x, float y, float z,
+                                           float n[3])
+{
+    float q[3];
+    fl_tool_to_own(p, x, y, z, q);
+    float m[3] = {0.0f, 0.0f, 0.0f}, dist;
+    if (s->kind == FL_TOOL_SPHERE) {
+        float r = sqrtf(q[0] * q[0] + q[1] * q[1] + q[2] * q[2]);
+        if (r > 0.0f)
+            m[0] = q[0] / r, m[1] = q[1] / r, m[2] = q[2] / r;
+        else
+            m[1] = 1.0f;
+        dist = r - s->radius;
+    } else {
+        float e[3], out2 = 0.0f, inside = -INFINITY;
+        int axis = 0;
+        for (int a = 0; a < 3; a++) {
+            e[a] = fabsf(q[a]) - s->half[a];
+            out2 += e[a] > 0.0f ? e[a] * e[a] : 0.0f;
+            if (e[a] > inside)
+                inside = e[a], axis = a;
+        }
+        if (out2 > 0.0f) {
+            dist = sqrtf(out2);
+            for (int a = 0; a < 3; a++)
+                m[a] = e[a] > 0.0f ? copysignf(e[a], q[a]) / dist : 0.0f;
+        } else {
+            dist = inside;
+            m[axis] = copysignf(1.0f, q[axis]);
+        }
+    }
+    for (int a = 0; a < 3; a++)
+        n[a] = p->rot[3 * a] * m[0] + p->rot[3 * a + 1] * m[1] + p->rot[3 * a + 2] * m[2];
+    return dist;
+}
+
+/* The velocity of the tool's material at (x, y, z): v + omega x (p - c). */
+static inline FL_HD void fl_tool_point_velocity(const fl_tool_pose *p, float x, float y, float z, float u[3])
+{
+    float d[3] = {x - p->c[0], y - p->c[1], z - p->c[2]};
+    u[0] = p->v[0] + p->omega[1] * d[2] - p->omega[2] * d[1];
+    u[1] = p->v[1] + p->omega[2] * d[0] - p->omega[0] * d[2];
+    u[2] = p->v[2] + p->omega[0] * d[1] - p->omega[1] * d[0];
+}
+
+/* Eq. 12 for one fluid particle j at distance s from the surface, normal n
+ * there, volume m_j / rho_j: the force on the tool is
+ * (K_i + K_j)/2 (m_j/rho_j) W_adh(s) times the unit vector from the tool
+ * towards j's nearest surface point, -n (the paper's r_j = p - p_j); the
+ * particle feels the opposite, k V_j W_adh(s) n, which is what this returns
+ * (N), pulling it towards the tool where W_adh < 0. */
+static inline FL_HD void fl_tool_adhesion(const fl_tool_forces *c, float s, const float n[3], float volume_j,
+                                          float f[3])
+{
+    float w = c->adh_k * volume_j * fl_tool_adhesion_kernel(s, c->adh_a, c->adh_b, c->adh_cd);
+    f[0] = w * n[0], f[1] = w * n[1], f[2] = w * n[2];
+}
+
+/* Eq. 14 for one particle j in contact (mass m, velocity v_j, the tool's
+ * material velocity u there): the paper's k_Damp (v_0 - v_j), the force
+ * the tool puts on the particle, N (the tool feels the opposite). Taken
+ * implicitly over the step, m dv/dt = k (u - v) solved backward:
+ * dv = (u - v) k dt / (m + k dt), force m dv / dt, which is k (u - v) for
+ * k dt << m and never overshoots u for any k dt. */
+static inline FL_HD void fl_tool_damping(const fl_tool_forces *c, float m, float dt, const float u[3],
+                                         const float v[3], float f[3])
+{
+    float s = c->damp_k * m / (m + c->damp_k * dt);
+    f[0] = s * (u[0] - v[0]), f[1] = s * (u[1] - v[1]), f[2] = s * (u[2] - v[2]);
+}
+
+#endif
