@@ -1111,12 +1111,15 @@ static double surface_points(const fl_box *b, double d)
     return 2.0 * (n[0] * n[1] + n[1] * n[2] + n[2] * n[0]);
 }
 
-/* The tool's boundary particles, generously: one per d^2 of its surface. */
+/* The tool's boundary particles, generously: a sphere's are the nodes of
+ * a cube's surface lattice of about pi R / (2 d) divisions an edge. */
 static double tool_points(const fl_scene *s)
 {
     const fl_tool_shape *t = &s->tool.shape;
-    if (t->kind == FL_TOOL_SPHERE)
-        return 12.0 + 4.0 * 3.14159265358979 * t->radius * t->radius / (s->spacing * s->spacing);
+    if (t->kind == FL_TOOL_SPHERE) {
+        double n = 1.5707963267949 * t->radius / s->spacing + 1.0;
+        return 6.0 * (n + 1.0) * (n + 1.0);
+    }
     if (t->kind == FL_TOOL_BOX) {
         fl_box b = {{-t->half[0], -t->half[1], -t->half[2]}, {t->half[0], t->half[1], t->half[2]}};
         return surface_points(&b, s->spacing);

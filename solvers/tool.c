@@ -75,29 +75,49 @@ int fl_tool_outside(const fl_tool_shape *s, const double c[3], const float rot[9
 /* ---- sampling ----------------------------------------------------------- */
 
 /* The layer of boundary particles sits FL_BOUNDARY_OFFSET d inside the
- * surface, as on the obstacles: for a sphere, a Fibonacci lattice on the
- * sphere of radius R - 0.65 d with one point per d^2; for a box, the shell
- * of the box shrunk by 0.65 d, spaced as the obstacles' are. */
-static int sphere_points(double radius, double d)
+ * surface, as on the obstacles. A sphere's: a cube's surface lattice of n
+ * divisions an edge, each node (u, v, w) (one of them +-1, the others
+ * tan of equal angles in [-pi/4, pi/4]) projected onto the sphere of
+ * radius R - 0.65 d, with n such that a division spans about d at a face's
+ * centre. The set has the cube's symmetries (every axis flip and
+ * permutation), so a sphere centred in a symmetric tank feels no sideways
+ * force from its sampling. A box's: the shell of the box shrunk by 0.65 d,
+ * spaced as the obstacles' are. */
+static int sphere_divisions(double radius, double d)
 {
     double r = radius - FL_BOUNDARY_OFFSET * d;
-    return (int)fmax(12.0, floor(4.0 * TOOL_PI * r * r / (d * d) + 0.5));
+    return (int)fmax(2.0, floor(0.5 * TOOL_PI * r / d + 0.5));
 }
 
 typedef struct shell_ctx {
     fl_tool *t;
     long long n;
+    double sphere;   /* > 0: the lattice is the cube [-1, 1]^3 of the sphere's nodes, projected to this radius */
 } shell_ctx;
 
 static int shell_point(void *ctx, const double x[3])
 {
     shell_ctx *c = ctx;
     if (c->t) {
-        c->t->ox[c->n] = (float)x[0], c->t->oy[c->n] = (float)x[1], c->t->oz[c->n] = (float)x[2];
+        double p[3] = {x[0], x[1], x[2]};
+        if (c->sphere > 0.0) {
+            double len = 0.0;
+            for (int a = 0; a < 3; a++) {
+                p[a] = fabs(x[a]) > 1.0 - 1e-12 ? copysign(1.0, x[a]) : tan(0.25 * TOOL_PI * x[a]);
+                len += p[a] * p[a];
+            }
+            for (int a = 0; a < 3; a++)
+                p[a] *= c->sphere / sqrt(len);
+        }
+        c->t->ox[c->n] = (float)p[0], c->t->oy[c->n] = (float)p[1], c->t->oz[c->n] = (float)p[2];
     }
     c->n++;
     return 0;
 }
+
+/* The cube [-1, 1]^3 whose surface lattice, at spacing 2/n, gives the
+ * sphere's nodes. */
+static const fl_box unit_cube = {{-1.0, -1.0, -1.0}, {1.0, 1.0, 1.0}};
 
 static fl_box inner_box(const fl_tool_shape *s, double d)
 {
@@ -111,13 +131,13 @@ static fl_box inner_box(const fl_tool_shape *s, double d)
 
 long long fl_tool_count(const fl_tool_spec *spec, double d)
 {
-    if (spec->shape.kind == FL_TOOL_SPHERE)
-        return sphere_points(spec->shape.radius, d);
-    if (spec->shape.kind != FL_TOOL_BOX)
-        return 0;
-    fl_box b = inner_box(&spec->shape, d);
-    shell_ctx c = {NULL, 0};
-    fl_visit_box_shell(&b, d, shell_point, &c);
+    shell_ctx c = {NULL, 0, 0.0};
+    if (spec->shape.kind == FL_TOOL_SPHERE) {
+        fl_visit_box_shell(&unit_cube, 2.0 / sphere_divisions(spec->shape.radius, d), shell_point, &c);
+    } else if (spec->shape.kind == FL_TOOL_BOX) {
+        fl_box b = inner_box(&spec->shape, d);
+        fl_visit_box_shell(&b, d, shell_point, &c);
+    }
     return c.n;
 }
 
@@ -125,14 +145,11 @@ static void sample(fl_tool *t, double d)
 {
     const fl_tool_shape *s = &t->spec.shape;
     if (s->kind == FL_TOOL_SPHERE) {
-        const double r = s->radius - FL_BOUNDARY_OFFSET * d, golden = TOOL_PI * (3.0 - sqrt(5.0));
-        for (int k = 0; k < t->count; k++) {
-            double y = 1.0 - (2.0 * k + 1.0) / t->count, rr = sqrt(fmax(0.0, 1.0 - y * y)), phi = golden * k;
-            t->ox[k] = (float)(r * rr * cos(phi)), t->oy[k] = (float)(r * y), t->oz[k] = (float)(r * rr * sin(phi));
-        }
+        shell_ctx c = {t, 0, s->radius - FL_BOUNDARY_OFFSET * d};
+        fl_visit_box_shell(&unit_cube, 2.0 / sphere_divisions(s->radius, d), shell_point, &c);
     } else {
         fl_box b = inner_box(s, d);
-        shell_ctx c = {t, 0};
+        shell_ctx c = {t, 0, 0.0};
         fl_visit_box_shell(&b, d, shell_point, &c);
     }
 }
@@ -318,8 +335,11 @@ int fl_tool_init(fl_tool *t, const fl_tool_spec *spec, fl_world *w, fl_error *er
         for (int i = 0; i < 9; i++)
             rf[i] = (float)r[i];
         char why[160];
-        if (fl_tool_outside(s, spec->keys[k].pos, rf, &w->domain, why, sizeof why))
-            return fl_fail(err, FL_ERR_INPUT, "tool: at t = %g s %s", spec->keys[k].t, why);
+        if (fl_tool_outside(s, spec->keys[k].pos, rf, &w->domain, why, sizeof why)) {
+            if (spec->motion == FL_TOOL_PATH && spec->key_count > 1)
+                return fl_fail(err, FL_ERR_INPUT, "tool.path[%d]: at t = %g s %s", k, spec->keys[k].t, why);
+            return fl_fail(err, FL_ERR_INPUT, "tool.position: %s", why);
+        }
     }
     t->count = (int)fl_tool_count(spec, d);
     t->ox = fl_alloc((size_t)t->count * sizeof(float));
@@ -417,7 +437,7 @@ static void impulses(fl_tool *t, fl_world *w, double dt)
     fl_particles *f = &w->fluid;
     const fl_tool_forces c = force_consts(&t->spec);
     const fl_tool_link *l = &w->tool;
-    const float m = (float)w->mass, fdt = (float)dt, reach = fmaxf(c.contact, c.adh_k > 0.0f ? c.adh_b : 0.0f);
+    const float m = (float)w->mass, rho0 = (float)w->rho0, fdt = (float)dt, reach = fmaxf(c.contact, c.adh_k > 0.0f ? c.adh_b : 0.0f);
     const double cx = l->pose.c[0], cy = l->pose.c[1], cz = l->pose.c[2];
     double ax = 0, ay = 0, az = 0, dx = 0, dy = 0, dz = 0, tx = 0, ty = 0, tz = 0;
     int contacts = 0;
@@ -428,8 +448,8 @@ static void impulses(fl_tool *t, fl_world *w, double dt)
         if (!(s < reach))
             continue;
         float fa[3] = {0, 0, 0}, fd[3] = {0, 0, 0};
-        if (c.adh_k > 0.0f)
-            fl_tool_adhesion(&c, s, n, m / f->rho[i], fa);
+        if (c.adh_k > 0.0f) /* m_j / rho_j, with rho0 before the first step has measured rho_j */
+            fl_tool_adhesion(&c, s, n, m / (f->rho[i] > 0.0f ? f->rho[i] : rho0), fa);
         if (s < c.contact) {
             contacts++;
             if (c.damp_k > 0.0f) {
@@ -528,6 +548,21 @@ void fl_tool_after_step(fl_tool *t, fl_world *w, double dt, fl_tool_report *r)
             t->pos[a] += dt * t->vel[a];
         }
         rotate(t, r->torque, dt);
+        /* the tank's walls stop it (an inelastic contact: the centre put
+         * back so that the surface touches the wall, the velocity into it
+         * dropped) */
+        double rm[9];
+        float rot[9];
+        quat_matrix(t->q, rm);
+        for (int k = 0; k < 9; k++)
+            rot[k] = (float)rm[k];
+        for (int a = 0; a < 3; a++) {
+            double e = reach(&t->spec.shape, rot, a);
+            if (t->pos[a] - e < w->domain.lo[a])
+                t->pos[a] = w->domain.lo[a] + e, t->vel[a] = fmax(t->vel[a], 0.0);
+            if (t->pos[a] + e > w->domain.hi[a])
+                t->pos[a] = w->domain.hi[a] - e, t->vel[a] = fmin(t->vel[a], 0.0);
+        }
     }
 }
 
