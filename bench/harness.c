@@ -1005,6 +1005,13 @@ int fl_tool_stream(const fl_run_config *c, const char *input, fl_run_result *res
                          res->ticks ? "previous tick's" : "loop's start,", r.world.time);
             break;
         }
+        const double steps = ceil((v[0] - r.world.time) / clk.dt - 1e-9);
+        if (!(steps <= FL_SCENE_MAX_STEPS_PER_FRAME)) {
+            rc = fl_fail(err, FL_ERR_INPUT, "%s:%ld: time t = %.15g s is %.3g steps of %g s after the %s %.15g s, "
+                         "expected at most 1e5 (a time in the wrong unit?)", name, lineno, v[0], steps, clk.dt,
+                         res->ticks ? "previous tick's" : "loop's start,", r.world.time);
+            break;
+        }
         char why[160];
         if (fl_tool_outside(&r.tool.spec.shape, v + 1, r.world.tool.pose.rot, &r.world.domain, why, sizeof why)) {
             rc = fl_fail(err, FL_ERR_INPUT, "%s:%ld: the target (%g, %g, %g) puts the tool outside the domain: %s", name,

@@ -7,7 +7,7 @@
 #     times, tool.csv with a row per step (a tick of 2.5 steps is 3 of
 #     them, the last one landing on the tick), run.json stable;
 #   bad input: a line that is not four numbers, times out of order, a
-#     target outside the domain: exit 1, one line naming the input and the
+#     tick of more than 1e5 steps, a target outside the domain: exit 1, one line naming the input and the
 #     line, run.json incomplete; a scene without a tool: exit 1, one line,
 #     nothing written;
 #   a closed stdout: exit 2, run.json incomplete; SIGINT while it waits for
@@ -61,6 +61,7 @@ bad three "stdin:2: expected four numbers 't x y z', got '0.01 1 2'" '0.001 0.1 
 bad words "stdin:1: expected four numbers 't x y z', got '0.01 a b c'" '0.01 a b c'
 bad order "stdin:3: time t = 0.001 s is not after the previous tick's 0.002 s" \
   '0.001 0.1 0.11 0.1' '0.002 0.1 0.11 0.1' '0.001 0.1 0.11 0.1'
+bad far "stdin:1: time t = 1000 s is 1e+06 steps of 0.001 s after the loop's start" '1000 0.1 0.11 0.1'
 bad outside "stdin:2: the target (0.1, 0.19, 0.1) puts the tool outside the domain" \
   '0.001 0.1 0.11 0.1' '0.002 0.1 0.19 0.1'
 printf '# ticks\n0.001 0.1 0.11 0.1\nnan 0.1 0.11 0.1\n' > "$dir/nan.txt"
