@@ -118,5 +118,5 @@ if command -v gnuplot > /dev/null; then
   done
 fi
 [ "$(grep -c '^## Figure [78]\. ' "$out/report.md")" -eq 2 ]; check "report.md has figures 7 and 8" $?
-grep -q 'The GPU points are absent\|(cuda)' "$out/report.md"; check "report.md says where the GPU points are" $?
+grep -q 'The GPU points are absent: \|(cuda) (dt' "$out/report.md"; check "report.md says where the GPU points are" $?
 report
