@@ -160,7 +160,8 @@ static int parse_count(const char *s, int *out)
 
 static void list_scenes(void)
 {
-    static const char *names[] = {"dam_break", "hydrostatic", "drop", "dam_break_59k", "pbf_table1", "flip_case1", "flip_150"};
+    static const char *names[] = {"dam_break",  "hydrostatic", "drop",     "dam_break_59k", "pbf_table1",
+                                  "flip_case1", "flip_150",    "tool_cup", "tool_drop",     "tool_buoyancy"};
     printf("scenes (in %s/scenes):\n", FL_SOURCE_DIR);
     for (size_t k = 0; k < sizeof names / sizeof names[0]; k++) {
         char path[1024];
@@ -168,10 +169,10 @@ static void list_scenes(void)
         fl_scene s;
         fl_error err;
         if (fl_scene_load(path, NULL, 0, &s, &err) == FL_OK) {
-            printf("  %-12s %lld particles, %.2f s: %s\n", names[k], s.fluid_count, s.duration, s.description);
+            printf("  %-13s %lld particles, %.2f s: %s\n", names[k], s.fluid_count, s.duration, s.description);
             fl_scene_free(&s);
         } else {
-            printf("  %-12s (%s)\n", names[k], err.msg);
+            printf("  %-13s (%s)\n", names[k], err.msg);
         }
     }
 }
