@@ -9,6 +9,7 @@
  * (solver parameters among them) as in `fluidlab run`; --dt fixes the step
  * instead of scaling the scene's. Rows are appended to
  * docs/perf/<benchmark>.csv (or --log DIR) for docs/PERFORMANCE.md. */
+#define _POSIX_C_SOURCE 200809L
 #include <errno.h>
 #include <math.h>
 #include <omp.h>
@@ -30,6 +31,9 @@ typedef struct bench_opts {
     long long particles;
     int repeat, steps, warmup;
     int metrics;                       /* --metrics: the run's per-step metrics inside the timed step */
+    int tool;                          /* --tool: the tool loop's rate */
+    long long sizes[8];                /* --tool: fluid particles of each case (--sizes) */
+    int n_sizes;
     const char *log_dir;
     char command[1024];
 } bench_opts;
@@ -307,20 +311,177 @@ static int bench_solver(const bench_opts *o, const char *name)
     return bad ? 3 : log_rc;
 }
 
+/* --tool: the tool loop's rate, one row per size: the scene at about that
+ * many fluid particles, o->warmup untimed steps, then o->steps timed steps
+ * of the tool loop (fl_tool_loop_step: the tool placed, the solver's step,
+ * the fluid's force on it; with --metrics the run's metrics too, as
+ * `fluidlab tool` computes them). dt is the scene's (or --dt), whatever
+ * the spacing: the rate is per step. */
+static int bench_tool_size(const bench_opts *o, const char *name, const fl_solver_ops *ops, long long size,
+                           int first)
+{
+    bench_opts at = *o;
+    at.particles = size;
+    fl_scene s;
+    fl_world w;
+    fl_tool tool;
+    fl_params prm;
+    fl_error err;
+    double dt;
+    memset(&tool, 0, sizeof tool);
+    if (load_scaled_scene(&at, &s, &dt, &err)) {
+        fprintf(stderr, "fluidlab: %s\n", err.msg);
+        return 1;
+    }
+    dt = o->dt > 0.0 ? o->dt : fl_scene_dt(&s);
+    if (s.tool.shape.kind == FL_TOOL_NONE || s.dt_cfl) {
+        fprintf(stderr, "fluidlab: bench --tool: %s: %s\n", s.path,
+                s.dt_cfl ? "time.dt \"cfl\": the tool loop takes steps of a fixed dt (give --dt S)"
+                         : "the scene has no tool (a \"tool\" key, as in scenes/tool_cup.json)");
+        fl_scene_free(&s);
+        return 1;
+    }
+    if (fl_build_world_tool(&s, &w, &tool, &err)) {
+        fprintf(stderr, "fluidlab: %s\n", err.msg);
+        fl_scene_free(&s);
+        return 1;
+    }
+    fl_scene_solver_params(&s, name, &prm);
+    void *solver = fl_solver_create(ops, &w, &prm, &err);
+    fl_step_stats *st = calloc(1, sizeof *st);
+    double *ms = calloc((size_t)o->steps, sizeof *ms);
+    fl_metrics metrics;
+    memset(&metrics, 0, sizeof metrics);
+    int setup = !solver || !st || !ms; /* the set-up failed: bad input (the device refuses a tool), or memory */
+    if (setup)
+        fprintf(stderr, "fluidlab: bench --tool %s: %s\n", name, solver ? "out of memory" : err.msg);
+    if (!setup && o->metrics && fl_metrics_init(&metrics, ops, solver, &w, &err) != FL_OK) {
+        fprintf(stderr, "fluidlab: bench --tool %s: %s\n", name, err.msg);
+        setup = 1;
+    }
+    int bad = setup;
+    double contacts = 0.0;
+    for (int k = -o->warmup; k < o->steps && !bad; k++) {
+        fl_tool_report row;
+        fl_step_stats_reset(st);
+        double t0 = fl_now_ms();
+        bad = fl_tool_loop_step(ops, solver, &w, &tool, dt, st, &row, &err) != FL_OK;
+        if (!bad && o->metrics)
+            bad = step_metrics(&metrics, &w, st, &err) != FL_OK;
+        if (bad)
+            fprintf(stderr, "fluidlab: bench --tool %s: step %d: %s; timings are not reported\n", name,
+                    k + o->warmup + 1, err.msg);
+        else if (k >= 0)
+            ms[k] = fl_now_ms() - t0, contacts += row.contacts;
+    }
+    int rc = setup ? 1 : bad ? 3 : 0;
+    if (!bad && first) {
+        printf("tool loop (%s, %d threads, %d steps after %d untimed%s):\n", o->scene, omp_get_max_threads(),
+               o->steps, o->warmup, o->metrics ? ", with the metrics" : "");
+        printf("| solver | device | fluid particles | tool particles | dt s | mean ms | median ms | min ms | max ms "
+               "| rate Hz |\n|---|---|---|---|---|---|---|---|---|---|\n");
+    }
+    if (!bad) {
+        double mean = 0.0, q[3]; /* the mean; the median, min and max */
+        for (int k = 0; k < o->steps; k++)
+            mean += ms[k] / o->steps;
+        summarize(ms, o->steps, q);
+        printf("| %s | %s | %d | %d | %.3g | %.3f | %.3f | %.3f | %.3f | %.0f |\n", name, o->device, w.fluid.count,
+               tool.count, dt, mean, q[0], q[1], q[2], 1000.0 / mean);
+        char bench[64];
+        snprintf(bench, sizeof bench, "tool_%s_%s", name, o->device);
+        FILE *log;
+        char log_path[1200];
+        rc = open_log(o, bench,
+                      "date,commit,benchmark,machine,threads,particles,command,steps,warmup,dt,step_ms_mean,"
+                      "step_ms_median,step_ms_min,step_ms_max,rate_hz_mean,rate_hz_median,tool_particles,"
+                      "contacts_mean,metrics",
+                      &log, log_path, sizeof log_path);
+        if (log) {
+            log_prefix(log, o, bench, w.fluid.count);
+            fprintf(log, ",%d,%d,%.6g,%.4f,%.4f,%.4f,%.4f,%.1f,%.1f,%d,%.1f,%d\n", o->steps, o->warmup, dt, mean,
+                    q[0], q[1], q[2], 1000.0 / mean, 1000.0 / q[0], tool.count, contacts / o->steps, o->metrics);
+            rc = close_log(log, log_path);
+        }
+    }
+    if (solver)
+        ops->destroy(solver);
+    fl_metrics_free(&metrics);
+    free(st), free(ms);
+    fl_tool_free(&tool);
+    fl_world_free(&w);
+    fl_scene_free(&s);
+    return rc;
+}
+
+static int bench_tool(const bench_opts *o, const char *name)
+{
+    fl_error err;
+    const fl_solver_ops *ops = fl_solver_on(name, o->device, &err);
+    if (!ops) {
+        fprintf(stderr, "fluidlab: bench --tool %s: %s\n", name, err.msg);
+        return 1;
+    }
+    int rc = 0;
+    for (int k = 0; k < o->n_sizes && rc == 0; k++)
+        rc = bench_tool_size(o, name, ops, o->sizes[k], k == 0);
+    return rc;
+}
+
+/* --tool's defaults: scenes/tool_cup.json in the rate's workload
+ * (FL_TOOL_RATE_PATH, FL_TOOL_RATE_ADHESION, before the --set overrides),
+ * 10 000 and 20 000 particles or --sizes, 100 steps after 5. 0, or 1 with
+ * one line. */
+static int tool_defaults(bench_opts *o, const char *sizes)
+{
+    if (!o->scene) {
+        o->scene = "tool_cup";
+        if (o->set_count + 2 > FL_MAX_SETS) {
+            fprintf(stderr, "fluidlab: bench --tool: too many --set overrides\n");
+            return 1;
+        }
+        memmove(o->sets + 2, o->sets, sizeof o->sets[0] * (size_t)o->set_count);
+        o->sets[0] = FL_TOOL_RATE_PATH;
+        o->sets[1] = FL_TOOL_RATE_ADHESION;
+        o->set_count += 2;
+    }
+    o->steps = o->steps ? o->steps : 100;
+    o->warmup = o->warmup >= 0 ? o->warmup : 5;
+    char buf[256];
+    snprintf(buf, sizeof buf, "%s", sizes ? sizes : "10000,20000");
+    for (char *save = NULL, *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+        char *end;
+        double n = strtod(t, &end);
+        if (*end || !(n >= 100 && n <= 1e8) || n != floor(n) || o->n_sizes == 8) {
+            fprintf(stderr, "fluidlab: bench --sizes %s: expected up to 8 whole numbers from 100 to 1e8, "
+                            "comma-separated\n", sizes);
+            return 1;
+        }
+        o->sizes[o->n_sizes++] = (long long)n;
+    }
+    if (o->n_sizes == 0) {
+        fprintf(stderr, "fluidlab: bench --sizes '%s': expected a comma-separated list of particle counts\n", sizes);
+        return 1;
+    }
+    return 0;
+}
+
 int fl_bench_main(int argc, char **argv)
 {
-    bench_opts o = {.scene = "dam_break", .device = "cpu", .particles = -1, .repeat = 7, .steps = 10, .warmup = 3,
-                    .log_dir = FL_SOURCE_DIR "/docs/perf"};
+    /* 0, -1, NULL: not given (the defaults depend on --tool) */
+    bench_opts o = {.device = "cpu", .particles = -1, .warmup = -1, .log_dir = FL_SOURCE_DIR "/docs/perf"};
+    const char *sizes = NULL;
     size_t len = (size_t)snprintf(o.command, sizeof o.command, "fluidlab bench");
     const char *targets[32];
-    int ntargets = 0, threads = 0;
+    int ntargets = 0, threads = 0, rc = 0;
     for (int k = 0; k < argc && len < sizeof o.command; k++)
         len += (size_t)snprintf(o.command + len, sizeof o.command - len, " %s", argv[k]);
     for (int k = 0; k < argc; k++) {
         const char *a = argv[k], *v = k + 1 < argc ? argv[k + 1] : NULL;
         int takes = !strcmp(a, "--particles") || !strcmp(a, "--repeat") || !strcmp(a, "--steps") ||
                     !strcmp(a, "--threads") || !strcmp(a, "--scene") || !strcmp(a, "--log") ||
-                    !strcmp(a, "--warmup") || !strcmp(a, "--set") || !strcmp(a, "--dt") || !strcmp(a, "--device");
+                    !strcmp(a, "--warmup") || !strcmp(a, "--set") || !strcmp(a, "--dt") || !strcmp(a, "--device") ||
+                    !strcmp(a, "--sizes");
         if (takes && !v) {
             fprintf(stderr, "fluidlab: bench %s: expected a value\n", a);
             return 1;
@@ -354,6 +515,10 @@ int fl_bench_main(int argc, char **argv)
             o.log_dir = NULL;
         else if (!strcmp(a, "--metrics"))
             o.metrics = 1;
+        else if (!strcmp(a, "--tool"))
+            o.tool = 1;
+        else if (!strcmp(a, "--sizes"))
+            sizes = v;
         else if (!strcmp(a, "--log")) {
             fprintf(stderr, "fluidlab: bench --log: expected a folder name of 1 to %d characters\n", FL_MAX_PATH);
             return 1;
@@ -369,12 +534,34 @@ int fl_bench_main(int argc, char **argv)
     }
     if (threads)
         omp_set_num_threads(threads);
+    if (o.tool && (o.particles >= 0 || o.repeat)) {
+        fprintf(stderr, "fluidlab: bench --tool: %s does not apply (--sizes LIST: the particle counts; one run of "
+                        "--steps steps each)\n", o.particles >= 0 ? "--particles" : "--repeat");
+        return 1;
+    }
+    if (sizes && !o.tool) {
+        fprintf(stderr, "fluidlab: bench --sizes: only with --tool (else --particles N)\n");
+        return 1;
+    }
+    if (o.tool) {
+        if ((rc = tool_defaults(&o, sizes)))
+            return rc;
+    } else {
+        o.scene = o.scene ? o.scene : "dam_break";
+        o.repeat = o.repeat ? o.repeat : 7;
+        o.steps = o.steps ? o.steps : 10;
+        o.warmup = o.warmup >= 0 ? o.warmup : 3;
+    }
     if (o.particles < 0) /* default: 100 000 for the dam break, any other scene as it is */
         o.particles = strcmp(o.scene, "dam_break") == 0 ? 100000 : 0;
     if (ntargets == 0)
-        targets[ntargets++] = "grid";
+        targets[ntargets++] = o.tool ? "pbf" : "grid";
     fl_error err;
     for (int t = 0; t < ntargets; t++) { /* every target, and its device, before anything is written */
+        if (!strcmp(targets[t], "grid") && o.tool) {
+            fprintf(stderr, "fluidlab: bench --tool grid: expected solvers (the tool loop's, default pbf)\n");
+            return 1;
+        }
         if (!strcmp(targets[t], "grid") && strcmp(o.device, "cpu") != 0) {
             fprintf(stderr, "fluidlab: bench grid: --device %s: the grid benchmark times the CPU's neighbor grid "
                             "(a device's grid is timed in its solvers' grid_build stage)\n", o.device);
@@ -396,8 +583,8 @@ int fl_bench_main(int argc, char **argv)
         fprintf(stderr, "fluidlab: bench --log: %s\n", err.msg);
         return 2;
     }
-    int rc = 0;
     for (int t = 0; t < ntargets && rc == 0; t++)
-        rc = !strcmp(targets[t], "grid") ? bench_grid(&o) : bench_solver(&o, targets[t]);
+        rc = o.tool ? bench_tool(&o, targets[t]) : !strcmp(targets[t], "grid") ? bench_grid(&o)
+                                                                               : bench_solver(&o, targets[t]);
     return rc;
 }

@@ -30,9 +30,9 @@
 #include "cuda_device.h"
 #endif
 
-#define FIG_COUNT 6
-#define MAX_CASES 192
-#define MAX_CASE_SETS 6
+#define FIG_COUNT 8
+#define MAX_CASES 256
+#define MAX_CASE_SETS 8
 
 typedef struct fig_case {
     int fig;                            /* the figure it serves (3 and 5 share theirs: fig = 5) */
@@ -43,7 +43,8 @@ typedef struct fig_case {
     double dt;                          /* s; 0: substeps or the scene's step */
     int dt_cfl;
     int substeps;
-    int group;                          /* figure 2: 1 particle solver, 2 pressure solve; 4: substeps; 6: particles */
+    int group;                          /* figure 2: 1 particle solver, 2 pressure solve; 4: substeps; 6, 8:
+                                         * particles */
     char sets[MAX_CASE_SETS][96];
     int nsets;
     char dir[1024];
@@ -65,6 +66,10 @@ typedef struct figures {
     double d_drop, d_conv, d_dam, d_stab;
     int n_sub, substeps[8];
     int n_counts, counts[8];            /* figure 6: particles per edge of the 1 m cube */
+    double d_tool;                      /* figure 7: tool_cup's spacing; 0: the scene's */
+    int n_rates, rates[8];              /* figure 8: fluid particles of each size */
+    int rate_steps, rate_skip;          /* figure 8: steps a case, of which the first rate_skip are not counted */
+    fl_scene tool_cup;                  /* figures 7 and 8: scenes/tool_cup.json as shipped */
     fig_case cases[MAX_CASES];
     int n;
     FILE *report;
@@ -79,10 +84,13 @@ static const char *const fig_titles[FIG_COUNT + 1] = {
     "Timestep stability",
     "Dam break validation against Martin & Moyce (1952)",
     "Cost scaling",
+    "Tool force over time (rigid-tool paper, Fig. 6)",
+    "Tool-loop rate (rigid-tool paper, Fig. 7)",
 };
 
 static const char *const fig_files[FIG_COUNT + 1] = {
-    "", "fig1_density", "fig2_convergence", "fig3_stages", "fig4_stability", "fig5_front", "fig6_scaling",
+    "",           "fig1_density", "fig2_convergence", "fig3_stages",     "fig4_stability",
+    "fig5_front", "fig6_scaling", "fig7_tool_force",  "fig8_tool_rate",
 };
 
 static int fail_line(const char *fmt, ...)
@@ -172,6 +180,67 @@ static int set_iterations(fig_case *k, int n)
     for (int q = 0; ops->iteration_keys[q] && k->nsets < MAX_CASE_SETS; q++)
         add_set(k, "solvers.%s.%s=%d", k->solver, ops->iteration_keys[q], n);
     return 1;
+}
+
+/* Figure 8's step for each solver, fixed over the sizes: the scene's for
+ * PBF, FLIP and PIC (FLIP and PIC substep inside it), and for the others
+ * a step they hold at the finest size (80 000 particles, d = 5.7 mm):
+ * SPH 0.1 ms, WCSPH 0.2 ms, PCISPH 0.5 ms. The rate is per step. */
+static double rate_dt(const figures *F, const char *solver)
+{
+    if (strcmp(solver, "sph") == 0)
+        return 1e-4;
+    if (strcmp(solver, "wcsph") == 0)
+        return 2e-4;
+    if (strcmp(solver, "pcisph") == 0)
+        return 5e-4;
+    return fl_scene_dt(&F->tool_cup);
+}
+
+/* Figure 7: tool_cup under PBF on the CPU at d_tool, the times of its path
+ * scaled by tscale (the same phases, each faster). */
+static void plan_tool_force(figures *F)
+{
+    const fl_scene *s = &F->tool_cup;
+    fig_case *k = add_case(F, 7, "pbf", "tool_cup", "pbf");
+    k->device = "cpu"; /* the force is not a device's measure; figure 8 times the devices */
+    if (F->d_tool > 0.0)
+        add_set(k, "fluid.spacing=%g", F->d_tool);
+    if (F->tscale != 1.0) {
+        for (int q = 1; q < s->tool.key_count && k->nsets + 1 < MAX_CASE_SETS; q++)
+            add_set(k, "tool.path.%d.t=%.9g", q, s->tool.keys[q].t * F->tscale);
+        add_set(k, "time.duration=%.9g", s->duration * F->tscale);
+    }
+}
+
+/* Figure 8: every solver in the rate's workload (FL_TOOL_RATE_PATH) at
+ * each size, rate_steps steps; on the CPU, then the solvers with a device
+ * version on figure 6's device. */
+static void plan_tool_rate(figures *F)
+{
+    const fl_scene *s = &F->tool_cup;
+    char label[64];
+    for (int on_device = 0; on_device <= (F->fig6_device != NULL); on_device++)
+        for (int i = 0; fl_solvers[i]; i++) {
+            const char *name = fl_solvers[i]->name;
+            if (on_device && strcmp(device_on(F->fig6_device, name), "cpu") == 0)
+                continue;
+            for (int q = 0; q < F->n_rates; q++) {
+                const int n = F->rates[q];
+                if (on_device)
+                    snprintf(label, sizeof label, "%s (%s) %d", name, F->fig6_device, n);
+                else
+                    snprintf(label, sizeof label, "%s %d", name, n);
+                fig_case *k = add_case(F, 8, name, "tool_cup", label);
+                k->device = on_device ? F->fig6_device : "cpu";
+                k->group = n;
+                k->dt = rate_dt(F, name);
+                add_set(k, "%s", FL_TOOL_RATE_PATH);
+                add_set(k, "%s", FL_TOOL_RATE_ADHESION);
+                add_set(k, "fluid.spacing=%.9g", s->spacing * cbrt((double)s->fluid_count / n));
+                add_set(k, "time.duration=%.9g", F->rate_steps * k->dt);
+            }
+        }
 }
 
 static void plan(figures *F)
@@ -265,6 +334,10 @@ static void plan(figures *F)
                     add_set(k, "time.duration=0.004");
                 }
             }
+    if (F->only[7])
+        plan_tool_force(F);
+    if (F->only[8])
+        plan_tool_rate(F);
 }
 
 /* "dt = 1/240 s", "CFL-adaptive", "10 steps per frame" */
@@ -504,7 +577,7 @@ static void runs_table(figures *F, int fig, int group)
         const fig_case *k = &F->cases[i];
         if (k->fig != fig || (group && k->group != group))
             continue;
-        char step[96], sets[700] = "", st[700], who[64];
+        char step[96], sets[1024] = "", st[700], who[64];
         describe_step(k, step, sizeof step);
         for (int q = 0; q < k->nsets; q++)
             snprintf(sets + strlen(sets), sizeof sets - strlen(sets), "%s`%s`", q ? " " : "", k->sets[q]);
@@ -994,6 +1067,307 @@ static int figure6(figures *F)
     return 0;
 }
 
+/* ---- figure 7: the force on the tool over time --------------------------- */
+
+typedef struct path_phase {
+    char name[16];
+    double t0, t1;      /* s */
+    double v[3];        /* the tool's mean velocity, m/s */
+} path_phase;
+
+/* The moving segments of a path (y up), its times scaled by tscale, named
+ * by their direction: "descend" and "rise" (mostly along y), "sideways",
+ * and "back" for one that reverses the horizontal motion before it. */
+static int path_phases(const fl_tool_spec *spec, double tscale, path_phase *out, int max)
+{
+    int n = 0, have_h = 0;
+    double last_h[2] = {0.0, 0.0};
+    for (int q = 0; q + 1 < spec->key_count && n < max; q++) {
+        const double *a = spec->keys[q].pos, *b = spec->keys[q + 1].pos;
+        const double d[3] = {b[0] - a[0], b[1] - a[1], b[2] - a[2]}, h = hypot(d[0], d[2]);
+        const double span = (spec->keys[q + 1].t - spec->keys[q].t) * tscale;
+        if ((h == 0.0 && d[1] == 0.0) || !(span > 0.0))
+            continue; /* held */
+        path_phase *p = &out[n++];
+        p->t0 = spec->keys[q].t * tscale, p->t1 = spec->keys[q + 1].t * tscale;
+        for (int c = 0; c < 3; c++)
+            p->v[c] = d[c] / span;
+        if (fabs(d[1]) > h) {
+            snprintf(p->name, sizeof p->name, "%s", d[1] < 0.0 ? "descend" : "rise");
+        } else {
+            snprintf(p->name, sizeof p->name, "%s",
+                     have_h && d[0] * last_h[0] + d[2] * last_h[1] < 0.0 ? "back" : "sideways");
+            last_h[0] = d[0], last_h[1] = d[2], have_h = 1;
+        }
+    }
+    return n;
+}
+
+static int figure7(figures *F)
+{
+    FILE *csv, *ph;
+    if (!open_two(F, fig_files[7], "fig7_tool_phases", &csv, &ph))
+        return 2;
+    section_head(F, 7, "fig7_tool_phases.csv");
+    FILE *r = F->report;
+    const fl_scene *s = &F->tool_cup;
+    const fig_case *k = NULL;
+    for (int i = 0; i < F->n && !k; i++)
+        k = F->cases[i].fig == 7 ? &F->cases[i] : NULL;
+    path_phase phases[16];
+    const int np = path_phases(&s->tool, F->tscale, phases, 16);
+    char d_text[64];
+    snprintf(d_text, sizeof d_text, F->d_tool > 0.0 ? "d = %g m" : "d = %g m, as shipped",
+             F->d_tool > 0.0 ? F->d_tool : s->spacing);
+    fprintf(r, "The rigid-tool paper's experiment (`scenes/tool_cup.json`, %s%s): a sphere of radius %g m "
+               "descends into a cup of water, moves towards the wall, back to the middle and rises out, on its "
+               "path of keyframes, under PBF. The fluid's force on the tool after every step (`fx`, `fy`, `fz` of "
+               "the run's `tool.csv`: the solver's boundary reaction, adhesion and damping), x solid, y dotted, z "
+               "dashed; the phases of the path between grey lines. y is up.\n\n",
+            d_text, F->tscale != 1.0 ? ", the path's times scaled by the run's time scale" : "",
+            (double)s->tool.shape.radius);
+    runs_table(F, 7, 0);
+    fprintf(ph, "phase,start,end\n");
+    for (int q = 0; q < np; q++)
+        fprintf(ph, "%s,%.6g,%.6g\n", phases[q].name, phases[q].t0, phases[q].t1);
+    table t;
+    double mean[16][3] = {{0.0}}, fy_low = 0.0, t_low = 0.0;
+    int rows[16] = {0}, loaded = k && !load_run(k, "tool.csv", &t);
+    fprintf(csv, "time,fx,fy,fz\n");
+    if (loaded) {
+        const int ct = table_col(&t, "time"), cf[3] = {table_col(&t, "fx"), table_col(&t, "fy"), table_col(&t, "fz")};
+        for (int q = 0; q < t.rows; q++) {
+            const double time = table_at(&t, q, ct), f[3] = {table_at(&t, q, cf[0]), table_at(&t, q, cf[1]),
+                                                             table_at(&t, q, cf[2])};
+            fprintf(csv, "%.6g,%.6g,%.6g,%.6g\n", time, f[0], f[1], f[2]);
+            for (int p = 0; p < np; p++) {
+                if (!(time > phases[p].t0 && time <= phases[p].t1))
+                    continue;
+                for (int c = 0; c < 3; c++)
+                    mean[p][c] += f[c];
+                rows[p]++;
+                if (strcmp(phases[p].name, "rise") == 0 && f[1] < fy_low)
+                    fy_low = f[1], t_low = time;
+            }
+        }
+        table_free(&t);
+    }
+    int rc = close_csv(F, csv, fig_files[7]);
+    if (close_csv(F, ph, "fig7_tool_phases") || rc)
+        return 2;
+    fprintf(r, "| phase | time (s) | tool velocity (m/s) | mean fx (N) | mean fy (N) | mean fz (N) |\n"
+               "| --- | --- | --- | --- | --- | --- |\n");
+    int opposed = 0, horizontal = 0;
+    double fy_submerged = 0.0;
+    int n_submerged = 0;
+    for (int p = 0; p < np; p++) {
+        for (int c = 0; c < 3 && rows[p]; c++)
+            mean[p][c] /= rows[p];
+        fprintf(r, "| %s | %.3g to %.3g | (%.3g, %.3g, %.3g) |", phases[p].name, phases[p].t0, phases[p].t1,
+                phases[p].v[0], phases[p].v[1], phases[p].v[2]);
+        if (rows[p])
+            fprintf(r, " %.4g | %.4g | %.4g |\n", mean[p][0], mean[p][1], mean[p][2]);
+        else
+            fprintf(r, " - | - | - |\n");
+        if (rows[p] && (strcmp(phases[p].name, "sideways") == 0 || strcmp(phases[p].name, "back") == 0)) {
+            horizontal++;
+            opposed += mean[p][0] * phases[p].v[0] + mean[p][2] * phases[p].v[2] < 0.0;
+            fy_submerged += mean[p][1], n_submerged++;
+        }
+    }
+    fprintf(r, "\nReading: ");
+    if (!loaded) {
+        fprintf(r, "the run did not complete a step (see the table of runs), so there is nothing to read.\n");
+    } else {
+        const double radius = s->tool.shape.radius, g = fabs(s->gravity[1]);
+        const double archimedes = s->rest_density * g * 4.0 / 3.0 * 3.14159265358979 * radius * radius * radius;
+        if (n_submerged && s->tool.shape.kind == FL_TOOL_SPHERE)
+            fprintf(r, "at the bottom of the cup, fully submerged, the fluid holds the sphere up with a mean fy of "
+                       "%.3g N, against Archimedes' rho0 g V = %.3g N. ",
+                    fy_submerged / n_submerged, archimedes);
+        if (horizontal)
+            fprintf(r, "In %d of the %d horizontal phases the mean horizontal force opposes the tool's motion "
+                       "(drag). ",
+                    opposed, horizontal);
+        if (fy_low < 0.0)
+            fprintf(r, "Rising out, the force pulls the tool down to %.3g N at t = %.3g s: the water it lifts "
+                       "and the adhesion that holds it.",
+                    fy_low, t_low);
+        fputc('\n', r);
+    }
+    draw(F, 7);
+    return 0;
+}
+
+/* ---- figure 8: the tool loop's rate -------------------------------------- */
+
+/* The fluid particles of a run, from its run.json; 0 when it cannot be read. */
+static int run_particles(const fig_case *k)
+{
+    char path[1200], text[4096];
+    snprintf(path, sizeof path, "%s/run.json", k->dir);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return 0;
+    size_t n = fread(text, 1, sizeof text - 1, f);
+    fclose(f);
+    text[n] = '\0';
+    const char *p = strstr(text, "\"fluid_particles\":");
+    return p ? atoi(p + strlen("\"fluid_particles\":")) : 0;
+}
+
+/* Whether the device backend runs a tool scene: the emulator's PBF
+ * created on a coarse tool_cup. 1, or 0 with its reason in why. */
+static int device_runs_tool(const figures *F, char *why, int len)
+{
+    static const char *const sets[1] = {"fluid.spacing=0.03"};
+    fl_error err;
+    fl_scene s;
+    fl_world w;
+    fl_tool tool;
+    fl_params prm;
+    memset(&tool, 0, sizeof tool);
+    const fl_solver_ops *ops = fl_solver_on("pbf", "emu", &err);
+    int ok = ops && fl_scene_load(F->tool_cup.path, sets, 1, &s, &err) == FL_OK;
+    if (ok) {
+        ok = fl_build_world_tool(&s, &w, &tool, &err) == FL_OK;
+        if (ok) {
+            fl_scene_solver_params(&s, "pbf", &prm);
+            void *solver = fl_solver_create(ops, &w, &prm, &err);
+            ok = solver != NULL;
+            if (solver)
+                ops->destroy(solver);
+            fl_tool_free(&tool);
+            fl_world_free(&w);
+        }
+        fl_scene_free(&s);
+    }
+    if (!ok)
+        snprintf(why, (size_t)len, "%s", err.msg);
+    return ok;
+}
+
+static int figure8(figures *F)
+{
+    char path[1200];
+    FILE *csv = open_csv(F, fig_files[8], path, sizeof path);
+    if (!csv)
+        return 2;
+    section_head(F, 8, NULL);
+    FILE *r = F->report;
+    fprintf(r, "Tool-loop steps per second (a step of the solver with the tool placed before it and the fluid's "
+               "force on it summed after it: 1000 / the mean of `tool.csv`'s `step_ms` over steps %d to %d) "
+               "against the fluid particles, log-log, %d threads, with the 1 kHz of a haptic loop. The workload: "
+               "`scenes/tool_cup.json` with the sphere in its sideways phase from the start (submerged at the "
+               "bottom, moving towards the wall at 0.19 m/s) and its adhesion off (at the first step the fluid "
+               "has no densities yet, and the adhesion impulse divides by them: a tool that starts in the water "
+               "blows the fluid up; the adhesion's cost is a kernel per particle near the tool, in the loop the "
+               "damping runs in), the fluid resampled to each size, the geometry kept; %d steps a case at a step fixed per solver (the rate is per step; `dt_s` in the CSV): ",
+            F->rate_skip + 1, F->rate_steps, F->threads, F->rate_steps);
+    for (int s = 0; fl_solvers[s]; s++)
+        fprintf(r, "%s%s %.3g ms", s ? ", " : "", fl_solvers[s]->name, 1e3 * rate_dt(F, fl_solvers[s]->name));
+    fprintf(r, ". The particle counts are the runs' own (`run.json`), the tool's volume cleared.\n\n");
+    runs_table(F, 8, 0);
+    fprintf(r, "| solver | dt | particles: rate Hz (ms per step) | most particles at 1 kHz or more |\n"
+               "| --- | --- | --- | --- |\n");
+    int blocks = 0, device_ran = 0;
+    char uncoupled[256] = "", device_error[600] = "";
+    for (int on_device = 0; on_device <= (F->fig6_device != NULL); on_device++)
+        for (int s = 0; fl_solvers[s]; s++) {
+            const char *device = on_device ? F->fig6_device : "cpu";
+            char name[64], row[512] = "";
+            solver_text(fl_solvers[s]->name, device, name, sizeof name);
+            int cases = 0, points = 0, decoupled = 0, best = 0;
+            for (int i = 0; i < F->n; i++) {
+                const fig_case *k = &F->cases[i];
+                table t;
+                if (k->fig != 8 || strcmp(k->solver, fl_solvers[s]->name) != 0 || strcmp(k->device, device) != 0)
+                    continue;
+                cases++;
+                if (on_device && !k->ran && !device_error[0])
+                    snprintf(device_error, sizeof device_error, "%s", k->error);
+                if (k->ran && k->res.status != FL_RUN_STABLE) {
+                    snprintf(row + strlen(row), sizeof row - strlen(row), "%s%d: unstable at step %lld",
+                             row[0] ? ", " : "", k->group, k->res.steps);
+                    continue;
+                }
+                if (load_run(k, "tool.csv", &t)) {
+                    snprintf(row + strlen(row), sizeof row - strlen(row), "%s%d: did not run", row[0] ? ", " : "",
+                             k->group);
+                    continue;
+                }
+                device_ran |= on_device;
+                const int cms = table_col(&t, "step_ms"), cc = table_col(&t, "contacts");
+                const int cp[3] = {table_col(&t, "fx_pressure"), table_col(&t, "fy_pressure"),
+                                   table_col(&t, "fz_pressure")};
+                double sum = 0.0, contacts = 0.0, reaction = 0.0;
+                int n = 0;
+                for (int q = 0; q < t.rows; q++) {
+                    contacts += table_at(&t, q, cc);
+                    for (int c = 0; c < 3; c++)
+                        reaction += fabs(table_at(&t, q, cp[c]));
+                    if (q >= F->rate_skip)
+                        sum += table_at(&t, q, cms), n++;
+                }
+                table_free(&t);
+                if (contacts > 0.0 && reaction == 0.0) { /* the tool in the fluid, and no reaction from the solver */
+                    decoupled = 1;
+                    continue;
+                }
+                if (n == 0 || !(sum > 0.0)) {
+                    snprintf(row + strlen(row), sizeof row - strlen(row), "%s%d: too few steps", row[0] ? ", " : "",
+                             k->group);
+                    continue;
+                }
+                const double ms = sum / n, rate = 1000.0 / ms;
+                const int particles = run_particles(k);
+                if (points++ == 0)
+                    fprintf(csv, "%sparticles,%s (dt %.3g ms),step_ms,dt_s\n", blocks++ ? "\n\n" : "", name,
+                            1e3 * k->dt);
+                fprintf(csv, "%d,%.5g,%.5g,%.6g\n", particles, rate, ms, k->dt);
+                snprintf(row + strlen(row), sizeof row - strlen(row), "%s%d: %.0f (%.3g)", row[0] ? ", " : "",
+                         particles, rate, ms);
+                if (rate >= 1000.0 && particles > best)
+                    best = particles;
+            }
+            if (cases == 0)
+                continue;
+            if (decoupled) {
+                snprintf(uncoupled + strlen(uncoupled), sizeof uncoupled - strlen(uncoupled), "%s%s",
+                         uncoupled[0] ? ", " : "", name);
+                continue;
+            }
+            char most[32];
+            snprintf(most, sizeof most, best ? "%d" : "none", best);
+            fprintf(r, "| %s | %.3g ms | %s | %s |\n", name, 1e3 * rate_dt(F, fl_solvers[s]->name), row, most);
+        }
+    if (close_csv(F, csv, fig_files[8]))
+        return 2;
+    if (uncoupled[0])
+        fprintf(r, "\nLeft out: %s: the tool sat in the fluid (contacts) and the solver reported no reaction on "
+                   "it (`fx_pressure`, `fy_pressure`, `fz_pressure` zero at every step): it does not couple with the "
+                   "tool yet, so its steps are not a tool loop's.\n",
+                uncoupled);
+    char why[FL_ERROR_LEN];
+    if (F->fig6_device && !device_ran)
+        fprintf(r, "\nThe points on %s are absent: every case there failed: %s\n", F->fig6_device,
+                device_error[0] ? device_error : "none ran");
+    else if (!F->fig6_device && !device_runs_tool(F, why, sizeof why))
+        fprintf(r, "\nThe GPU points are absent: no usable CUDA device here, and the device backend does not run "
+                   "the tool either (%s).\n", why);
+    else if (!F->fig6_device)
+        fprintf(r, "\nThe GPU points are absent: no usable CUDA device here (`fluidlab list`); on a machine with one "
+                   "they are drawn dashed.\n");
+    fprintf(r, "\nReading: a step's cost grows about linearly with the particles, so the rate falls about as "
+               "1/N; a haptic loop needs 1 kHz, and the last column is the largest run that held it here, on %d "
+               "CPU threads. ",
+            F->threads);
+    fprintf(r, "These rates leave out the metrics a run computes after each step (`fluidlab tool` computes them "
+               "too, for its stability criteria).\n");
+    draw(F, 8);
+    return 0;
+}
+
 /* ---- the command --------------------------------------------------------- */
 
 static const char *figures_usage =
@@ -1008,6 +1382,10 @@ static const char *figures_usage =
     "  4 timestep stability: steps per frame each solver needs for 3 s of dam break\n"
     "  5 the dam-break front against Martin & Moyce (1952)\n"
     "  6 cost scaling, ms per step against particle count\n"
+    "  7 the force on a rigid tool over time (tool_cup under PBF; rigid-tool paper\n"
+    "    Fig. 6)\n"
+    "  8 the tool loop's rate, steps per second against particle count, with 1 kHz\n"
+    "    (rigid-tool paper Fig. 7)\n"
     "into DIR (default out/figures): each as .png and .svg with its data as .csv,\n"
     "the runs in DIR/runs/, and DIR/report.md (the command, machine, commit,\n"
     "parameters and a reading of each figure). A case that goes unstable or fails\n"
@@ -1016,12 +1394,17 @@ static const char *figures_usage =
     "  --quick       coarse resolutions (a few minutes on 2 cores): the drop at\n"
     "                d = 0.02 m, the dam break at 0.01 m (figure 4: 1 to 40\n"
     "                steps per frame),\n"
-    "                10 648 to 195 112 particles for figure 6. Without it: the drop\n"
-    "                at 0.0125 m, the dam break at 0.00667 m (figures 3, 5) and\n"
-    "                0.01 m (figures 2, 4), 7 sizes for figure 6 (about 10 minutes)\n"
+    "                10 648 to 195 112 particles for figure 6, tool_cup at\n"
+    "                d = 0.012 m for figure 7, 10 000 and 20 000 particles, 50\n"
+    "                steps each, for figure 8. Without it: the drop at 0.0125 m,\n"
+    "                the dam break at 0.00667 m (figures 3, 5) and 0.01 m\n"
+    "                (figures 2, 4), 7 sizes for figure 6, tool_cup as shipped\n"
+    "                (figure 7), 10 000 to 80 000 particles, 100 steps each\n"
+    "                (figure 8) (about 12 minutes)\n"
     "  --smoke       the smallest sizes and a tenth of each run's time: checks the\n"
     "                pipeline in seconds; the figures mean nothing\n"
-    "  --only LIST   only these figures, e.g. --only 1,4\n"
+    "  --only LIST   only these figures, e.g. --only 1,4; tool: figures 7 and 8\n"
+    "                (--only 1,tool)\n"
     "  --out DIR     output folder (default out/figures)\n"
     "  --device D    the particle solvers (sph, wcsph, pcisph, pbf) on device D: cuda\n"
     "                (the GPU), emu (the GPU kernels on the CPU, slow: a check), or\n"
@@ -1092,15 +1475,21 @@ static int parse_args(figures *F, int argc, char **argv)
             for (char *save = NULL, *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
                 char *end;
                 long f = strtol(t, &end, 10);
+                if (strcmp(t, "tool") == 0) {
+                    F->only[7] = F->only[8] = 1;
+                    continue;
+                }
                 if (*end || f < 1 || f > FIG_COUNT)
-                    return fail_line("--only %s: expected figure numbers from 1 to %d, comma-separated", v, FIG_COUNT);
+                    return fail_line("--only %s: expected figure numbers from 1 to %d or tool, comma-separated", v,
+                                     FIG_COUNT);
                 F->only[f] = 1;
             }
             int any = 0;
             for (int f = 1; f <= FIG_COUNT; f++)
                 any |= F->only[f];
             if (!any)
-                return fail_line("--only '%s': expected figure numbers from 1 to %d, comma-separated", v, FIG_COUNT);
+                return fail_line("--only '%s': expected figure numbers from 1 to %d or tool, comma-separated", v,
+                                 FIG_COUNT);
             i++;
         } else {
             return fail_line("%s: unknown option%s (see fluidlab figures --help)", a,
@@ -1131,18 +1520,94 @@ static void resolutions(figures *F)
         static const int counts[] = {10, 14};
         F->n_counts = 2;
         memcpy(F->counts, counts, sizeof counts);
+        F->d_tool = 0.02;
+        static const int rates[] = {1000, 2000};
+        F->n_rates = 2, F->rate_steps = 10, F->rate_skip = 2;
+        memcpy(F->rates, rates, sizeof rates);
     } else if (F->quick) {
         F->d_drop = 0.02, F->d_conv = 0.01, F->d_dam = 0.01, F->d_stab = 0.01;
         F->n_sub = 6; /* up to 40 steps per frame: the 80s would take half the time */
         static const int counts[] = {22, 31, 46, 58};
         F->n_counts = 4;
         memcpy(F->counts, counts, sizeof counts);
+        F->d_tool = 0.012;
+        static const int rates[] = {10000, 20000};
+        F->n_rates = 2, F->rate_steps = 50, F->rate_skip = 5;
+        memcpy(F->rates, rates, sizeof rates);
     } else {
         F->d_drop = 0.0125, F->d_conv = 0.01, F->d_dam = 0.00666667, F->d_stab = 0.01;
         static const int counts[] = {22, 27, 31, 37, 46, 52, 58};
         F->n_counts = 7;
         memcpy(F->counts, counts, sizeof counts);
+        static const int rates[] = {10000, 20000, 40000, 80000};
+        F->n_rates = 4, F->rate_steps = 100, F->rate_skip = 5;
+        memcpy(F->rates, rates, sizeof rates);
     }
+}
+
+/* Plans and runs every case, then makes the figures asked for. */
+static int figures_run(figures *F)
+{
+    plan(F);
+    if (F->plot && !fl_plot_available()) {
+        fprintf(stderr, "fluidlab: figures: plots skipped: gnuplot not found (install it: apt-get install "
+                        "gnuplot-nox); the CSV files and report.md are written\n");
+        F->plots_skipped = 1;
+    }
+    char report_path[1100], tmp_path[1200];
+    snprintf(report_path, sizeof report_path, "%s/report.md", F->out);
+    snprintf(tmp_path, sizeof tmp_path, "%s/report.md.part", F->out);
+    fl_error err;
+    if (fl_make_dirs(F->out, &err))
+        return fail_line("%s", err.msg) + 1;
+    if (!(F->report = fl_open_written(tmp_path, &err)))
+        return fail_line("%s", err.msg) + 1;
+    double t0 = fl_now_ms();
+    int rc = run_cases(F);
+    if (rc || fl_interrupted()) {
+        fclose(F->report);
+        unlink(tmp_path);
+        if (rc)
+            return rc;
+        int done = 0;
+        for (int i = 0; i < F->n; i++)
+            done += F->cases[i].ran;
+        fprintf(stderr, "fluidlab: figures: interrupted by %s after %d of %d runs; no figure was made, the runs "
+                        "are in %s/runs/ (each run.json says how it ended)\n",
+                fl_interrupted() == SIGINT ? "SIGINT" : "SIGTERM", done, F->n, F->out);
+        return 128 + fl_interrupted();
+    }
+    char machine[256], date[32];
+    fl_machine_description(machine, sizeof machine);
+    time_t now = time(NULL);
+    strftime(date, sizeof date, "%Y-%m-%d %H:%M UTC", gmtime(&now));
+    char note[1024];
+    device_note(F, note, sizeof note);
+    fprintf(F->report, "# fluidlab figures\n\nMade by `%s` (%s resolutions) on %s, %d threads, commit %s, %s; "
+                      "%d runs in %.0f s. Each run's folder (stats.csv, convergence.csv, run.json) is in "
+                      "`runs/`.%s\n",
+            F->command, F->smoke ? "smoke-test" : F->quick ? "quick" : "full", machine, F->threads, FL_COMMIT, date, F->n,
+            (fl_now_ms() - t0) * 1e-3, note);
+    int (*const make[FIG_COUNT + 1])(figures *) = {NULL,    figure1, figure2, figure3, figure4,
+                                                   figure5, figure6, figure7, figure8};
+    for (int f = 1; f <= FIG_COUNT && rc == 0; f++)
+        if (F->only[f])
+            rc = make[f](F);
+    if (fl_close_written(F->report, tmp_path, &err) && rc == 0)
+        rc = fail_line("%s", err.msg) + 1;
+    if (rc == 0 && rename(tmp_path, report_path) != 0)
+        rc = fail_line("%s: cannot write: %s", report_path, strerror(errno)) + 1;
+    if (rc) {
+        unlink(tmp_path);
+        return rc;
+    }
+    int unstable = 0, failed = 0;
+    for (int i = 0; i < F->n; i++)
+        unstable += F->cases[i].ran && F->cases[i].res.status != FL_RUN_STABLE, failed += !F->cases[i].ran;
+    fprintf(stderr, "fluidlab: figures: %d runs (%d unstable, %d did not run, all recorded) in %.0f s; output in "
+                    "%s/ (report.md)\n",
+            F->n, unstable, failed, (fl_now_ms() - t0) * 1e-3, F->out);
+    return 0;
 }
 
 int fl_figures_main(int argc, char **argv)
@@ -1162,63 +1627,14 @@ int fl_figures_main(int argc, char **argv)
     if (F.threads == 0)
         F.threads = omp_get_max_threads();
     resolutions(&F);
-    plan(&F);
-    if (F.plot && !fl_plot_available()) {
-        fprintf(stderr, "fluidlab: figures: plots skipped: gnuplot not found (install it: apt-get install "
-                        "gnuplot-nox); the CSV files and report.md are written\n");
-        F.plots_skipped = 1;
+    if (F.only[7] || F.only[8]) { /* the tool's figures: the path and the spacing of tool_cup as shipped */
+        char path[1024];
+        fl_error err;
+        fl_resolve_scene("tool_cup", path, sizeof path);
+        if (fl_scene_load(path, NULL, 0, &F.tool_cup, &err))
+            return fail_line("%s", err.msg);
     }
-    char report_path[1100], tmp_path[1200];
-    snprintf(report_path, sizeof report_path, "%s/report.md", F.out);
-    snprintf(tmp_path, sizeof tmp_path, "%s/report.md.part", F.out);
-    fl_error err;
-    if (fl_make_dirs(F.out, &err))
-        return fail_line("%s", err.msg) + 1;
-    if (!(F.report = fl_open_written(tmp_path, &err)))
-        return fail_line("%s", err.msg) + 1;
-    double t0 = fl_now_ms();
-    int rc = run_cases(&F);
-    if (rc || fl_interrupted()) {
-        fclose(F.report);
-        unlink(tmp_path);
-        if (rc)
-            return rc;
-        int done = 0;
-        for (int i = 0; i < F.n; i++)
-            done += F.cases[i].ran;
-        fprintf(stderr, "fluidlab: figures: interrupted by %s after %d of %d runs; no figure was made, the runs "
-                        "are in %s/runs/ (each run.json says how it ended)\n",
-                fl_interrupted() == SIGINT ? "SIGINT" : "SIGTERM", done, F.n, F.out);
-        return 128 + fl_interrupted();
-    }
-    char machine[256], date[32];
-    fl_machine_description(machine, sizeof machine);
-    time_t now = time(NULL);
-    strftime(date, sizeof date, "%Y-%m-%d %H:%M UTC", gmtime(&now));
-    char note[1024];
-    device_note(&F, note, sizeof note);
-    fprintf(F.report, "# fluidlab figures\n\nMade by `%s` (%s resolutions) on %s, %d threads, commit %s, %s; "
-                      "%d runs in %.0f s. Each run's folder (stats.csv, convergence.csv, run.json) is in "
-                      "`runs/`.%s\n",
-            F.command, F.smoke ? "smoke-test" : F.quick ? "quick" : "full", machine, F.threads, FL_COMMIT, date, F.n,
-            (fl_now_ms() - t0) * 1e-3, note);
-    int (*const make[FIG_COUNT + 1])(figures *) = {NULL, figure1, figure2, figure3, figure4, figure5, figure6};
-    for (int f = 1; f <= FIG_COUNT && rc == 0; f++)
-        if (F.only[f])
-            rc = make[f](&F);
-    if (fl_close_written(F.report, tmp_path, &err) && rc == 0)
-        rc = fail_line("%s", err.msg) + 1;
-    if (rc == 0 && rename(tmp_path, report_path) != 0)
-        rc = fail_line("%s: cannot write: %s", report_path, strerror(errno)) + 1;
-    if (rc) {
-        unlink(tmp_path);
-        return rc;
-    }
-    int unstable = 0, failed = 0;
-    for (int i = 0; i < F.n; i++)
-        unstable += F.cases[i].ran && F.cases[i].res.status != FL_RUN_STABLE, failed += !F.cases[i].ran;
-    fprintf(stderr, "fluidlab: figures: %d runs (%d unstable, %d did not run, all recorded) in %.0f s; output in "
-                    "%s/ (report.md)\n",
-            F.n, unstable, failed, (fl_now_ms() - t0) * 1e-3, F.out);
-    return 0;
+    int rc = figures_run(&F);
+    fl_scene_free(&F.tool_cup);
+    return rc;
 }

@@ -374,10 +374,11 @@ int fl_close_written(FILE *f, const char *path, fl_error *err)
  * the file already holds. */
 #define RUN_JSON_RESERVE 4096
 
-/* status: "running" before the first step, else the result's. */
+/* status: "running" before the first step, else the result's. input:
+ * the streamed tool loop's input (`fluidlab tool`), NULL for a run. */
 static int write_run_json(const fl_run_config *c, const fl_scene *s, const fl_params *prm,
                           const fl_world *w, const run_clock *clk, const fl_run_result *res, const char *status,
-                          fl_error *err)
+                          const char *input, fl_error *err)
 {
     char machine[256], path[1200];
     fl_machine_description(machine, sizeof machine);
@@ -393,7 +394,12 @@ static int write_run_json(const fl_run_config *c, const fl_scene *s, const fl_pa
     cJSON *params = cJSON_AddObjectToObject(root, "parameters");
     for (int k = 0; k < prm->count; k++)
         cJSON_AddNumberToObject(params, prm->items[k].key, prm->items[k].value);
-    if (clk->adaptive) {
+    if (input) { /* ticks of any length, each cut into steps of dt */
+        cJSON_AddNumberToObject(root, "dt", clk->dt);
+        cJSON *stream = cJSON_AddObjectToObject(root, "tool_stream");
+        cJSON_AddStringToObject(stream, "input", input);
+        cJSON_AddNumberToObject(stream, "ticks", (double)res->ticks);
+    } else if (clk->adaptive) {
         cJSON_AddStringToObject(root, "dt", "cfl");
         cJSON_AddNumberToObject(root, "dt_max", clk->dt);
     } else {
@@ -520,18 +526,76 @@ static void run_state_free(run_state *r)
     fl_world_free(&r->world);
     fl_scene_free(&r->scene);
 }
+int fl_build_world_tool(const fl_scene *s, fl_world *w, fl_tool *t, fl_error *err)
+{
+    int rc = fl_build_world(s, w, err);
+    if (rc || s->tool.shape.kind == FL_TOOL_NONE || (rc = fl_tool_init(t, &s->tool, w, err)) == FL_OK)
+        return rc;
+    char why[FL_ERROR_LEN];
+    snprintf(why, sizeof why, "%s", err->msg);
+    fl_world_free(w);
+    return fl_fail(err, rc, "%s: %s", s->path, why);
+}
+
+int fl_tool_loop_step(const fl_solver_ops *ops, void *solver, fl_world *w, fl_tool *t, double dt, fl_step_stats *st,
+                      fl_tool_report *row, fl_error *err)
+{
+    int rc = w->tool.active ? fl_tool_before_step(t, w, dt, err) : FL_OK;
+    if (rc != FL_OK) { /* err holds the tool's reason */
+        w->time += dt;
+        return rc;
+    }
+    rc = ops->step(solver, w, dt, st);
+    w->time += dt;
+    if (rc == FL_OK && w->tool.active)
+        fl_tool_after_step(t, w, dt, row);
+    else if (rc != FL_OK && st->failure[0])
+        snprintf(err->msg, sizeof err->msg, "%s", st->failure);
+    else if (rc != FL_OK)
+        snprintf(err->msg, sizeof err->msg, "the solver's step failed (code %d)", rc);
+    return rc;
+}
+
+/* The solver, the command line's step and the scene (with its overrides)
+ * of a run or a tool loop: their problems, before anything is built. */
+static int run_load(const fl_run_config *c, run_state *r, fl_error *err)
+{
+    char path[1024];
+    fl_resolve_scene(c->scene, path, sizeof path);
+    if (!(r->ops = fl_solver_on(c->solver, c->device, err)))
+        return FL_ERR_INPUT;
+    if (!(c->dt >= 0.0))
+        return fl_fail(err, FL_ERR_INPUT, "--dt: expected a positive number of seconds, got %g", c->dt);
+    return fl_scene_load(path, c->sets, c->set_count, &r->scene, err);
+}
+
+/* The scene's solver names checked, then its world and tool built, and
+ * the solver, the metrics and the step's stats set up. */
+static int run_build(const fl_run_config *c, run_state *r, fl_error *err)
+{
+    const fl_scene *s = &r->scene;
+    for (int k = 0; k < s->solver_count; k++)
+        if (!fl_solver_find(s->solvers[k].name))
+            return fl_fail(err, FL_ERR_INPUT, "%s: solvers.%s: unknown solver", s->path, s->solvers[k].name);
+    int rc = fl_build_world_tool(s, &r->world, &r->tool, err);
+    if (rc)
+        return rc;
+    fl_scene_solver_params(s, c->solver, &r->params);
+    r->solver = fl_solver_create(r->ops, &r->world, &r->params, err);
+    if (!r->solver)
+        return FL_ERR_INPUT;
+    if ((rc = fl_metrics_init(&r->metrics, r->ops, r->solver, &r->world, err)))
+        return rc;
+    if (!(r->stats = calloc(1, sizeof *r->stats)))
+        return fl_fail(err, FL_ERR_MEMORY, "out of memory for the metrics of %d particles", r->world.fluid.count);
+    return FL_OK;
+}
+
 /* Everything that can be wrong with the input is found here, before any
  * file is written. */
 static int run_prepare(const fl_run_config *c, run_state *r, run_clock *clk, fl_error *err)
 {
-    char path[1024];
-    fl_resolve_scene(c->scene, path, sizeof path);
-    const fl_solver_ops *ops = fl_solver_on(c->solver, c->device, err);
-    if (!ops)
-        return FL_ERR_INPUT;
-    if (!(c->dt >= 0.0))
-        return fl_fail(err, FL_ERR_INPUT, "--dt: expected a positive number of seconds, got %g", c->dt);
-    int rc = fl_scene_load(path, c->sets, c->set_count, &r->scene, err);
+    int rc = run_load(c, r, err);
     if (rc)
         return rc;
     const fl_scene *s = &r->scene;
@@ -559,26 +623,19 @@ static int run_prepare(const fl_run_config *c, run_state *r, run_clock *clk, fl_
         return fl_fail(err, FL_ERR_INPUT, "%s: %.3g steps, expected at most 1e9 (fewer --frames, or longer steps)",
                        c->frames > 0 ? "--frames" : opt, steps);
     clk->steps = (long long)steps;
-    for (int k = 0; k < s->solver_count; k++)
-        if (!fl_solver_find(s->solvers[k].name))
-            return fl_fail(err, FL_ERR_INPUT, "%s: solvers.%s: unknown solver", s->path, s->solvers[k].name);
-    if ((rc = fl_build_world(s, &r->world, err)))
+    if ((rc = run_build(c, r, err)))
         return rc;
-    if (s->tool.shape.kind != FL_TOOL_NONE && (rc = fl_tool_init(&r->tool, &s->tool, &r->world, err))) {
-        char why[FL_ERROR_LEN];
-        snprintf(why, sizeof why, "%s", err->msg);
-        return fl_fail(err, rc, "%s: %s", s->path, why);
-    }
-    fl_scene_solver_params(s, c->solver, &r->params);
-    r->ops = ops;
-    r->solver = fl_solver_create(ops, &r->world, &r->params, err);
-    if (!r->solver)
-        return FL_ERR_INPUT;
-    if ((rc = fl_metrics_init(&r->metrics, ops, r->solver, &r->world, err)))
-        return rc;
-    if (!(r->stats = calloc(1, sizeof *r->stats)))
-        return fl_fail(err, FL_ERR_MEMORY, "out of memory for the metrics of %d particles", r->world.fluid.count);
     return c->save_vtu ? pvd_reserve(&r->pvd, clk->t_end, clk->frame_dt, err) : FL_OK;
+}
+
+/* DIR/tool.csv, with its header. */
+static int open_tool_csv(const fl_run_config *c, run_state *r, fl_error *err)
+{
+    snprintf(r->tool_path, sizeof r->tool_path, "%s/tool.csv", c->out_dir);
+    if (!(r->tool_csv = fl_open_written(r->tool_path, err)))
+        return FL_ERR_IO;
+    fprintf(r->tool_csv, "%s\n", fl_tool_csv_header());
+    return FL_OK;
 }
 
 static int open_outputs(const fl_run_config *c, run_state *r, fl_error *err)
@@ -599,37 +656,44 @@ static int open_outputs(const fl_run_config *c, run_state *r, fl_error *err)
         return FL_ERR_IO;
     write_stats_header(r->stats_csv);
     fprintf(r->conv_csv, "step,time,iteration,residual,residual_max\n");
-    if (r->world.tool.active) {
-        snprintf(r->tool_path, sizeof r->tool_path, "%s/tool.csv", c->out_dir);
-        if (!(r->tool_csv = fl_open_written(r->tool_path, err)))
-            return FL_ERR_IO;
-        fprintf(r->tool_csv, "%s\n", fl_tool_csv_header());
-    }
-    return FL_OK;
+    return r->world.tool.active ? open_tool_csv(c, r, err) : FL_OK;
 }
 
-/* FL_OK while the step's rows reached stats.csv and convergence.csv (as
- * far as the stream buffers tell), else FL_ERR_IO naming the file. */
+static void write_tool_row(const run_state *r, long long step, const fl_tool_report *row, double step_ms)
+{
+    char line[640];
+    fl_tool_csv_row(line, sizeof line, step, row, step_ms);
+    fprintf(r->tool_csv, "%s\n", line);
+}
+
+/* FL_OK while the step's rows reached the open tables (stats.csv,
+ * convergence.csv, tool.csv; as far as the stream buffers tell), else
+ * FL_ERR_IO naming the file. */
 static int rows_written(const run_state *r, fl_error *err)
 {
     int e = errno;
-    if (ferror(r->stats_csv) || ferror(r->conv_csv) || (r->tool_csv && ferror(r->tool_csv)))
-        return fl_fail(err, FL_ERR_IO, "%s: write failed: %s",
-                       ferror(r->stats_csv) ? r->stats_path : ferror(r->conv_csv) ? r->conv_path : r->tool_path,
-                       e ? strerror(e) : "unknown error");
+    FILE *const files[3] = {r->stats_csv, r->conv_csv, r->tool_csv};
+    const char *const paths[3] = {r->stats_path, r->conv_path, r->tool_path};
+    for (int k = 0; k < 3; k++)
+        if (files[k] && ferror(files[k]))
+            return fl_fail(err, FL_ERR_IO, "%s: write failed: %s", paths[k], e ? strerror(e) : "unknown error");
     return FL_OK;
 }
 
-/* Closes stats.csv and convergence.csv, checking that everything reached
- * the files. */
+/* Closes the open tables, checking that everything reached the files;
+ * the first failure is the one reported. */
 static int close_tables(run_state *r, fl_error *err)
 {
-    int rc = fl_close_written(r->stats_csv, r->stats_path, err);
-    fl_error err2;
-    int rc2 = fl_close_written(r->conv_csv, r->conv_path, rc ? &err2 : err);
-    int rc3 = r->tool_csv ? fl_close_written(r->tool_csv, r->tool_path, rc || rc2 ? &err2 : err) : FL_OK;
-    r->stats_csv = r->conv_csv = r->tool_csv = NULL;
-    return rc ? rc : rc2 ? rc2 : rc3;
+    FILE **const files[3] = {&r->stats_csv, &r->conv_csv, &r->tool_csv};
+    const char *const paths[3] = {r->stats_path, r->conv_path, r->tool_path};
+    int rc = FL_OK;
+    fl_error later;
+    for (int k = 0; k < 3; k++) {
+        int rk = *files[k] ? fl_close_written(*files[k], paths[k], rc ? &later : err) : FL_OK;
+        rc = rc ? rc : rk;
+        *files[k] = NULL;
+    }
+    return rc;
 }
 
 int fl_run(const fl_run_config *c, fl_run_result *res, fl_error *err)
@@ -645,7 +709,7 @@ int fl_run(const fl_run_config *c, fl_run_result *res, fl_error *err)
     if (rc == FL_OK)
         rc = open_outputs(c, &r, err);
     if (rc == FL_OK)
-        rc = write_run_json(c, &r.scene, &r.params, &r.world, &clk, res, "running", err);
+        rc = write_run_json(c, &r.scene, &r.params, &r.world, &clk, res, "running", NULL, err);
     if (rc == FL_OK && (rc = write_frame(c, &r.world, &r.pvd, 0, err)) == FL_OK)
         res->frames_saved = saves_frames(c);
     if (rc) {
@@ -680,27 +744,14 @@ int fl_run(const fl_run_config *c, fl_run_result *res, fl_error *err)
             dt = fmin(dt, fmin((frame + 1) * clk.frame_dt, clk.t_end) - r.world.time);
         fl_step_stats_reset(st);
         double t0 = fl_now_ms();
-        /* the tool loop: the tool placed, the step, the force on it */
-        int src = r.world.tool.active ? fl_tool_before_step(&r.tool, &r.world, dt, &step_err) : FL_OK;
-        int tool_failed = src != FL_OK;
-        if (src == FL_OK)
-            src = r.ops->step(r.solver, &r.world, dt, st);
-        r.world.time += dt;
         fl_tool_report tool_row;
-        if (src == FL_OK && r.world.tool.active)
-            fl_tool_after_step(&r.tool, &r.world, dt, &tool_row);
+        int src = fl_tool_loop_step(r.ops, r.solver, &r.world, &r.tool, dt, st, &tool_row, &step_err);
         double step_ms = fl_now_ms() - t0;
         res->steps = k;
         res->sim_time = r.world.time;
         double lo[3], hi[3];
         if (src == FL_OK)
             src = fl_metrics_step(&r.metrics, &r.world, st, lo, hi, &step_err);
-        else if (tool_failed)
-            ; /* step_err holds the tool's reason */
-        else if (st->failure[0])
-            snprintf(step_err.msg, sizeof step_err.msg, "%s", st->failure);
-        else
-            snprintf(step_err.msg, sizeof step_err.msg, "the solver's step failed (code %d)", src);
         if (src != FL_OK) {
             res->status = FL_RUN_UNSTABLE;
             snprintf(res->reason, sizeof res->reason, "step %lld (t = %.4g s): %.200s", k, r.world.time,
@@ -716,11 +767,8 @@ int fl_run(const fl_run_config *c, fl_run_result *res, fl_error *err)
             break;
         write_stats_row(r.stats_csv, k, r.world.time, dt, &r.world, st, lo, hi, step_ms);
         write_convergence(r.conv_csv, k, r.world.time, st);
-        if (r.tool_csv) {
-            char row[640];
-            fl_tool_csv_row(row, sizeof row, k, &tool_row, step_ms);
-            fprintf(r.tool_csv, "%s\n", row);
-        }
+        if (r.tool_csv)
+            write_tool_row(&r, k, &tool_row, step_ms);
         if ((rc = rows_written(&r, err)))
             break;
         if (r.live) {
@@ -763,7 +811,235 @@ int fl_run(const fl_run_config *c, fl_run_result *res, fl_error *err)
         snprintf(res->reason, sizeof res->reason, "an output could not be written: %.200s", err->msg);
     }
     fl_error json_err;
-    int jrc = write_run_json(c, &r.scene, &r.params, &r.world, &clk, res, fl_run_status_name(res->status),
+    int jrc = write_run_json(c, &r.scene, &r.params, &r.world, &clk, res, fl_run_status_name(res->status), NULL,
+                             rc ? &json_err : err);
+    run_state_free(&r);
+    return rc ? rc : jrc;
+}
+
+/* ---- the streamed tool loop (`fluidlab tool`) ---------------------------- */
+
+/* SIGINT and SIGTERM from now on also interrupt a blocking read (their
+ * handler without SA_RESTART), so that a loop waiting for its next tick
+ * stops at once. */
+static void interrupt_reads(void)
+{
+    static const int sigs[2] = {SIGINT, SIGTERM};
+    for (int k = 0; k < 2; k++) {
+        struct sigaction sa;
+        if (sigaction(sigs[k], NULL, &sa) == 0 && sa.sa_handler == on_signal) {
+            sa.sa_flags &= ~SA_RESTART;
+            sigaction(sigs[k], &sa, NULL);
+        }
+    }
+}
+
+/* A tick's line "t x y z": exactly four finite decimal numbers (no hex)
+ * separated by blanks, into v; 0 when it is anything else. */
+static int parse_tick(const char *line, double v[4])
+{
+    const char *p = line;
+    for (int k = 0; k < 4; k++) {
+        char *end;
+        errno = 0;
+        v[k] = strtod(p, &end);
+        if (end == p || errno || !isfinite(v[k]) || (*end && *end != ' ' && *end != '\t'))
+            return 0;
+        for (const char *q = p; q < end; q++)
+            if (*q == 'x' || *q == 'X')
+                return 0;
+        p = end;
+    }
+    return p[strspn(p, " \t")] == '\0';
+}
+
+/* The loop's set-up: what fl_run's run_prepare checks and builds, with
+ * the scene's tool (it must have one) driven by the stream, at a fixed step. */
+static int tool_prepare(const fl_run_config *c, run_state *r, run_clock *clk, fl_error *err)
+{
+    if (c->dt_cfl)
+        return fl_fail(err, FL_ERR_INPUT, "--dt cfl: the tool loop takes steps of a fixed dt (give --dt S)");
+    int rc = run_load(c, r, err);
+    if (rc)
+        return rc;
+    fl_scene *s = &r->scene;
+    if (s->tool.shape.kind == FL_TOOL_NONE)
+        return fl_fail(err, FL_ERR_INPUT, "%s: the scene has no tool (a \"tool\" key, as in scenes/tool_cup.json)",
+                       s->path);
+    if (s->dt_cfl && c->dt == 0.0)
+        return fl_fail(err, FL_ERR_INPUT, "%s: time.dt \"cfl\": the tool loop takes steps of a fixed dt (give --dt S)",
+                       s->path);
+    clk->dt = c->dt > 0.0 ? c->dt : fl_scene_dt(s);
+    s->tool.motion = FL_TOOL_STREAM; /* from its start pose, wherever the input moves it */
+    return run_build(c, r, err);
+}
+
+/* Writes "t fx fy fz" to out and flushes it: FL_OK, or FL_ERR_IO naming
+ * the stream (a closed pipe: EPIPE, SIGPIPE being ignored). */
+static int write_tick(FILE *out, double t, const fl_tool_report *row, fl_error *err)
+{
+    errno = 0;
+    int ok = fprintf(out, "%.15g %.6g %.6g %.6g\n", t, row->f_total[0], row->f_total[1], row->f_total[2]) > 0;
+    ok = fflush(out) == 0 && ok;
+    if (!ok)
+        return fl_fail(err, FL_ERR_IO, "standard output: write failed: %s", errno ? strerror(errno) : "unknown error");
+    return FL_OK;
+}
+
+/* The steps of one tick, from w->time to t: steps of clk->dt, the last one
+ * shortened to land on t (at least one). Each step's row goes to tool.csv;
+ * *row is the last step's. FL_OK with res->status still STABLE, or a
+ * result (unstable, interrupted) in res, or FL_ERR_IO. */
+static int tool_tick(run_state *r, const run_clock *clk, double t, fl_stability *stab, fl_tool_report *row,
+                     fl_run_result *res, fl_error *err)
+{
+    fl_step_stats *st = r->stats;
+    fl_world *w = &r->world;
+    for (int last = 0; !last;) {
+        if (fl_interrupted()) {
+            res->status = FL_RUN_INTERRUPTED;
+            snprintf(res->reason, sizeof res->reason, "interrupted by %s after step %lld (t = %.4g s)",
+                     fl_interrupted() == SIGINT ? "SIGINT" : "SIGTERM", res->steps, w->time);
+            return FL_OK;
+        }
+        /* the last step ends on t exactly (a remainder within rounding of dt is one step) */
+        double dt = t - w->time;
+        last = dt <= clk->dt * (1.0 + 1e-9);
+        dt = last ? dt : clk->dt;
+        fl_step_stats_reset(st);
+        fl_error step_err;
+        double t0 = fl_now_ms();
+        int src = fl_tool_loop_step(r->ops, r->solver, w, &r->tool, dt, st, row, &step_err);
+        double step_ms = fl_now_ms() - t0;
+        if (last)
+            w->time = t;
+        res->steps++;
+        res->sim_time = w->time;
+        double lo[3], hi[3];
+        if (src == FL_OK)
+            src = fl_metrics_step(&r->metrics, w, st, lo, hi, &step_err);
+        char why[200];
+        if (src != FL_OK) {
+            res->status = FL_RUN_UNSTABLE;
+            snprintf(res->reason, sizeof res->reason, "step %lld (t = %.4g s): %.200s", res->steps, w->time,
+                     src == FL_ERR_OUTSIDE && !st->failure[0] ? "a particle left the neighbor grid (NaN or blow-up)"
+                                                              : step_err.msg);
+            return FL_OK;
+        }
+        res->mean_err_avg += st->density_err_avg; /* a sum until the loop ends */
+        write_tool_row(r, res->steps, row, step_ms);
+        int rc = rows_written(r, err);
+        if (rc)
+            return rc;
+        if (fl_stability_check(stab, st, why, sizeof why)) {
+            res->status = FL_RUN_UNSTABLE;
+            snprintf(res->reason, sizeof res->reason, "step %lld (t = %.4g s): %s", res->steps, w->time, why);
+            return FL_OK;
+        }
+    }
+    return FL_OK;
+}
+
+int fl_tool_stream(const fl_run_config *c, const char *input, fl_run_result *res, fl_error *err)
+{
+    memset(res, 0, sizeof *res);
+    if (c->threads > 0)
+        omp_set_num_threads(c->threads);
+    const int from_stdin = strcmp(input, "-") == 0;
+    const char *name = from_stdin ? "stdin" : input;
+    run_state r;
+    memset(&r, 0, sizeof r);
+    run_clock clk;
+    memset(&clk, 0, sizeof clk);
+    errno = 0;
+    FILE *in = from_stdin ? stdin : fopen(input, "r");
+    if (!in)
+        return fl_fail(err, FL_ERR_INPUT, "%s: cannot read: %s", input, strerror(errno));
+    int rc = tool_prepare(c, &r, &clk, err);
+    if (rc == FL_OK)
+        rc = fl_make_dirs(c->out_dir, err);
+    if (rc == FL_OK)
+        rc = open_tool_csv(c, &r, err);
+    if (rc == FL_OK)
+        rc = write_run_json(c, &r.scene, &r.params, &r.world, &clk, res, "running", name, err);
+    if (rc) {
+        if (!from_stdin)
+            fclose(in);
+        run_state_free(&r);
+        return rc;
+    }
+    signal(SIGPIPE, SIG_IGN); /* a reader that goes away is a failed write, not the end of the process */
+    interrupt_reads();
+    fl_stability stab;
+    fl_stability_init(&stab, &r.world);
+    double start = fl_now_ms();
+    char *line = NULL;
+    size_t cap = 0;
+    long lineno = 0;
+    for (;;) {
+        errno = 0;
+        ssize_t len = fl_interrupted() ? -1 : getline(&line, &cap, in);
+        if (len < 0) {
+            if (fl_interrupted()) {
+                res->status = FL_RUN_INTERRUPTED;
+                snprintf(res->reason, sizeof res->reason, "interrupted by %s after step %lld (t = %.4g s)",
+                         fl_interrupted() == SIGINT ? "SIGINT" : "SIGTERM", res->steps, r.world.time);
+            } else if (ferror(in)) {
+                rc = fl_fail(err, FL_ERR_INPUT, "%s: read failed: %s", name, errno ? strerror(errno) : "unknown error");
+            }
+            break;
+        }
+        lineno++;
+        line[strcspn(line, "\r\n")] = '\0';
+        const char *text = line + strspn(line, " \t");
+        if (!*text || *text == '#')
+            continue;
+        double v[4];
+        if (!parse_tick(text, v)) {
+            rc = fl_fail(err, FL_ERR_INPUT, "%s:%ld: expected four numbers 't x y z', got '%.120s%s'", name, lineno,
+                         line, strlen(line) > 120 ? "..." : "");
+            break;
+        }
+        if (!(v[0] > r.world.time)) {
+            rc = fl_fail(err, FL_ERR_INPUT, "%s:%ld: time t = %.15g s is not after the %s %.15g s", name, lineno, v[0],
+                         res->ticks ? "previous tick's" : "loop's start,", r.world.time);
+            break;
+        }
+        const double steps = ceil((v[0] - r.world.time) / clk.dt - 1e-9);
+        if (!(steps <= FL_SCENE_MAX_STEPS_PER_FRAME)) {
+            rc = fl_fail(err, FL_ERR_INPUT, "%s:%ld: time t = %.15g s is %.3g steps of %g s after the %s %.15g s, "
+                         "expected at most 1e5 (a time in the wrong unit?)", name, lineno, v[0], steps, clk.dt,
+                         res->ticks ? "previous tick's" : "loop's start,", r.world.time);
+            break;
+        }
+        char why[160];
+        if (fl_tool_outside(&r.tool.spec.shape, v + 1, r.world.tool.pose.rot, &r.world.domain, why, sizeof why)) {
+            rc = fl_fail(err, FL_ERR_INPUT, "%s:%ld: the target (%g, %g, %g) puts the tool outside the domain: %s", name,
+                         lineno, v[1], v[2], v[3], why);
+            break;
+        }
+        fl_tool_stream_to(&r.tool, r.world.time, v[0], v + 1);
+        fl_tool_report row;
+        if ((rc = tool_tick(&r, &clk, v[0], &stab, &row, res, err)) || res->status != FL_RUN_STABLE)
+            break;
+        res->ticks++;
+        if ((rc = write_tick(stdout, v[0], &row, err)))
+            break;
+    }
+    free(line);
+    if (!from_stdin)
+        fclose(in);
+    res->wall_s = (fl_now_ms() - start) * 1e-3;
+    res->mean_err_avg = res->steps ? res->mean_err_avg / res->steps : 0.0;
+    fl_error json_err;
+    int crc = close_tables(&r, rc ? &json_err : err);
+    rc = rc ? rc : crc;
+    if (rc) { /* bad input or an output not written: the loop did not complete */
+        res->status = FL_RUN_INCOMPLETE;
+        snprintf(res->reason, sizeof res->reason, "%s: %.200s",
+                 rc == FL_ERR_IO ? "an output could not be written" : "stopped by its input", err->msg);
+    }
+    int jrc = write_run_json(c, &r.scene, &r.params, &r.world, &clk, res, fl_run_status_name(res->status), name,
                              rc ? &json_err : err);
     run_state_free(&r);
     return rc ? rc : jrc;

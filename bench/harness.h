@@ -8,6 +8,7 @@
 
 #include "scene.h"
 #include "solver.h"
+#include "tool.h"
 
 #define FL_MAX_SETS 64
 
@@ -53,6 +54,7 @@ typedef struct fl_run_result {
     double sim_time;              /* s */
     double wall_s;                /* s */
     double mean_err_avg;          /* mean over steps of the avg compression error */
+    long long ticks;              /* fl_tool_stream: the input's ticks run to their end */
 } fl_run_result;
 
 void fl_run_config_default(fl_run_config *c);
@@ -68,6 +70,51 @@ void fl_resolve_scene(const char *name, char *out, int len);
  * FL_ERR_IO, status FL_RUN_INCOMPLETE and run.json saying "incomplete"
  * (where the disk still takes it; it says "running" otherwise). */
 int fl_run(const fl_run_config *c, fl_run_result *res, fl_error *err);
+
+/* `fluidlab tool`: the streamed tool loop. The scene (c->scene, with
+ * c->sets) must have a tool; it starts at the tool's first pose and is
+ * then driven by input ("-": stdin), a tick a line: "t x y z", the time
+ * (s, after the previous tick's) and the centre (m) to reach by then.
+ * Each tick is cut into steps of c->dt (0: the scene's), the last one
+ * shortened to land on t, each the tool loop's fl_tool_loop_step with the
+ * run's metrics and stability criteria; then "t fx fy fz" (the last step's
+ * force on the tool, N) goes to stdout, flushed. Blank lines and lines
+ * starting with '#' are skipped. c->out_dir gets tool.csv (a row per step)
+ * and run.json, as fl_run writes them.
+ * Bad options or scene: FL_ERR_INPUT before anything is written. Bad
+ * input on a line (not four finite numbers, a time not after the last, a
+ * target that puts the tool outside the domain): FL_ERR_INPUT with
+ * "<input>:<line>: ..." in err, and run.json says "incomplete" with it; a
+ * failed write (tool.csv, or stdout: a closed pipe) FL_ERR_IO, the same.
+ * An unstable or interrupted loop is a result (res->status). */
+int fl_tool_stream(const fl_run_config *c, const char *input, fl_run_result *res, fl_error *err);
+
+/* Builds the world of a scene with its tool, as fl_run does: the world
+ * (fl_build_world) and, when the scene has a tool, the tool in it
+ * (fl_tool_init, s->tool's motion). FL_ERR_INPUT with "<scene>: tool: ..."
+ * when it does not fit; the world is freed after a failure. */
+int fl_build_world_tool(const fl_scene *s, fl_world *w, fl_tool *t, fl_error *err);
+
+/* One step of the tool loop, and of every run: the tool placed
+ * (fl_tool_before_step), the solver's step, w->time += dt (after a failed
+ * step too), and the fluid's force on the tool into *row
+ * (fl_tool_after_step); without a tool (w->tool.active 0) the solver's step
+ * alone. FL_OK, or the failure's code with its reason in err: the tool's,
+ * the solver's (st->failure), or "the solver's step failed (code N)". */
+int fl_tool_loop_step(const fl_solver_ops *ops, void *solver, fl_world *w, fl_tool *t, double dt, fl_step_stats *st,
+                      fl_tool_report *row, fl_error *err);
+
+/* The tool-loop rate's workload (`fluidlab bench --tool`, `figures`'
+ * figure 8), two overrides of scenes/tool_cup.json: the sphere in its
+ * sideways phase from the start, submerged at the cup's bottom and moving
+ * towards the wall at 0.19 m/s; and its adhesion off, because at the first
+ * step the fluid has no densities yet (0) and the adhesion impulse
+ * (solvers/tool.c, eqs. 12-13) takes each particle's volume as m / rho:
+ * a tool that starts in the water blows the fluid up. The adhesion's cost
+ * is a kernel per particle near the tool, in the loop the damping runs in. */
+#define FL_TOOL_RATE_PATH \
+    "tool.path=[{\"t\":0,\"position\":[0.15,0.08,0.15]},{\"t\":0.45,\"position\":[0.065,0.08,0.15]}]"
+#define FL_TOOL_RATE_ADHESION "tool.adhesion.enabled=false"
 
 /* SIGINT and SIGTERM from now on: the running fl_run stops at the end of
  * its step (status FL_RUN_INTERRUPTED) and the callers stop starting new

@@ -54,8 +54,16 @@ static const char *usage =
     "                         out/figures): PNG, SVG, CSV and report.md; --device:\n"
     "                         the particle solvers on it (figure 6: on it and the\n"
     "                         CPU); see fluidlab figures --help\n"
+    "  tool SCENE --solver NAME [--input FILE|-] [--out DIR] [--threads N]\n"
+    "       [--set KEY=VALUE]... [--dt S]\n"
+    "                         the streamed tool loop: SCENE's tool driven by lines\n"
+    "                         \"t x y z\" on stdin (or FILE), one \"t fx fy fz\" (the\n"
+    "                         fluid's force on it, N) on stdout per line; tool.csv\n"
+    "                         and run.json in DIR (default out/tool); see\n"
+    "                         fluidlab tool --help\n"
     "  bench [grid | SOLVER...] [options]\n"
-    "                         timed benchmarks; rows appended to docs/perf/*.csv\n"
+    "                         timed benchmarks; rows appended to docs/perf/*.csv;\n"
+    "                         bench --tool: the tool loop's rate (see bench options)\n"
     "  list                   the solvers, the devices and the shipped scenes\n"
     "  --help, --version\n"
     "\n"
@@ -100,6 +108,17 @@ static const char *usage =
     "                         the shared estimator) inside the timed step, as run does\n"
     "                         (a device solver: on the device); timed as stage other\n"
     "  --log DIR, --no-log    where to append the CSV rows (default docs/perf)\n"
+    "  --tool [SOLVER...]     the tool loop's rate (default pbf): scenes/tool_cup.json\n"
+    "                         (or --scene, with a tool) with its sphere submerged,\n"
+    "                         moving, adhesion off (docs/figures.md, figure 8), at the\n"
+    "                         scene's dt (or --dt) whatever the size; --warmup W\n"
+    "                         (default 5) then --steps S (default 100) steps of the\n"
+    "                         tool loop (place the tool, step, sum its force; with\n"
+    "                         --metrics the run's metrics too), timed one by one:\n"
+    "                         mean, median, min, max ms and the rate 1000 / mean Hz;\n"
+    "                         rows to tool_<solver>_<device>.csv\n"
+    "  --sizes LIST           --tool: fluid particles of each case (default\n"
+    "                         10000,20000; the scene resampled, its geometry kept)\n"
     "\n"
     "output: DIR/stats.csv (one row per step), DIR/convergence.csv, DIR/run.json,\n"
     "DIR/summary.png and .svg (when gnuplot is installed), DIR/frames/ and\n"
@@ -141,7 +160,8 @@ static int parse_count(const char *s, int *out)
 
 static void list_scenes(void)
 {
-    static const char *names[] = {"dam_break", "hydrostatic", "drop", "dam_break_59k", "pbf_table1", "flip_case1", "flip_150"};
+    static const char *names[] = {"dam_break",  "hydrostatic", "drop",     "dam_break_59k", "pbf_table1",
+                                  "flip_case1", "flip_150",    "tool_cup", "tool_drop",     "tool_buoyancy"};
     printf("scenes (in %s/scenes):\n", FL_SOURCE_DIR);
     for (size_t k = 0; k < sizeof names / sizeof names[0]; k++) {
         char path[1024];
@@ -149,10 +169,10 @@ static void list_scenes(void)
         fl_scene s;
         fl_error err;
         if (fl_scene_load(path, NULL, 0, &s, &err) == FL_OK) {
-            printf("  %-12s %lld particles, %.2f s: %s\n", names[k], s.fluid_count, s.duration, s.description);
+            printf("  %-13s %lld particles, %.2f s: %s\n", names[k], s.fluid_count, s.duration, s.description);
             fl_scene_free(&s);
         } else {
-            printf("  %-12s (%s)\n", names[k], err.msg);
+            printf("  %-13s (%s)\n", names[k], err.msg);
         }
     }
 }
@@ -402,6 +422,100 @@ static int cmd_run(int argc, char **argv)
     }
     fprintf(stderr, "fluidlab: %s: %lld steps, %.4g s simulated in %.1f s, mean compression %.3f %%; output in %s/\n",
             c.solver, res.steps, res.sim_time, res.wall_s, 100.0 * res.mean_err_avg, c.out_dir);
+    return 0;
+}
+
+static const char *tool_usage =
+    "usage: fluidlab tool SCENE --solver NAME [--input FILE|-] [--out DIR] [--threads N]\n"
+    "                     [--set KEY=VALUE]... [--per-solver NAME.KEY=VALUE]... [--dt S]\n"
+    "\n"
+    "The streamed tool loop: SCENE's tool (it must have one, e.g. tool_cup) starts\n"
+    "at its first pose and then follows the input, one tick a line:\n"
+    "  t x y z      the time (s, after the previous tick's; the loop starts at 0)\n"
+    "               and the tool's centre (m) to reach by then\n"
+    "Each tick is simulated in steps of the scene's dt (or --dt), the last one\n"
+    "shortened to land on t, the tool moving on the straight line to the target;\n"
+    "then one line goes to stdout, flushed at once (for a haptic loop or a pipe):\n"
+    "  t fx fy fz   the fluid's force on the tool after the tick's last step, N\n"
+    "Blank lines and lines starting with '#' are skipped. DIR (default out/tool)\n"
+    "gets tool.csv (a row per step, docs/file_formats.md) and run.json.\n"
+    "\n"
+    "  --solver NAME  the solver (default sph; see fluidlab list)\n"
+    "  --input FILE   the ticks (default -, stdin)\n"
+    "  --out DIR      output folder, default out/tool\n"
+    "  --dt S         the step, s (default: the scene's time.dt)\n"
+    "  --set KEY=VALUE, --per-solver NAME.KEY=VALUE, --threads N, --device D:\n"
+    "                 as for fluidlab run\n"
+    "\n"
+    "Exit codes: 0 the input ended, 1 bad options or scene (nothing written) or a\n"
+    "bad line (one line on stderr, <input>:<line>: why; run.json says incomplete),\n"
+    "2 an output could not be written (stdout closed, a full disk), 3 unstable\n"
+    "(run.json says why), 130 / 143 interrupted by SIGINT / SIGTERM.\n"
+    "Example: printf '0.01 0.15 0.29 0.15\\n0.02 0.15 0.28 0.15\\n' |\n"
+    "         fluidlab tool tool_cup --solver pbf\n";
+
+static int cmd_tool(int argc, char **argv)
+{
+    int plot = 0;
+    fl_run_config c;
+    fl_run_config_default(&c);
+    c.out_dir = "out/tool";
+    const char *input = "-";
+    /* the run options that apply to the loop */
+    static const char *const shared[] = {"--out", "--threads", "--set", "--per-solver", "--dt", "--device", NULL};
+    for (int k = 0; k < argc; k++) {
+        const char *a = argv[k], *v = k + 1 < argc ? argv[k + 1] : NULL;
+        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+            fputs(tool_usage, stdout);
+            return 0;
+        }
+        if (strcmp(a, "--solver") == 0 || strcmp(a, "--input") == 0) {
+            if (!v || !*v)
+                return die("%s: expected a value", a);
+            *(strcmp(a, "--solver") == 0 ? &c.solver : &input) = v;
+            k++;
+            continue;
+        }
+        int q = 0;
+        while (shared[q] && strcmp(a, shared[q]) != 0)
+            q++;
+        if (shared[q]) {
+            int takes, rc = run_option(a, v, &c, &plot, &takes);
+            if (rc < 0)
+                return -rc;
+            k += takes;
+        } else if (a[0] == '-') {
+            return die("%s: unknown option (see fluidlab tool --help)", a);
+        } else if (c.scene) {
+            return die("%s: more than one scene given", a);
+        } else if (strlen(a) > FL_MAX_PATH) {
+            fprintf(stderr, "fluidlab: the scene's path has %zu characters, expected at most %d\n", strlen(a),
+                    FL_MAX_PATH);
+            return 1;
+        } else {
+            c.scene = a;
+        }
+    }
+    if (!c.scene)
+        return die("%s", "tool: expected a scene with a tool (a .json file or a name from `fluidlab list`)");
+    fl_run_result res;
+    fl_error err;
+    int rc = fl_tool_stream(&c, input, &res, &err);
+    if (rc) {
+        die("%s", err.msg);
+        return rc == FL_ERR_IO ? 2 : 1;
+    }
+    if (res.status == FL_RUN_INTERRUPTED) {
+        fprintf(stderr, "fluidlab: tool: %s: %s; the output so far is in %s/ (run.json: interrupted)\n", c.solver,
+                res.reason, c.out_dir);
+        return interrupted_exit();
+    }
+    if (res.status == FL_RUN_UNSTABLE) {
+        fprintf(stderr, "fluidlab: tool: %s: unstable at %s\n", c.solver, res.reason);
+        return 3;
+    }
+    fprintf(stderr, "fluidlab: tool: %s: %lld ticks, %lld steps, %.4g s simulated in %.1f s; output in %s/\n",
+            c.solver, res.ticks, res.steps, res.sim_time, res.wall_s, c.out_dir);
     return 0;
 }
 
@@ -685,7 +799,7 @@ int main(int argc, char **argv)
     const char *cmd = argc < 2 ? "figures" : argv[1];
     /* the commands that run scenes stop cleanly at the end of a step */
     if (strcmp(cmd, "run") == 0 || strcmp(cmd, "compare") == 0 || strcmp(cmd, "sweep") == 0 ||
-        strcmp(cmd, "figures") == 0)
+        strcmp(cmd, "figures") == 0 || strcmp(cmd, "tool") == 0)
         fl_interrupt_install();
     if (argc < 2) {
         char *def[] = {"--quick"};
@@ -709,6 +823,8 @@ int main(int argc, char **argv)
         return cmd_compare(argc - 2, argv + 2);
     if (strcmp(cmd, "sweep") == 0)
         return cmd_sweep(argc - 2, argv + 2);
+    if (strcmp(cmd, "tool") == 0)
+        return cmd_tool(argc - 2, argv + 2);
     if (strcmp(cmd, "figures") == 0)
         return fl_figures_main(argc - 2, argv + 2);
     if (strcmp(cmd, "bench") == 0)

@@ -221,6 +221,15 @@ static void euler_omega(const double deg[3], const double rate[3], double omega[
     omega[0] = 0.5 * (w[7] - w[5]), omega[1] = 0.5 * (w[2] - w[6]), omega[2] = 0.5 * (w[3] - w[1]);
 }
 
+/* Where the stream's line has the tool at time: the tick's start before
+ * it, its target after it. */
+static double stream_at(const fl_tool *t, double time, int a)
+{
+    double span = t->stream_t1 - t->stream_t0;
+    double u = span > 0.0 ? fmin(fmax((time - t->stream_t0) / span, 0.0), 1.0) : 1.0;
+    return t->stream_p0[a] + u * (t->stream_p1[a] - t->stream_p0[a]);
+}
+
 /* The pose for a step that starts at time t. */
 static void current_pose(fl_tool *t, double time)
 {
@@ -236,9 +245,8 @@ static void current_pose(fl_tool *t, double time)
             t->pos[a] = val[a], t->vel[a] = rate[a];
     } else if (s->motion == FL_TOOL_STREAM) {
         double span = t->stream_t1 - t->stream_t0;
-        double u = span > 0.0 ? fmin(fmax((time - t->stream_t0) / span, 0.0), 1.0) : 1.0;
         for (int a = 0; a < 3; a++) {
-            t->pos[a] = t->stream_p0[a] + u * (t->stream_p1[a] - t->stream_p0[a]);
+            t->pos[a] = stream_at(t, time, a);
             t->vel[a] = span > 0.0 && time < t->stream_t1 ? (t->stream_p1[a] - t->stream_p0[a]) / span : 0.0;
         }
     }
@@ -246,8 +254,11 @@ static void current_pose(fl_tool *t, double time)
 
 void fl_tool_stream_to(fl_tool *t, double t_now, double t1, const double pos[3])
 {
+    /* from the line's point at t_now (the last tick's target once it ran to
+     * its end), not t->pos: that is the pose at the start of the last step,
+     * a step behind, and with one step a tick the tool would never move */
     for (int a = 0; a < 3; a++)
-        t->stream_p0[a] = t->pos[a], t->stream_p1[a] = pos[a];
+        t->stream_p0[a] = stream_at(t, t_now, a), t->stream_p1[a] = pos[a];
     t->stream_t0 = t_now, t->stream_t1 = t1;
 }
 

@@ -68,7 +68,9 @@ int fl_tool_outside(const fl_tool_shape *s, const double c[3], const float rot[9
 int fl_tool_init(fl_tool *t, const fl_tool_spec *spec, fl_world *w, fl_error *err);
 
 /* Stream mode: the next tick's target, the centre at pos at time t1 (s);
- * the steps up to t1 move the tool on the straight line from where it is. */
+ * the steps up to t1 move the tool on the straight line from where the
+ * stream has it at t_now (the previous target, once reached; at first the
+ * start pose). */
 void fl_tool_stream_to(fl_tool *t, double t_now, double t1, const double pos[3]);
 
 /* Before a solver step of dt from w->time: the tool to its pose, its

@@ -2,7 +2,7 @@
 # test_plots.sh: the gnuplot run summary (plots/run_summary.gp) on a small
 # stats.csv fixture (tests/fixtures/stats_small.csv), and the comparison's
 # density chart (plots/compare.gp) on a small density.csv fixture
-# (tests/fixtures/density_small.csv: three solvers), and the six figure
+# (tests/fixtures/density_small.csv: three solvers), and the eight figure
 # scripts of `fluidlab figures` (plots/fig*.gp) on tests/fixtures/figures/.
 #
 # Usage: test_plots.sh PLOTS_DIR SCRATCH_DIR [FIXTURE]
@@ -157,7 +157,7 @@ fresh figures_out
 cp "$figures_fixture"/*.csv "$scratch/figures_out/"
 fresh figures_missing
 for name in fig1_density:pbf fig2_convergence:MICCG fig3_stages:pressure_solve fig4_stability:pcisph \
-            fig5_front:Martin fig6_scaling:flip; do
+            fig5_front:Martin fig6_scaling:flip fig7_tool_force:sideways fig8_tool_rate:pcisph; do
     fig=${name%%:*}
     word=${name#*:}
     gp="$plots_dir/$fig.gp"

@@ -1,0 +1,122 @@
+#!/usr/bin/env bash
+# `fluidlab tool` (the streamed tool loop), `bench --tool` and
+# `figures --only tool` through the real binary, on the small tank of
+# tests/fixtures/tool_small.json (about 2 000 particles, a sphere dipped in
+# its surface):
+#   the stream: 5 ticks in, 5 lines "t fx fy fz" out with the input's
+#     times, tool.csv with a row per step (a tick of 2.5 steps is 3 of
+#     them, the last one landing on the tick), run.json stable;
+#   bad input: a line that is not four numbers, times out of order, a
+#     tick of more than 1e5 steps, a target outside the domain: exit 1, one line naming the input and the
+#     line, run.json incomplete; a scene without a tool: exit 1, one line,
+#     nothing written;
+#   a closed stdout: exit 2, run.json incomplete; SIGINT while it waits for
+#     a tick: exit 130, run.json interrupted;
+#   bench --tool: a row in tool_pbf_cpu.csv; figures --only tool --smoke:
+#     figures 7 and 8 (their CSV; PNG and SVG with gnuplot), report.md.
+# usage: cli_tool.sh FLUIDLAB SCRATCH_DIR
+set -u
+source "$(dirname "$0")/cli_common.sh"
+scene=$(cd "$(dirname "$0")" && pwd)/fixtures/tool_small.json
+tool() { "$bin" tool "$scene" --solver pbf "$@"; }
+status() { grep -E '"status":' "$1/run.json" | sed -E 's/.*"status":[[:space:]]*"([^"]*)".*/\1/'; }
+one_line() { [ "$(wc -l < "$1")" -eq 1 ]; }
+
+# the stream
+printf '0.001 0.1 0.109 0.1\n# a comment\n\n0.002 0.1 0.108 0.1\n0.0045 0.1 0.105 0.1\n0.005 0.1 0.104 0.1\n0.006 0.1 0.103 0.1\n' \
+  > "$dir/ticks.txt"
+tool --out "$dir/s" < "$dir/ticks.txt" > "$dir/s.out" 2> "$dir/s.err"
+check "stream: exit 0" $?
+[ "$(wc -l < "$dir/s.out")" -eq 5 ]; check "stream: 5 lines out for 5 ticks" $?
+awk 'NF != 4 { bad = 1 } { for (i = 1; i <= NF; i++) if ($i !~ /^-?[0-9.]+(e[-+]?[0-9]+)?$/) bad = 1 } END { exit bad }' \
+  "$dir/s.out"
+check "stream: each line four numbers" $?
+[ "$(cut -d' ' -f1 "$dir/s.out" | tr '\n' ' ')" = "0.001 0.002 0.0045 0.005 0.006 " ]
+check "stream: the output's times are the input's" $?
+head -1 "$dir/s/tool.csv" | grep -q '^step,time,x,y,z,vx,vy,vz,fx,fy,fz,.*,contacts,step_ms$'
+check "stream: tool.csv has fl_run's header" $?
+[ "$(tail -n +2 "$dir/s/tool.csv" | wc -l)" -eq 7 ]; check "stream: tool.csv has a row per step (7)" $?
+[ "$(tail -1 "$dir/s/tool.csv" | cut -d, -f2)" = 0.006 ]; check "stream: the last step lands on the last tick" $?
+[ "$(sed -n '4,5p' "$dir/s/tool.csv" | cut -d, -f3,4 | tr '\n' ' ')" = "0.1,0.108 0.1,0.1068 " ]
+check "stream: a tick starts at the last one's target and moves on the line to its own" $?
+[ "$(tail -1 "$dir/s.out" | cut -d' ' -f2-)" = "$(tail -1 "$dir/s/tool.csv" | cut -d, -f9-11 | tr , ' ')" ]
+check "stream: the output is the last step's force" $?
+[ "$(status "$dir/s")" = stable ] && grep -q '"ticks":[[:space:]]*5' "$dir/s/run.json"
+check "stream: run.json stable, 5 ticks" $?
+tool --out "$dir/f" --input "$dir/ticks.txt" > "$dir/f.out" 2> /dev/null && cmp -s "$dir/s.out" "$dir/f.out" &&
+  diff <(cut -d, -f1-24 "$dir/s/tool.csv") <(cut -d, -f1-24 "$dir/f/tool.csv") > /dev/null
+check "--input FILE: the same output and steps (step_ms aside) as stdin" $?
+
+# bad lines: exit 1, one line naming the input and the line
+bad() { # name, expected text, input lines...
+  local name=$1 want=$2
+  shift 2
+  printf '%s\n' "$@" | tool --out "$dir/$name" > /dev/null 2> "$dir/$name.err"
+  local rc=$?
+  [ $rc -eq 1 ] && one_line "$dir/$name.err" && grep -q -- "$want" "$dir/$name.err"
+  check "$name: exit 1, one line: $want" $?
+  [ "$(status "$dir/$name")" = incomplete ]; check "$name: run.json says incomplete" $?
+}
+bad three "stdin:2: expected four numbers 't x y z', got '0.01 1 2'" '0.001 0.1 0.11 0.1' '0.01 1 2'
+bad words "stdin:1: expected four numbers 't x y z', got '0.01 a b c'" '0.01 a b c'
+bad order "stdin:3: time t = 0.001 s is not after the previous tick's 0.002 s" \
+  '0.001 0.1 0.11 0.1' '0.002 0.1 0.11 0.1' '0.001 0.1 0.11 0.1'
+bad far "stdin:1: time t = 1000 s is 1e+06 steps of 0.001 s after the loop's start" '1000 0.1 0.11 0.1'
+bad outside "stdin:2: the target (0.1, 0.19, 0.1) puts the tool outside the domain" \
+  '0.001 0.1 0.11 0.1' '0.002 0.1 0.19 0.1'
+printf '# ticks\n0.001 0.1 0.11 0.1\nnan 0.1 0.11 0.1\n' > "$dir/nan.txt"
+tool --out "$dir/nan" --input "$dir/nan.txt" > /dev/null 2> "$dir/nan.err"
+[ $? -eq 1 ] && one_line "$dir/nan.err" && grep -q -- "$dir/nan.txt:3: expected four numbers" "$dir/nan.err"
+check "--input FILE: a bad line is named FILE:LINE" $?
+
+# a scene without a tool: nothing written
+echo '0.001 0.1 0.1 0.1' | "$bin" tool hydrostatic --solver pbf --out "$dir/notool" > /dev/null 2> "$dir/notool.err"
+[ $? -eq 1 ] && one_line "$dir/notool.err" && grep -q 'the scene has no tool' "$dir/notool.err"
+check "a scene without a tool: exit 1, one line" $?
+[ ! -e "$dir/notool" ]; check "a scene without a tool: nothing written" $?
+
+# a reader that goes away: a failed write, not a crash
+awk 'BEGIN { for (i = 1; i <= 200; i++) printf "%g 0.1 0.11 0.1\n", i * 0.001 }' |
+  tool --out "$dir/pipe" 2> "$dir/pipe.err" | head -1 > /dev/null
+rc=${PIPESTATUS[1]}
+[ "$rc" -eq 2 ] && grep -q 'standard output: write failed' "$dir/pipe.err"; check "a closed stdout: exit 2 ($rc)" $?
+[ "$(status "$dir/pipe")" = incomplete ]; check "a closed stdout: run.json says incomplete" $?
+
+# SIGINT while waiting for the next tick: the input a FIFO held open
+mkfifo "$dir/ticks.fifo"
+"$bin" tool "$scene" --solver pbf --out "$dir/int" < "$dir/ticks.fifo" > "$dir/int.out" 2> /dev/null &
+pid=$!
+exec 3> "$dir/ticks.fifo"
+echo '0.001 0.1 0.11 0.1' >&3
+for _ in $(seq 300); do [ -s "$dir/int.out" ] && break; sleep 0.1; done
+kill -INT $pid
+wait $pid
+rc=$?
+exec 3>&-
+[ "$rc" -eq 130 ] && [ "$(status "$dir/int")" = interrupted ] && [ "$(wc -l < "$dir/int.out")" -eq 1 ]
+check "SIGINT while waiting for a tick: exit 130, run.json interrupted ($rc)" $?
+
+"$bin" tool --help | grep -q 't x y z'; check "tool --help" $?
+
+# bench --tool: a row in the log
+"$bin" bench --tool --sizes 500 --steps 3 --warmup 1 --log "$dir/perf" > "$dir/bench.out"
+check "bench --tool: exit 0" $?
+[ "$(wc -l < "$dir/perf/tool_pbf_cpu.csv")" -eq 2 ] && grep -q ',rate_hz_mean,' "$dir/perf/tool_pbf_cpu.csv"
+check "bench --tool: tool_pbf_cpu.csv has its header and a row" $?
+
+# figures 7 and 8
+out=$dir/figures
+"$bin" figures --smoke --only tool --quiet --out "$out" 2> "$dir/figures.err"
+check "figures --only tool --smoke: exit 0" $?
+for f in fig7_tool_force fig7_tool_phases fig8_tool_rate; do
+  [ -s "$out/$f.csv" ]; check "$f.csv is written" $?
+done
+if command -v gnuplot > /dev/null; then
+  for f in fig7_tool_force fig8_tool_rate; do
+    [ "$(head -c 8 "$out/$f.png" | od -An -tx1 | tr -d ' \n')" = 89504e470d0a1a0a ]; check "$f.png is a PNG" $?
+    grep -q '<svg' "$out/$f.svg"; check "$f.svg is an SVG" $?
+  done
+fi
+[ "$(grep -c '^## Figure [78]\. ' "$out/report.md")" -eq 2 ]; check "report.md has figures 7 and 8" $?
+grep -q 'The GPU points are absent: \|(cuda) (dt' "$out/report.md"; check "report.md says where the GPU points are" $?
+report
