@@ -429,21 +429,20 @@ static int bench_tool(const bench_opts *o, const char *name)
 }
 
 /* --tool's defaults: scenes/tool_cup.json in the rate's workload
- * (FL_TOOL_RATE_PATH, FL_TOOL_RATE_ADHESION, before the --set overrides),
+ * (FL_TOOL_RATE_PATH, before the --set overrides),
  * 10 000 and 20 000 particles or --sizes, 100 steps after 5. 0, or 1 with
  * one line. */
 static int tool_defaults(bench_opts *o, const char *sizes)
 {
     if (!o->scene) {
         o->scene = "tool_cup";
-        if (o->set_count + 2 > FL_MAX_SETS) {
+        if (o->set_count + 1 > FL_MAX_SETS) {
             fprintf(stderr, "fluidlab: bench --tool: too many --set overrides\n");
             return 1;
         }
-        memmove(o->sets + 2, o->sets, sizeof o->sets[0] * (size_t)o->set_count);
+        memmove(o->sets + 1, o->sets, sizeof o->sets[0] * (size_t)o->set_count);
         o->sets[0] = FL_TOOL_RATE_PATH;
-        o->sets[1] = FL_TOOL_RATE_ADHESION;
-        o->set_count += 2;
+        o->set_count += 1;
     }
     o->steps = o->steps ? o->steps : 100;
     o->warmup = o->warmup >= 0 ? o->warmup : 5;

@@ -105,16 +105,11 @@ int fl_tool_loop_step(const fl_solver_ops *ops, void *solver, fl_world *w, fl_to
                       fl_tool_report *row, fl_error *err);
 
 /* The tool-loop rate's workload (`fluidlab bench --tool`, `figures`'
- * figure 8), two overrides of scenes/tool_cup.json: the sphere in its
+ * figure 8), an override of scenes/tool_cup.json: the sphere in its
  * sideways phase from the start, submerged at the cup's bottom and moving
- * towards the wall at 0.19 m/s; and its adhesion off, because at the first
- * step the fluid has no densities yet (0) and the adhesion impulse
- * (solvers/tool.c, eqs. 12-13) takes each particle's volume as m / rho:
- * a tool that starts in the water blows the fluid up. The adhesion's cost
- * is a kernel per particle near the tool, in the loop the damping runs in. */
+ * towards the wall at 0.19 m/s, with the scene's adhesion and damping. */
 #define FL_TOOL_RATE_PATH \
     "tool.path=[{\"t\":0,\"position\":[0.15,0.08,0.15]},{\"t\":0.45,\"position\":[0.065,0.08,0.15]}]"
-#define FL_TOOL_RATE_ADHESION "tool.adhesion.enabled=false"
 
 /* SIGINT and SIGTERM from now on: the running fl_run stops at the end of
  * its step (status FL_RUN_INTERRUPTED) and the callers stop starting new

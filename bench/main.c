@@ -110,7 +110,7 @@ static const char *usage =
     "  --log DIR, --no-log    where to append the CSV rows (default docs/perf)\n"
     "  --tool [SOLVER...]     the tool loop's rate (default pbf): scenes/tool_cup.json\n"
     "                         (or --scene, with a tool) with its sphere submerged,\n"
-    "                         moving, adhesion off (docs/figures.md, figure 8), at the\n"
+    "                         moving (docs/figures.md, figure 8), at the\n"
     "                         scene's dt (or --dt) whatever the size; --warmup W\n"
     "                         (default 5) then --steps S (default 100) steps of the\n"
     "                         tool loop (place the tool, step, sum its force; with\n"
