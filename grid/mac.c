@@ -112,7 +112,7 @@ int fl_mac_grid_create(const fl_world *w, const fl_mac_config *cfg, fl_mac_grid 
     for (int k = 0; k < g->nz; k++)
         for (int j = 0; j < g->ny; j++)
             for (int i = 0; i < g->nx; i++) {
-                double x[3] = {g->lo[0] + (i + 0.5) * dx, g->lo[1] + (j + 0.5) * dx, g->lo[2] + (k + 0.5) * dx};
+                double x[3] = {fl_mac_centre(g, 0, i), fl_mac_centre(g, 1, j), fl_mac_centre(g, 2, k)};
                 int solid = !inside(&w->domain, x);
                 for (int o = 0; o < w->obstacle_count && !solid; o++)
                     solid = inside(&w->obstacles[o], x);

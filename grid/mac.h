@@ -75,6 +75,13 @@ static inline double fl_mac_coord(const fl_mac_grid *g, int a, double x)
     return (x - g->lo[a]) * g->inv_dx;
 }
 
+/* The position, m, along axis a of the centre of cell i along it (cell
+ * coordinate i + 0.5: fl_mac_coord's inverse). */
+static inline double fl_mac_centre(const fl_mac_grid *g, int a, int i)
+{
+    return g->lo[a] + (i + 0.5) * g->dx;
+}
+
 /* The cell holding position (x, y, z), which must lie inside the grid box
  * (the domain and its SOLID layer). */
 static inline long fl_mac_cell_at(const fl_mac_grid *g, double x, double y, double z)
