@@ -137,147 +137,6 @@ static void flip_destroy(void *self)
     free(s);
 }
 
-/* splitmix64 (Steele et al. 2014): seedable and portable. */
-static uint64_t flip_rng(uint64_t *state)
-{
-    uint64_t z = (*state += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-}
-
-/* Step 1: the world's fluid lattice (spacing d = dx / 2 by default, the
- * fluid blocks starting on cell boundaries) already holds one particle in
- * each cell of the 2x2x2 sub-grid of every fluid cell; each particle is
- * moved from its sub-cell's centre to a uniform random place in it (the
- * fraction jitter of the sub-cell), kept inside the domain. The world's
- * spacing, mass and h stay, so the harness's SPH density metric reads these
- * particles at the spacing it was calibrated for. */
-static void flip_seed(const flip_params *prm, fl_world *w)
-{
-    fl_particles *p = &w->fluid;
-    const double d = w->spacing;
-    uint64_t state = (uint64_t)prm->seed;
-    float *pos[3] = {p->x, p->y, p->z};
-    for (int i = 0; i < p->count; i++)
-        for (int a = 0; a < 3; a++) {
-            double lo = w->domain.lo[a], hi = w->domain.hi[a];
-            double centre = lo + (floor((pos[a][i] - lo) / d) + 0.5) * d;
-            double r = (double)(flip_rng(&state) >> 11) * 0x1.0p-53 - 0.5;
-            double x = centre + prm->jitter * r * d;
-            pos[a][i] = (float)fmin(fmax(x, lo + 1e-4 * d), hi - 1e-4 * d);
-        }
-}
-
-static void *flip_create_alpha(fl_world *w, const fl_params *p, double alpha_default, fl_error *err)
-{
-    flip_params prm;
-    double pre, warm;
-    if (fl_params_check_known(p, flip_keys, err) ||
-        fl_params_get(p, "alpha", alpha_default, 0.0, 1.0, &prm.alpha, err) ||
-        fl_params_get(p, "dx", 2.0 * w->spacing, 1e-6, 1e3, &prm.dx, err) ||
-        fl_params_get(p, "tolerance", 1e-6, 1e-14, 1.0, &prm.tol, err) ||
-        fl_params_get_int(p, "max_iterations", 1000, 1, 1000000, &prm.max_iter, err) ||
-        fl_params_get(p, "preconditioner", FL_PRECOND_MIC0, FL_PRECOND_MIC0, FL_PRECOND_NONE, &pre, err) ||
-        fl_params_get(p, "cfl", 1.0, 0.01, 1.0, &prm.cfl, err) ||
-        fl_params_get(p, "jitter", 1.0, 0.0, 1.0, &prm.jitter, err) ||
-        fl_params_get(p, "seed", 1.0, 0.0, 1e15, &prm.seed, err) ||
-        fl_params_get(p, "volume_correction", 0.5, 0.0, 1.0, &prm.volume, err) ||
-        fl_params_get(p, "warm_start", 1.0, 0.0, 1.0, &warm, err))
-        return NULL;
-    if (pre != floor(pre)) {
-        fl_fail(err, FL_ERR_INPUT, "%s.preconditioner: expected 0 (MIC(0)), 1 (Jacobi) or 2 (none), got %g",
-                p->source, pre);
-        return NULL;
-    }
-    if (warm != 0.0 && warm != 1.0) {
-        fl_fail(err, FL_ERR_INPUT, "%s.warm_start: expected 0 or 1, got %g", p->source, warm);
-        return NULL;
-    }
-    if (prm.seed != floor(prm.seed)) {
-        fl_fail(err, FL_ERR_INPUT, "%s.seed: expected a whole number, got %g", p->source, prm.seed);
-        return NULL;
-    }
-    prm.precond = (int)pre;
-    prm.warm_start = (int)warm;
-    flip_solver *s = calloc(1, sizeof *s);
-    if (!s) {
-        fl_fail(err, FL_ERR_MEMORY, "out of memory for the FLIP solver");
-        return NULL;
-    }
-    s->prm = prm;
-    fl_mac_config cfg = fl_default_mac_config();
-    cfg.dx = prm.dx;
-    if (fl_mac_grid_create(w, &cfg, &s->g, err)) {
-        /* the grid's size follows from dx (by default 2 d): name the key */
-        char why[FL_ERROR_LEN];
-        int given = 0;
-        for (int k = 0; k < p->count; k++)
-            given |= strcmp(p->items[k].key, "dx") == 0;
-        snprintf(why, sizeof why, "%s", err->msg);
-        fl_fail(err, FL_ERR_INPUT, "%.250s.dx%s: %.250s", p->source, given ? "" : " (2 fluid.spacing by default)",
-                why);
-        flip_destroy(s);
-        return NULL;
-    }
-    fl_mac_grid *g = s->g;
-    double *comp[3] = {g->u, g->v, g->w};
-    const double *wsum[3] = {g->wu, g->wv, g->ww};
-    int ok = 1;
-    for (int a = 0; a < 3; a++) {
-        flip_field *f = &s->f[a];
-        f->axis = a;
-        f->dim[0] = g->nx, f->dim[1] = g->ny, f->dim[2] = g->nz;
-        f->dim[a] += 1;
-        f->n = (long)f->dim[0] * f->dim[1] * f->dim[2];
-        f->u = comp[a];
-        f->wsum = wsum[a];
-        ok &= (f->saved = fl_alloc((size_t)f->n * sizeof(double))) != NULL;
-        ok &= (f->valid = fl_alloc((size_t)f->n)) != NULL;
-        ok &= (f->fresh = fl_alloc((size_t)f->n)) != NULL;
-    }
-    size_t bytes = (size_t)(w->fluid.count > 0 ? w->fluid.count : 1) * sizeof(float);
-    float **arrays[] = {&s->ax, &s->ay, &s->az, &s->bx, &s->by, &s->bz, &s->qx, &s->qy, &s->qz};
-    for (size_t k = 0; k < sizeof arrays / sizeof arrays[0]; k++)
-        ok &= (*arrays[k] = fl_alloc(bytes)) != NULL;
-    ok &= (s->history = fl_alloc((size_t)(prm.max_iter + 1) * sizeof(double))) != NULL;
-    ok &= (s->count = fl_alloc((size_t)g->ncells * sizeof(int))) != NULL;
-    ok &= (s->psi = fl_alloc((size_t)g->ncells * sizeof(double))) != NULL;
-    ok &= (s->vrhs = fl_alloc((size_t)g->ncells * sizeof(double))) != NULL;
-    int **band[] = {&s->band_lo, &s->band_hi, &s->band_tlo, &s->band_thi};
-    for (size_t k = 0; k < sizeof band / sizeof band[0]; k++)
-        ok &= (*band[k] = fl_alloc((size_t)g->ny * g->nz * sizeof(int))) != NULL;
-    size_t per_particle = (size_t)(w->fluid.count > 0 ? w->fluid.count : 1) * sizeof(int);
-    ok &= (s->sort_cell = fl_alloc(per_particle)) != NULL;
-    ok &= (s->sort_perm = fl_alloc(per_particle)) != NULL;
-    ok &= (s->cell_start = fl_alloc((size_t)(g->ncells + 1) * sizeof(int))) != NULL;
-    if (!ok) {
-        flip_destroy(s);
-        fl_fail(err, FL_ERR_MEMORY, "out of memory for the FLIP solver's %d particles", w->fluid.count);
-        return NULL;
-    }
-    s->pcg = fl_default_pcg_options();
-    s->pcg.precond = (fl_precond)prm.precond;
-    s->pcg.tol = prm.tol;
-    s->pcg.max_iter = prm.max_iter;
-    s->pcg.history = s->history;
-    s->pcg.history_cap = prm.max_iter + 1;
-    s->pcg.warm_start = prm.warm_start;
-    s->rest_count = pow(prm.dx / w->spacing, 3.0);
-    flip_seed(&prm, w);
-    return s;
-}
-
-static void *flip_create(fl_world *w, const fl_params *p, fl_error *err)
-{
-    return flip_create_alpha(w, p, 0.05, err);
-}
-
-static void *pic_create(fl_world *w, const fl_params *p, fl_error *err)
-{
-    return flip_create_alpha(w, p, 1.0, err);
-}
-
 /* x clamped to [lo, hi]; selects, not fmin/fmax, which stay library calls
  * (their NaN rules) and keep the particle loops scalar. */
 static inline double flip_clamp(double x, double lo, double hi)
@@ -817,6 +676,147 @@ static double flip_substep_limit(const flip_solver *s, const fl_world *w, double
     const double *gv = w->gravity, reach = s->prm.cfl * s->g->dx;
     double g = sqrt(gv[0] * gv[0] + gv[1] * gv[1] + gv[2] * gv[2]);
     return 2.0 * reach / (vmax + sqrt(vmax * vmax + 4.0 * g * reach) + 1e-12);
+}
+
+/* splitmix64 (Steele et al. 2014): seedable and portable. */
+static uint64_t flip_rng(uint64_t *state)
+{
+    uint64_t z = (*state += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+/* Step 1: the world's fluid lattice (spacing d = dx / 2 by default, the
+ * fluid blocks starting on cell boundaries) already holds one particle in
+ * each cell of the 2x2x2 sub-grid of every fluid cell; each particle is
+ * moved from its sub-cell's centre to a uniform random place in it (the
+ * fraction jitter of the sub-cell), kept inside the domain. The world's
+ * spacing, mass and h stay, so the harness's SPH density metric reads these
+ * particles at the spacing it was calibrated for. */
+static void flip_seed(const flip_params *prm, fl_world *w)
+{
+    fl_particles *p = &w->fluid;
+    const double d = w->spacing;
+    uint64_t state = (uint64_t)prm->seed;
+    float *pos[3] = {p->x, p->y, p->z};
+    for (int i = 0; i < p->count; i++)
+        for (int a = 0; a < 3; a++) {
+            double lo = w->domain.lo[a], hi = w->domain.hi[a];
+            double centre = lo + (floor((pos[a][i] - lo) / d) + 0.5) * d;
+            double r = (double)(flip_rng(&state) >> 11) * 0x1.0p-53 - 0.5;
+            double x = centre + prm->jitter * r * d;
+            pos[a][i] = (float)fmin(fmax(x, lo + 1e-4 * d), hi - 1e-4 * d);
+        }
+}
+
+static void *flip_create_alpha(fl_world *w, const fl_params *p, double alpha_default, fl_error *err)
+{
+    flip_params prm;
+    double pre, warm;
+    if (fl_params_check_known(p, flip_keys, err) ||
+        fl_params_get(p, "alpha", alpha_default, 0.0, 1.0, &prm.alpha, err) ||
+        fl_params_get(p, "dx", 2.0 * w->spacing, 1e-6, 1e3, &prm.dx, err) ||
+        fl_params_get(p, "tolerance", 1e-6, 1e-14, 1.0, &prm.tol, err) ||
+        fl_params_get_int(p, "max_iterations", 1000, 1, 1000000, &prm.max_iter, err) ||
+        fl_params_get(p, "preconditioner", FL_PRECOND_MIC0, FL_PRECOND_MIC0, FL_PRECOND_NONE, &pre, err) ||
+        fl_params_get(p, "cfl", 1.0, 0.01, 1.0, &prm.cfl, err) ||
+        fl_params_get(p, "jitter", 1.0, 0.0, 1.0, &prm.jitter, err) ||
+        fl_params_get(p, "seed", 1.0, 0.0, 1e15, &prm.seed, err) ||
+        fl_params_get(p, "volume_correction", 0.5, 0.0, 1.0, &prm.volume, err) ||
+        fl_params_get(p, "warm_start", 1.0, 0.0, 1.0, &warm, err))
+        return NULL;
+    if (pre != floor(pre)) {
+        fl_fail(err, FL_ERR_INPUT, "%s.preconditioner: expected 0 (MIC(0)), 1 (Jacobi) or 2 (none), got %g",
+                p->source, pre);
+        return NULL;
+    }
+    if (warm != 0.0 && warm != 1.0) {
+        fl_fail(err, FL_ERR_INPUT, "%s.warm_start: expected 0 or 1, got %g", p->source, warm);
+        return NULL;
+    }
+    if (prm.seed != floor(prm.seed)) {
+        fl_fail(err, FL_ERR_INPUT, "%s.seed: expected a whole number, got %g", p->source, prm.seed);
+        return NULL;
+    }
+    prm.precond = (int)pre;
+    prm.warm_start = (int)warm;
+    flip_solver *s = calloc(1, sizeof *s);
+    if (!s) {
+        fl_fail(err, FL_ERR_MEMORY, "out of memory for the FLIP solver");
+        return NULL;
+    }
+    s->prm = prm;
+    fl_mac_config cfg = fl_default_mac_config();
+    cfg.dx = prm.dx;
+    if (fl_mac_grid_create(w, &cfg, &s->g, err)) {
+        /* the grid's size follows from dx (by default 2 d): name the key */
+        char why[FL_ERROR_LEN];
+        int given = 0;
+        for (int k = 0; k < p->count; k++)
+            given |= strcmp(p->items[k].key, "dx") == 0;
+        snprintf(why, sizeof why, "%s", err->msg);
+        fl_fail(err, FL_ERR_INPUT, "%.250s.dx%s: %.250s", p->source, given ? "" : " (2 fluid.spacing by default)",
+                why);
+        flip_destroy(s);
+        return NULL;
+    }
+    fl_mac_grid *g = s->g;
+    double *comp[3] = {g->u, g->v, g->w};
+    const double *wsum[3] = {g->wu, g->wv, g->ww};
+    int ok = 1;
+    for (int a = 0; a < 3; a++) {
+        flip_field *f = &s->f[a];
+        f->axis = a;
+        f->dim[0] = g->nx, f->dim[1] = g->ny, f->dim[2] = g->nz;
+        f->dim[a] += 1;
+        f->n = (long)f->dim[0] * f->dim[1] * f->dim[2];
+        f->u = comp[a];
+        f->wsum = wsum[a];
+        ok &= (f->saved = fl_alloc((size_t)f->n * sizeof(double))) != NULL;
+        ok &= (f->valid = fl_alloc((size_t)f->n)) != NULL;
+        ok &= (f->fresh = fl_alloc((size_t)f->n)) != NULL;
+    }
+    size_t bytes = (size_t)(w->fluid.count > 0 ? w->fluid.count : 1) * sizeof(float);
+    float **arrays[] = {&s->ax, &s->ay, &s->az, &s->bx, &s->by, &s->bz, &s->qx, &s->qy, &s->qz};
+    for (size_t k = 0; k < sizeof arrays / sizeof arrays[0]; k++)
+        ok &= (*arrays[k] = fl_alloc(bytes)) != NULL;
+    ok &= (s->history = fl_alloc((size_t)(prm.max_iter + 1) * sizeof(double))) != NULL;
+    ok &= (s->count = fl_alloc((size_t)g->ncells * sizeof(int))) != NULL;
+    ok &= (s->psi = fl_alloc((size_t)g->ncells * sizeof(double))) != NULL;
+    ok &= (s->vrhs = fl_alloc((size_t)g->ncells * sizeof(double))) != NULL;
+    int **band[] = {&s->band_lo, &s->band_hi, &s->band_tlo, &s->band_thi};
+    for (size_t k = 0; k < sizeof band / sizeof band[0]; k++)
+        ok &= (*band[k] = fl_alloc((size_t)g->ny * g->nz * sizeof(int))) != NULL;
+    size_t per_particle = (size_t)(w->fluid.count > 0 ? w->fluid.count : 1) * sizeof(int);
+    ok &= (s->sort_cell = fl_alloc(per_particle)) != NULL;
+    ok &= (s->sort_perm = fl_alloc(per_particle)) != NULL;
+    ok &= (s->cell_start = fl_alloc((size_t)(g->ncells + 1) * sizeof(int))) != NULL;
+    if (!ok) {
+        flip_destroy(s);
+        fl_fail(err, FL_ERR_MEMORY, "out of memory for the FLIP solver's %d particles", w->fluid.count);
+        return NULL;
+    }
+    s->pcg = fl_default_pcg_options();
+    s->pcg.precond = (fl_precond)prm.precond;
+    s->pcg.tol = prm.tol;
+    s->pcg.max_iter = prm.max_iter;
+    s->pcg.history = s->history;
+    s->pcg.history_cap = prm.max_iter + 1;
+    s->pcg.warm_start = prm.warm_start;
+    s->rest_count = pow(prm.dx / w->spacing, 3.0);
+    flip_seed(&prm, w);
+    return s;
+}
+
+static void *flip_create(fl_world *w, const fl_params *p, fl_error *err)
+{
+    return flip_create_alpha(w, p, 0.05, err);
+}
+
+static void *pic_create(fl_world *w, const fl_params *p, fl_error *err)
+{
+    return flip_create_alpha(w, p, 1.0, err);
 }
 
 static int flip_step(void *self, fl_world *w, double dt, fl_step_stats *st)
