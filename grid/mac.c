@@ -112,7 +112,7 @@ int fl_mac_grid_create(const fl_world *w, const fl_mac_config *cfg, fl_mac_grid 
     for (int k = 0; k < g->nz; k++)
         for (int j = 0; j < g->ny; j++)
             for (int i = 0; i < g->nx; i++) {
-                double x[3] = {g->lo[0] + (i + 0.5) * dx, g->lo[1] + (j + 0.5) * dx, g->lo[2] + (k + 0.5) * dx};
+                double x[3] = {fl_mac_centre(g, 0, i), fl_mac_centre(g, 1, j), fl_mac_centre(g, 2, k)};
                 int solid = !inside(&w->domain, x);
                 for (int o = 0; o < w->obstacle_count && !solid; o++)
                     solid = inside(&w->obstacles[o], x);
@@ -136,6 +136,9 @@ void fl_mac_grid_destroy(fl_mac_grid **gp)
     fl_free(g->p);
     fl_free(g->rhs);
     fl_free(g->label);
+    fl_free(g->solid_u);
+    fl_free(g->solid_v);
+    fl_free(g->solid_w);
     fl_free(g->slab);
     fl_free(g->sums);
     fl_free(g->p2g_rows);
@@ -145,28 +148,52 @@ void fl_mac_grid_destroy(fl_mac_grid **gp)
     *gp = NULL;
 }
 
+int fl_mac_grid_moving_solids(fl_mac_grid *g, fl_error *err)
+{
+    if (g->solid_u)
+        return FL_OK;
+    size_t nu = (size_t)(g->nx + 1) * g->ny * g->nz, nv = (size_t)g->nx * (g->ny + 1) * g->nz,
+           nw = (size_t)g->nx * g->ny * (g->nz + 1);
+    double *u = fl_alloc(nu * sizeof(double)), *v = fl_alloc(nv * sizeof(double)),
+           *w = fl_alloc(nw * sizeof(double));
+    if (!u || !v || !w) {
+        fl_free(u);
+        fl_free(v);
+        fl_free(w);
+        return fl_fail(err, FL_ERR_MEMORY, "mac grid: out of memory for the solid velocities of %dx%dx%d cells",
+                       g->nx, g->ny, g->nz);
+    }
+    memset(u, 0, nu * sizeof(double));
+    memset(v, 0, nv * sizeof(double));
+    memset(w, 0, nw * sizeof(double));
+    g->solid_u = u, g->solid_v = v, g->solid_w = w;
+    return FL_OK;
+}
+
 void fl_mac_enforce_solid(fl_mac_grid *g)
 {
     const int nx = g->nx, ny = g->ny, nz = g->nz;
     const long sx = nx, sxy = (long)nx * ny;
     const unsigned char *label = g->label;
-    /* each cell zeroes its low faces that touch SOLID (its own label or
-     * the neighbour's below); the grid's outer layer is SOLID, so its
-     * cells' faces all go, and the far faces beyond the grid are zeroed
-     * apart */
+    const double *su = g->solid_u, *sv = g->solid_v, *sw = g->solid_w;
+    /* each cell sets its low faces that touch SOLID (its own label or the
+     * neighbour's below) to the solid's velocity; the grid's outer layer is
+     * SOLID, so its cells' faces all go, and the far faces beyond the grid
+     * are zeroed apart */
 #pragma omp parallel for schedule(static)
     for (int k = 0; k < nz; k++)
         for (int j = 0; j < ny; j++) {
             const long c0 = fl_mac_cell(g, 0, j, k);
             for (int i = 0; i < nx; i++) {
-                const long c = c0 + i;
+                const long c = c0 + i, fu = fl_mac_u(g, i, j, k), fv = fl_mac_v(g, i, j, k),
+                           fw = fl_mac_w(g, i, j, k);
                 const int solid = label[c] == FL_CELL_SOLID;
                 if (solid || (i > 0 && label[c - 1] == FL_CELL_SOLID))
-                    g->u[fl_mac_u(g, i, j, k)] = 0.0;
+                    g->u[fu] = su ? su[fu] : 0.0;
                 if (solid || (j > 0 && label[c - sx] == FL_CELL_SOLID))
-                    g->v[fl_mac_v(g, i, j, k)] = 0.0;
+                    g->v[fv] = sv ? sv[fv] : 0.0;
                 if (solid || (k > 0 && label[c - sxy] == FL_CELL_SOLID))
-                    g->w[fl_mac_w(g, i, j, k)] = 0.0;
+                    g->w[fw] = sw ? sw[fw] : 0.0;
             }
             g->u[fl_mac_u(g, nx, j, k)] = 0.0;
         }
@@ -222,7 +249,7 @@ void fl_mac_apply_gradient(fl_mac_grid *g, double dt, double rho)
     fl_mac_enforce_solid(g);
     /* each cell updates its low faces: those with a FLUID cell on one side
      * and no SOLID cell on either (the faces touching SOLID keep the
-     * solid's velocity, 0, from fl_mac_enforce_solid) */
+     * solid's velocity from fl_mac_enforce_solid) */
 #pragma omp parallel for schedule(static)
     for (int k = 0; k < g->nz; k++)
         for (int j = 0; j < g->ny; j++)

@@ -8,8 +8,9 @@
  * The discrete operators are the report's equations 6 (gradient, at faces),
  * 7 (divergence, at centres) and 8 (7-point Laplacian, at centres), with
  * Bridson's boundary treatment ("Fluid Simulation for Computer Graphics",
- * ch. 5): p = 0 in AIR cells, u.n = u_solid.n = 0 on faces touching a SOLID
- * cell (static walls).
+ * ch. 5): p = 0 in AIR cells, u.n = u_solid.n on faces touching a SOLID
+ * cell: 0 for static walls, or, on a grid given per-face solid velocities
+ * (fl_mac_grid_moving_solids), the moving solid's.
  *
  * Indexing (x fastest): cell (i,j,k) at i + nx (j + ny k); u face (i,j,k),
  * the face between cells i-1 and i, at i + (nx+1) (j + ny k); v at
@@ -41,6 +42,8 @@ typedef struct fl_mac_grid {
     double *p;             /* pressure at cell centres, Pa (0 outside FLUID cells) */
     unsigned char *label;  /* FL_CELL_FLUID, FL_CELL_AIR or FL_CELL_SOLID per cell */
     double *rhs;           /* right-hand side of the last projection, Pa */
+    double *solid_u, *solid_v, *solid_w; /* per face: the normal velocity of the solid it touches, m/s;
+                              NULL (the default): every solid is static, 0 */
     fl_pcg *pcg;           /* solver workspace */
     /* P2G workspace (transfer.c) */
     long *slab;            /* particles per cell layer k, nz + 1 entries */
@@ -72,6 +75,13 @@ static inline double fl_mac_coord(const fl_mac_grid *g, int a, double x)
     return (x - g->lo[a]) * g->inv_dx;
 }
 
+/* The position, m, along axis a of the centre of cell i along it (cell
+ * coordinate i + 0.5: fl_mac_coord's inverse). */
+static inline double fl_mac_centre(const fl_mac_grid *g, int a, int i)
+{
+    return g->lo[a] + (i + 0.5) * g->dx;
+}
+
 /* The cell holding position (x, y, z), which must lie inside the grid box
  * (the domain and its SOLID layer). */
 static inline long fl_mac_cell_at(const fl_mac_grid *g, double x, double y, double z)
@@ -92,8 +102,15 @@ static inline long fl_mac_w(const fl_mac_grid *g, int i, int j, int k)
     return i + (long)g->nx * (j + (long)g->ny * k);
 }
 
-/* Sets the velocity of every face touching a SOLID cell to the solid's,
- * 0 (static walls). */
+/* Gives g per-face solid velocities, solid_u, solid_v, solid_w, all 0 (a
+ * no-op when it has them): the caller then writes a moving solid's normal
+ * velocity on the faces that touch it. FL_ERR_MEMORY when they cannot be
+ * allocated. */
+int fl_mac_grid_moving_solids(fl_mac_grid *g, fl_error *err);
+
+/* Sets the velocity of every face touching a SOLID cell to the solid's:
+ * its solid_u, solid_v, solid_w entry, or 0 without them (static walls).
+ * The far faces of the grid's outer layer, the walls', are 0. */
 void fl_mac_enforce_solid(fl_mac_grid *g);
 
 /* div[c] = (report eq. 7) the net outflow of cell c over dx, 1/s, on FLUID
@@ -107,11 +124,13 @@ void fl_mac_laplacian(const fl_mac_grid *g, const double *p, double *lap);
 
 /* u -= dt / rho * (report eq. 6) grad p on every face with a FLUID cell on
  * one side and no SOLID cell on either (p = 0 in AIR); faces touching SOLID
- * get the solid's velocity, 0. dt in s, rho in kg/m^3. */
+ * get the solid's velocity (fl_mac_enforce_solid). dt in s, rho in kg/m^3. */
 void fl_mac_apply_gradient(fl_mac_grid *g, double dt, double rho);
 
-/* The pressure projection: faces touching SOLID set to 0, the right-hand
- * side b = -(rho dx^2 / dt) div u on the FLUID cells, A p = b solved by
+/* The pressure projection: faces touching SOLID set to the solid's
+ * velocity (fl_mac_enforce_solid), the right-hand side
+ * b = -(rho dx^2 / dt) div u on the FLUID cells (a moving solid's faces
+ * enter it with their velocity: u.n = u_solid.n), A p = b solved by
  * fl_pcg_solve with opt (pressure in g->p, Pa), then the pressure gradient
  * applied, so that div u = 0 on the FLUID cells up to the solver's
  * tolerance. The outcome of the solve, non-convergence included, is in

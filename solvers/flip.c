@@ -4,23 +4,28 @@
  * Zhu & Bridson 2005).
  *
  *   1  seeding (create): 8 particles per fluid cell, one in each cell of a
- *      2x2x2 sub-grid at a uniform random place (report 3.2.2)
+ *      2x2x2 sub-grid at a uniform random place (report 3.2.2); those the
+ *      jitter put inside the tool pushed out of it
  *   then, once per step, the particles sorted by cell (flip_sort: memory
  *   order only), and per substep of length h (CFL: no particle moves more
  *   than cfl cells):
  *   2  P2G, trilinear weights normalised per face (fl_transfer_p2g, 3.2.3)
  *   3  save a copy u* of the grid velocities
  *   4  gravity u += g h on every face (eq. 10)
- *   5  boundary conditions: u.n = 0 on faces touching SOLID (eq. 11)
- *   6  labels: SOLID stays, the rest AIR, cells holding a particle FLUID (3.2.6)
- *   7  projection: MIC(0)-PCG on the pressure Poisson system (fl_mac_project, 3.2.7)
+ *   5  boundary conditions: u.n = u_solid.n on faces touching SOLID (eq. 11):
+ *      0 on the walls, the tool's velocity on its cells' faces
+ *   6  labels: SOLID stays (the walls, the obstacles, the tool's cells), the
+ *      rest AIR, cells holding a particle FLUID (3.2.6), and so are the
+ *      cells of water the tool uncovered (flip_tool_uncovered)
+ *   7  projection: MIC(0)-PCG on the pressure Poisson system (fl_mac_project,
+ *      3.2.7); with a tool, its pressure force summed (flip_tool_force)
  *   8  FLIP: v_p += interp(u - u*)
  *   9  PIC:  v_p  = interp(u)
  *   10 blend: v_p = alpha PIC + (1 - alpha) FLIP
  *   11 advection, RK2 midpoint through the grid velocity u (in shorter
  *      pieces where the projected u is faster than the substep assumed),
- *      then particles that ended in a SOLID cell pushed out to the nearest
- *      non-SOLID cell.
+ *      then particles that ended inside the tool pushed out of its shape,
+ *      and those in a wall's SOLID cell to the nearest non-SOLID cell.
  *   then, once per step, after its substeps (not in the report):
  *   12 volume correction: particles moved out of over-full cells and into
  *      gaps inside the water by a potential displacement from one more
@@ -33,8 +38,12 @@
  * states: a face between a SOLID and a non-SOLID cell holds the solid's
  * normal velocity, 0, and the tangential faces inside a wall take the
  * fluid's velocity by the same extrapolation, so a particle sliding along a
- * wall is not slowed by it. docs/methods/flip.md maps each line to a
- * function. */
+ * wall is not slowed by it. The rigid tool (solvers/tool.h), when the world
+ * has one, is a moving solid: once per step its cells, those whose centre
+ * lies inside it at the step's pose, are SOLID and the faces around them
+ * hold its velocity (flip_tool_place); the fluid's pressure on those faces
+ * is its force (docs/methods/flip.md, section 11). docs/methods/flip.md
+ * maps each line to a function. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -42,6 +51,7 @@
 
 #include "mac.h"
 #include "solver.h"
+#include "tool_physics.h"
 #include "transfer.h"
 
 /* The most CFL substeps one step, and advection pieces one substep, may
@@ -91,6 +101,11 @@ typedef struct flip_solver {
     int *band_tlo, *band_thi; /* the band's dilation workspace */
     int *sort_cell, *sort_perm; /* the cell sort: each particle's cell, the new order */
     int *cell_start;          /* the cell sort's counts, then starts, per cell (ncells + 1) */
+    unsigned char *wall;      /* per cell: the grid's own labels at create, SOLID (walls, obstacles) or AIR */
+    unsigned char *solid;     /* per cell: the step's solids, wall's and the tool's cells, SOLID or AIR */
+    int tool_lo[3], tool_hi[3]; /* the cells [lo, hi) per axis that hold the tool's cells (empty: none) */
+    double force[3], torque[3]; /* the tool's pressure force, N, and torque about its centre, N m, summed
+                                   over the step's substeps times their length */
 } flip_solver;
 
 static const char *const flip_keys[] = {"alpha", "dx", "tolerance", "max_iterations", "preconditioner",
@@ -113,6 +128,11 @@ static const char *const flip_keys[] = {"alpha", "dx", "tolerance", "max_iterati
  * particle's jitter. */
 #define FLIP_VOLUME_TOLERANCE 1e-4
 
+/* How far outside the tool's surface, in cells, the push-out leaves a
+ * particle that ended inside it: far enough that the next substep's
+ * motion does not take it straight back in, a small part of the cell. */
+#define FLIP_TOOL_CLEARANCE 0.25
+
 static void flip_destroy(void *self)
 {
     flip_solver *s = self;
@@ -130,152 +150,13 @@ static void flip_destroy(void *self)
     fl_free(s->count);
     fl_free(s->psi);
     fl_free(s->vrhs);
+    fl_free(s->wall);
+    fl_free(s->solid);
     int *ints[] = {s->band_lo, s->band_hi, s->band_tlo, s->band_thi, s->sort_cell, s->sort_perm, s->cell_start};
     for (size_t k = 0; k < sizeof ints / sizeof ints[0]; k++)
         fl_free(ints[k]);
     fl_mac_grid_destroy(&s->g);
     free(s);
-}
-
-/* splitmix64 (Steele et al. 2014): seedable and portable. */
-static uint64_t flip_rng(uint64_t *state)
-{
-    uint64_t z = (*state += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-}
-
-/* Step 1: the world's fluid lattice (spacing d = dx / 2 by default, the
- * fluid blocks starting on cell boundaries) already holds one particle in
- * each cell of the 2x2x2 sub-grid of every fluid cell; each particle is
- * moved from its sub-cell's centre to a uniform random place in it (the
- * fraction jitter of the sub-cell), kept inside the domain. The world's
- * spacing, mass and h stay, so the harness's SPH density metric reads these
- * particles at the spacing it was calibrated for. */
-static void flip_seed(const flip_params *prm, fl_world *w)
-{
-    fl_particles *p = &w->fluid;
-    const double d = w->spacing;
-    uint64_t state = (uint64_t)prm->seed;
-    float *pos[3] = {p->x, p->y, p->z};
-    for (int i = 0; i < p->count; i++)
-        for (int a = 0; a < 3; a++) {
-            double lo = w->domain.lo[a], hi = w->domain.hi[a];
-            double centre = lo + (floor((pos[a][i] - lo) / d) + 0.5) * d;
-            double r = (double)(flip_rng(&state) >> 11) * 0x1.0p-53 - 0.5;
-            double x = centre + prm->jitter * r * d;
-            pos[a][i] = (float)fmin(fmax(x, lo + 1e-4 * d), hi - 1e-4 * d);
-        }
-}
-
-static void *flip_create_alpha(fl_world *w, const fl_params *p, double alpha_default, fl_error *err)
-{
-    flip_params prm;
-    double pre, warm;
-    if (fl_params_check_known(p, flip_keys, err) ||
-        fl_params_get(p, "alpha", alpha_default, 0.0, 1.0, &prm.alpha, err) ||
-        fl_params_get(p, "dx", 2.0 * w->spacing, 1e-6, 1e3, &prm.dx, err) ||
-        fl_params_get(p, "tolerance", 1e-6, 1e-14, 1.0, &prm.tol, err) ||
-        fl_params_get_int(p, "max_iterations", 1000, 1, 1000000, &prm.max_iter, err) ||
-        fl_params_get(p, "preconditioner", FL_PRECOND_MIC0, FL_PRECOND_MIC0, FL_PRECOND_NONE, &pre, err) ||
-        fl_params_get(p, "cfl", 1.0, 0.01, 1.0, &prm.cfl, err) ||
-        fl_params_get(p, "jitter", 1.0, 0.0, 1.0, &prm.jitter, err) ||
-        fl_params_get(p, "seed", 1.0, 0.0, 1e15, &prm.seed, err) ||
-        fl_params_get(p, "volume_correction", 0.5, 0.0, 1.0, &prm.volume, err) ||
-        fl_params_get(p, "warm_start", 1.0, 0.0, 1.0, &warm, err))
-        return NULL;
-    if (pre != floor(pre)) {
-        fl_fail(err, FL_ERR_INPUT, "%s.preconditioner: expected 0 (MIC(0)), 1 (Jacobi) or 2 (none), got %g",
-                p->source, pre);
-        return NULL;
-    }
-    if (warm != 0.0 && warm != 1.0) {
-        fl_fail(err, FL_ERR_INPUT, "%s.warm_start: expected 0 or 1, got %g", p->source, warm);
-        return NULL;
-    }
-    if (prm.seed != floor(prm.seed)) {
-        fl_fail(err, FL_ERR_INPUT, "%s.seed: expected a whole number, got %g", p->source, prm.seed);
-        return NULL;
-    }
-    prm.precond = (int)pre;
-    prm.warm_start = (int)warm;
-    flip_solver *s = calloc(1, sizeof *s);
-    if (!s) {
-        fl_fail(err, FL_ERR_MEMORY, "out of memory for the FLIP solver");
-        return NULL;
-    }
-    s->prm = prm;
-    fl_mac_config cfg = fl_default_mac_config();
-    cfg.dx = prm.dx;
-    if (fl_mac_grid_create(w, &cfg, &s->g, err)) {
-        /* the grid's size follows from dx (by default 2 d): name the key */
-        char why[FL_ERROR_LEN];
-        int given = 0;
-        for (int k = 0; k < p->count; k++)
-            given |= strcmp(p->items[k].key, "dx") == 0;
-        snprintf(why, sizeof why, "%s", err->msg);
-        fl_fail(err, FL_ERR_INPUT, "%.250s.dx%s: %.250s", p->source, given ? "" : " (2 fluid.spacing by default)",
-                why);
-        flip_destroy(s);
-        return NULL;
-    }
-    fl_mac_grid *g = s->g;
-    double *comp[3] = {g->u, g->v, g->w};
-    const double *wsum[3] = {g->wu, g->wv, g->ww};
-    int ok = 1;
-    for (int a = 0; a < 3; a++) {
-        flip_field *f = &s->f[a];
-        f->axis = a;
-        f->dim[0] = g->nx, f->dim[1] = g->ny, f->dim[2] = g->nz;
-        f->dim[a] += 1;
-        f->n = (long)f->dim[0] * f->dim[1] * f->dim[2];
-        f->u = comp[a];
-        f->wsum = wsum[a];
-        ok &= (f->saved = fl_alloc((size_t)f->n * sizeof(double))) != NULL;
-        ok &= (f->valid = fl_alloc((size_t)f->n)) != NULL;
-        ok &= (f->fresh = fl_alloc((size_t)f->n)) != NULL;
-    }
-    size_t bytes = (size_t)(w->fluid.count > 0 ? w->fluid.count : 1) * sizeof(float);
-    float **arrays[] = {&s->ax, &s->ay, &s->az, &s->bx, &s->by, &s->bz, &s->qx, &s->qy, &s->qz};
-    for (size_t k = 0; k < sizeof arrays / sizeof arrays[0]; k++)
-        ok &= (*arrays[k] = fl_alloc(bytes)) != NULL;
-    ok &= (s->history = fl_alloc((size_t)(prm.max_iter + 1) * sizeof(double))) != NULL;
-    ok &= (s->count = fl_alloc((size_t)g->ncells * sizeof(int))) != NULL;
-    ok &= (s->psi = fl_alloc((size_t)g->ncells * sizeof(double))) != NULL;
-    ok &= (s->vrhs = fl_alloc((size_t)g->ncells * sizeof(double))) != NULL;
-    int **band[] = {&s->band_lo, &s->band_hi, &s->band_tlo, &s->band_thi};
-    for (size_t k = 0; k < sizeof band / sizeof band[0]; k++)
-        ok &= (*band[k] = fl_alloc((size_t)g->ny * g->nz * sizeof(int))) != NULL;
-    size_t per_particle = (size_t)(w->fluid.count > 0 ? w->fluid.count : 1) * sizeof(int);
-    ok &= (s->sort_cell = fl_alloc(per_particle)) != NULL;
-    ok &= (s->sort_perm = fl_alloc(per_particle)) != NULL;
-    ok &= (s->cell_start = fl_alloc((size_t)(g->ncells + 1) * sizeof(int))) != NULL;
-    if (!ok) {
-        flip_destroy(s);
-        fl_fail(err, FL_ERR_MEMORY, "out of memory for the FLIP solver's %d particles", w->fluid.count);
-        return NULL;
-    }
-    s->pcg = fl_default_pcg_options();
-    s->pcg.precond = (fl_precond)prm.precond;
-    s->pcg.tol = prm.tol;
-    s->pcg.max_iter = prm.max_iter;
-    s->pcg.history = s->history;
-    s->pcg.history_cap = prm.max_iter + 1;
-    s->pcg.warm_start = prm.warm_start;
-    s->rest_count = pow(prm.dx / w->spacing, 3.0);
-    flip_seed(&prm, w);
-    return s;
-}
-
-static void *flip_create(fl_world *w, const fl_params *p, fl_error *err)
-{
-    return flip_create_alpha(w, p, 0.05, err);
-}
-
-static void *pic_create(fl_world *w, const fl_params *p, fl_error *err)
-{
-    return flip_create_alpha(w, p, 1.0, err);
 }
 
 /* x clamped to [lo, hi]; selects, not fmin/fmax, which stay library calls
@@ -443,19 +324,65 @@ static void flip_band_update(const flip_solver *s, const flip_field *f, double *
         }
 }
 
-/* Step 6: every non-SOLID cell AIR, then the cells holding a particle
- * FLUID; with count, count[c] gets the particles in cell c (the volume
- * correction's density). Many particles mark the same cell, all with the
- * same label, so the labels are read and written atomically and the
- * counts are atomic increments. */
-static void flip_label_cells(fl_mac_grid *g, const fl_particles *p, int *count)
+/* Whether cell c is one of the tool's SOLID cells this step. */
+static inline int flip_tool_cell(const flip_solver *s, long c)
 {
+    return s->solid[c] == FL_CELL_SOLID && s->wall[c] != FL_CELL_SOLID;
+}
+
+/* The water the tool uncovered: an AIR cell next to one of the tool's
+ * cells that has no AIR neighbour becomes FLUID. A moving tool leaves such
+ * cells behind it, emptied of particles while it covered them, before the
+ * water's particles flow in; under the surface there is no air to fill
+ * them, and as AIR, p = 0 inside the water, each would pull the water and
+ * the tool towards it for a step. A cell made FLUID has no AIR neighbour,
+ * so no other cell's test depends on it: the order does not matter. */
+static void flip_tool_uncovered(flip_solver *s)
+{
+    fl_mac_grid *g = s->g;
+    const int n[3] = {g->nx, g->ny, g->nz};
+    const long stride[3] = {1, g->nx, (long)g->nx * g->ny};
+    int lo[3], hi[3];
+    for (int a = 0; a < 3; a++) {
+        if (s->tool_hi[a] <= s->tool_lo[a])
+            return;
+        lo[a] = s->tool_lo[a] > 1 ? s->tool_lo[a] - 1 : 1;
+        hi[a] = s->tool_hi[a] < n[a] - 1 ? s->tool_hi[a] + 1 : n[a] - 1;
+    }
+    unsigned char *label = g->label;
+    for (int k = lo[2]; k < hi[2]; k++)
+        for (int j = lo[1]; j < hi[1]; j++)
+            for (int i = lo[0]; i < hi[0]; i++) {
+                const long c = fl_mac_cell(g, i, j, k);
+                if (label[c] != FL_CELL_AIR)
+                    continue;
+                int tool = 0, air = 0;
+                for (int a = 0; a < 3; a++)
+                    for (int side = -1; side <= 1; side += 2) {
+                        const long q = c + side * stride[a];
+                        tool |= flip_tool_cell(s, q);
+                        air |= label[q] == FL_CELL_AIR;
+                    }
+                if (tool && !air)
+                    label[c] = FL_CELL_FLUID;
+            }
+}
+
+/* Step 6: every cell SOLID or AIR as the step's solids (the walls, the
+ * obstacles and the tool's cells) have it, then the non-SOLID cells
+ * holding a particle FLUID, and the water the tool uncovered
+ * (flip_tool_uncovered); with count, count[c] gets the particles in cell c
+ * (the volume correction's density). Many particles mark the same cell,
+ * all with the same label, so the labels are read and written atomically
+ * and the counts are atomic increments. */
+static void flip_label_cells(flip_solver *s, const fl_particles *p, int *count)
+{
+    fl_mac_grid *g = s->g;
     #pragma omp parallel for schedule(static)
     for (long c = 0; c < g->ncells; c++) {
         if (count)
             count[c] = 0;
-        if (g->label[c] != FL_CELL_SOLID)
-            g->label[c] = FL_CELL_AIR;
+        g->label[c] = s->solid[c];
     }
     unsigned char *label = g->label;
     #pragma omp parallel for schedule(static)
@@ -473,6 +400,7 @@ static void flip_label_cells(fl_mac_grid *g, const fl_particles *p, int *count)
             count[c]++;
         }
     }
+    flip_tool_uncovered(s);
 }
 
 /* dst = src + scale d along each axis, clamped strictly inside the grid
@@ -492,19 +420,56 @@ static void flip_displace(const fl_mac_grid *g, float *const dst[3], float *cons
     }
 }
 
-/* Step 11's push-out: a particle in a SOLID cell moves to the nearest point
- * (1 % of a cell inside) of the nearest non-SOLID cell among its 26
- * neighbours, and loses the velocity component into the solid along that
- * displacement (the normal). With at most one cell moved per substep a
- * free neighbour always exists; otherwise the particle stays. Returns 1
- * when the particle moved. */
-static inline int flip_push_out(const fl_mac_grid *g, float x[3], float v[3])
+/* v loses its component into a solid moving at u, along the unit normal n
+ * pointing out of the solid: v -= min(0, (v - u).n) n. */
+static inline void flip_stop_inflow(float v[3], const float u[3], const double n[3])
 {
+    double vn = 0.0;
+    for (int a = 0; a < 3; a++)
+        vn += (v[a] - u[a]) * n[a];
+    if (vn < 0.0)
+        for (int a = 0; a < 3; a++)
+            v[a] -= (float)(vn * n[a]);
+}
+
+/* The tool's push-out (tool non-NULL): a particle inside the tool moves
+ * along the normal of the nearest surface point to FLIP_TOOL_CLEARANCE
+ * cells outside it, and loses the velocity component into the tool
+ * relative to the tool's material there. Returns 1 when the particle
+ * moved. */
+static inline int flip_push_out_tool(const fl_tool_link *tool, double dx, float x[3], float v[3])
+{
+    float n[3], u[3];
+    const float d = fl_tool_distance(&tool->shape, &tool->pose, x[0], x[1], x[2], n);
+    if (!(d < 0.0f))
+        return 0;
+    const float move = (float)(FLIP_TOOL_CLEARANCE * dx) - d;
+    for (int a = 0; a < 3; a++)
+        x[a] += move * n[a];
+    fl_tool_point_velocity(&tool->pose, x[0], x[1], x[2], u);
+    const double nd[3] = {n[0], n[1], n[2]};
+    flip_stop_inflow(v, u, nd);
+    return 1;
+}
+
+/* Step 11's push-out: a particle in a wall's or obstacle's SOLID cell moves
+ * to the nearest point (1 % of a cell inside) of the nearest non-SOLID
+ * cell among its 26 neighbours, and loses the velocity component into the
+ * solid along that displacement (the normal). With at most one cell moved
+ * per substep a free neighbour always exists; otherwise the particle
+ * stays. Returns 1 when the particle moved. The tool's cells are left to
+ * flip_push_out_tool: a particle outside the tool's shape but in one of
+ * its cells (the staircase covers more than the shape) stays, so that a
+ * cell the moving tool uncovers still holds water and is FLUID, not an AIR
+ * cell, p = 0, inside the water. */
+static inline int flip_push_out(const flip_solver *s, float x[3], float v[3])
+{
+    const fl_mac_grid *g = s->g;
     const double dx = g->dx, eps = 0.01 * dx;
     int c[3];
     for (int a = 0; a < 3; a++)
         c[a] = (int)fl_mac_coord(g, a, x[a]);
-    if (flip_label(g, c[0], c[1], c[2]) != FL_CELL_SOLID)
+    if (s->wall[fl_mac_cell(g, c[0], c[1], c[2])] != FL_CELL_SOLID)
         return 0;
     double best = INFINITY, to[3] = {x[0], x[1], x[2]};
     for (int dk = -1; dk <= 1; dk++)
@@ -526,29 +491,170 @@ static inline int flip_push_out(const fl_mac_grid *g, float x[3], float v[3])
             }
     if (!isfinite(best) || best <= 0.0)
         return 0;
-    double n[3], len = sqrt(best), vn = 0.0;
+    double n[3], len = sqrt(best);
     for (int a = 0; a < 3; a++) {
         n[a] = (to[a] - x[a]) / len;
-        vn += v[a] * n[a];
         x[a] = (float)to[a];
     }
-    if (vn < 0.0)
-        for (int a = 0; a < 3; a++)
-            v[a] -= (float)(vn * n[a]);
+    const float rest[3] = {0.0f, 0.0f, 0.0f};
+    flip_stop_inflow(v, rest, n);
     return 1;
 }
 
-/* flip_push_out on every particle (positions inside the grid box). */
-static void flip_push_out_all(const fl_mac_grid *g, fl_particles *p)
+/* The push-outs on every particle (positions inside the grid box): out of
+ * the tool's shape (tool non-NULL), then out of the walls' and obstacles'
+ * SOLID cells. */
+static void flip_push_out_all(const flip_solver *s, fl_particles *p, const fl_tool_link *tool)
 {
+    const double dx = s->g->dx;
     #pragma omp parallel for schedule(static)
     for (int i = 0; i < p->count; i++) {
         float x[3] = {p->x[i], p->y[i], p->z[i]}, v[3] = {p->vx[i], p->vy[i], p->vz[i]};
-        if (!flip_push_out(g, x, v))
+        int moved = tool && flip_push_out_tool(tool, dx, x, v);
+        moved |= flip_push_out(s, x, v);
+        if (!moved)
             continue;
         p->x[i] = x[0], p->y[i] = x[1], p->z[i] = x[2];
         p->vx[i] = v[0], p->vy[i] = v[1], p->vz[i] = v[2];
     }
+}
+
+/* The tool in the step (its pose is the step's): NULL without one. */
+static inline const fl_tool_link *flip_tool(const fl_world *w)
+{
+    return w->tool.active ? &w->tool : NULL;
+}
+
+/* The cells [lo, hi) per axis whose centres can lie inside the tool: the
+ * box around its bounding sphere (a box's: the length of its half
+ * extents), within the grid's interior (the outer layer is the walls'). */
+static void flip_tool_box(const fl_mac_grid *g, const fl_tool_link *tool, int lo[3], int hi[3])
+{
+    const fl_tool_shape *sh = &tool->shape;
+    const double r = sh->kind == FL_TOOL_SPHERE
+                         ? sh->radius
+                         : sqrt((double)sh->half[0] * sh->half[0] + (double)sh->half[1] * sh->half[1] +
+                                (double)sh->half[2] * sh->half[2]);
+    const int n[3] = {g->nx, g->ny, g->nz};
+    for (int a = 0; a < 3; a++) {
+        /* cell i's centre sits at coordinate i + 0.5 */
+        const double c = fl_mac_coord(g, a, tool->pose.c[a]), reach = r * g->inv_dx;
+        const int i0 = (int)floor(c - reach - 0.5), i1 = (int)ceil(c + reach - 0.5) + 1;
+        lo[a] = i0 < 1 ? 1 : i0;
+        hi[a] = i1 > n[a] - 1 ? n[a] - 1 : i1;
+    }
+}
+
+/* The solid velocities of the faces of the cells [lo, hi): with tool, a
+ * face between a tool cell and any other cell takes the normal component
+ * of the tool's material velocity at the face centre (u.n = u_solid.n);
+ * every other face, and every face without tool, 0. */
+static void flip_tool_faces(flip_solver *s, const fl_tool_link *tool, const int lo[3], const int hi[3])
+{
+    fl_mac_grid *g = s->g;
+    double *const vel[3] = {g->solid_u, g->solid_v, g->solid_w};
+    const long stride[3] = {1, g->nx, (long)g->nx * g->ny};
+    for (int a = 0; a < 3; a++) {
+        const int *dim = s->f[a].dim;
+        for (int k = lo[2]; k < hi[2] + (a == 2); k++)
+            for (int j = lo[1]; j < hi[1] + (a == 1); j++)
+                for (int i = lo[0]; i < hi[0] + (a == 0); i++) {
+                    const long c = fl_mac_cell(g, i, j, k);
+                    double u = 0.0;
+                    if (tool && (flip_tool_cell(s, c) || flip_tool_cell(s, c - stride[a]))) {
+                        const int q[3] = {i, j, k};
+                        float x[3], m[3];
+                        for (int b = 0; b < 3; b++)
+                            x[b] = (float)(fl_mac_centre(g, b, q[b]) - (b == a ? 0.5 * g->dx : 0.0));
+                        fl_tool_point_velocity(&tool->pose, x[0], x[1], x[2], m);
+                        u = m[a];
+                    }
+                    vel[a][i + (long)dim[0] * (j + (long)dim[1] * k)] = u;
+                }
+    }
+}
+
+/* The tool's cells for a step: last step's go back to the grid's own
+ * labels and their faces to rest; then each cell of the tool's box whose
+ * centre lies inside the tool becomes SOLID in s->solid (a wall or
+ * obstacle cell stays the wall's) and the faces around them take the
+ * tool's velocity (flip_tool_faces). The grid gets its per-face solid
+ * velocities on the first call; FL_ERR_MEMORY when it cannot. */
+static int flip_tool_place(flip_solver *s, const fl_tool_link *tool, fl_error *err)
+{
+    fl_mac_grid *g = s->g;
+    int rc = fl_mac_grid_moving_solids(g, err);
+    if (rc)
+        return rc;
+    int *lo = s->tool_lo, *hi = s->tool_hi;
+    for (int k = lo[2]; k < hi[2]; k++)
+        for (int j = lo[1]; j < hi[1]; j++)
+            for (int i = lo[0]; i < hi[0]; i++)
+                s->solid[fl_mac_cell(g, i, j, k)] = s->wall[fl_mac_cell(g, i, j, k)];
+    flip_tool_faces(s, NULL, lo, hi);
+    flip_tool_box(g, tool, lo, hi);
+    for (int k = lo[2]; k < hi[2]; k++)
+        for (int j = lo[1]; j < hi[1]; j++)
+            for (int i = lo[0]; i < hi[0]; i++) {
+                const long c = fl_mac_cell(g, i, j, k);
+                float n[3];
+                const float x = (float)fl_mac_centre(g, 0, i), y = (float)fl_mac_centre(g, 1, j),
+                            z = (float)fl_mac_centre(g, 2, k);
+                if (fl_tool_distance(&tool->shape, &tool->pose, x, y, z, n) < 0.0f)
+                    s->solid[c] = FL_CELL_SOLID;
+            }
+    flip_tool_faces(s, tool, lo, hi);
+    return FL_OK;
+}
+
+/* The fluid's force on the tool from this substep's pressure (Pa) and its
+ * torque about the tool's centre, times the substep h, added to s->force
+ * and s->torque: over the faces between a tool cell and a FLUID cell c,
+ * f = p_f dx^2 n with n the unit normal from c into the tool (pressure
+ * pushes the tool away from the fluid), at the face centre. p_f is the
+ * pressure at the face, where the solid's surface lies: p_c extrapolated
+ * half a cell from c's neighbour o on the far side, p_f = p_c + (p_c - p_o) / 2
+ * (p_o = 0 in AIR, the free surface's condition; p_c alone where o is
+ * SOLID). p_c itself sits half a cell off the surface: in a tank at rest
+ * it would count the weight of one more cell of water per column through
+ * the tool (rho g dx^3 a column, a fifth more than rho g V for a sphere of
+ * radius 3.5 cells); p_f gives rho g times the volume of the tool's cells. */
+static void flip_tool_force(flip_solver *s, const fl_tool_link *tool, double h)
+{
+    const fl_mac_grid *g = s->g;
+    const double dx = g->dx, area = dx * dx;
+    const long stride[3] = {1, g->nx, (long)g->nx * g->ny};
+    const float *cen = tool->pose.c;
+    double f[3] = {0.0, 0.0, 0.0}, tq[3] = {0.0, 0.0, 0.0};
+    for (int k = s->tool_lo[2]; k < s->tool_hi[2]; k++)
+        for (int j = s->tool_lo[1]; j < s->tool_hi[1]; j++)
+            for (int i = s->tool_lo[0]; i < s->tool_hi[0]; i++) {
+                const long t = fl_mac_cell(g, i, j, k);
+                if (!flip_tool_cell(s, t))
+                    continue;
+                const double x[3] = {fl_mac_centre(g, 0, i), fl_mac_centre(g, 1, j), fl_mac_centre(g, 2, k)};
+                for (int a = 0; a < 3; a++)
+                    for (int side = -1; side <= 1; side += 2) {
+                        /* c, the cell on this side of the tool cell, and o beyond it, read
+                         * only when c is FLUID: c is then off the grid's outer layer */
+                        const long c = t + side * stride[a], o = c + side * stride[a];
+                        if (g->label[c] != FL_CELL_FLUID)
+                            continue;
+                        const double pc = g->p[c];
+                        const double pf = g->label[o] == FL_CELL_SOLID ? pc : pc + 0.5 * (pc - g->p[o]);
+                        double fa[3] = {0.0, 0.0, 0.0}, r[3];
+                        fa[a] = -side * pf * area;
+                        for (int b = 0; b < 3; b++)
+                            r[b] = x[b] + (b == a ? 0.5 * side * dx : 0.0) - cen[b];
+                        for (int b = 0; b < 3; b++)
+                            f[b] += fa[b];
+                        tq[0] += r[1] * fa[2] - r[2] * fa[1];
+                        tq[1] += r[2] * fa[0] - r[0] * fa[2];
+                        tq[2] += r[0] * fa[1] - r[1] * fa[0];
+                    }
+            }
+    for (int a = 0; a < 3; a++)
+        s->force[a] += h * f[a], s->torque[a] += h * tq[a];
 }
 
 /* Steps 8-10: v_p = alpha interp(u) + (1 - alpha) (v_p + interp(u - u*)),
@@ -639,7 +745,7 @@ static int flip_advect(flip_solver *s, fl_world *w, double hp, int pieces, fl_st
             move2 = d2 > move2 ? d2 : move2;
         }
         flip_displace(g, pos, pos, vel, hf, p->count);
-        flip_push_out_all(g, p);
+        flip_push_out_all(s, p, flip_tool(w));
         double t4 = fl_now_ms();
         st->stage_ms[FL_STAGE_TRANSFER] += (t1 - t0) + (t3 - t2);
         st->stage_ms[FL_STAGE_INTEGRATE] += (t2 - t1) + (t4 - t3);
@@ -659,7 +765,7 @@ static int flip_substep(flip_solver *s, fl_world *w, double h, fl_step_stats *st
     if (rc)
         return rc;
     double t1 = fl_now_ms();
-    flip_label_cells(g, p, NULL);
+    flip_label_cells(s, p, NULL);
     flip_band_build(s);
     for (int a = 0; a < 3; a++) {
         flip_field *f = &s->f[a];
@@ -675,6 +781,9 @@ static int flip_substep(flip_solver *s, fl_world *w, double h, fl_step_stats *st
         return rc;
     flip_record(st, s->history, &res);
     double t5 = fl_now_ms();
+    const fl_tool_link *tool = flip_tool(w);
+    if (tool)
+        flip_tool_force(s, tool, h);
     for (int a = 0; a < 3; a++) {
         flip_field *f = &s->f[a];
         flip_valid_from_labels(s, f);
@@ -723,7 +832,7 @@ static int flip_correct_volume(flip_solver *s, fl_world *w, fl_step_stats *st, f
     fl_particles *p = &w->fluid;
     const double beta = s->prm.volume, rest = s->rest_count, dx = g->dx;
     const long sx = g->nx, sxy = (long)g->nx * g->ny;
-    flip_label_cells(g, p, s->count);
+    flip_label_cells(s, p, s->count);
     flip_band_build(s);
     const unsigned char *label = g->label;
     /* FLUID cells are never on the grid's outer layer (the SOLID walls), so
@@ -782,7 +891,7 @@ static int flip_correct_volume(flip_solver *s, fl_world *w, fl_step_stats *st, f
     float *const pos[3] = {p->x, p->y, p->z};
     const float *const move[3] = {s->ax, s->ay, s->az};
     flip_displace(g, pos, pos, move, 1.0f, p->count);
-    flip_push_out_all(g, p);
+    flip_push_out_all(s, p, flip_tool(w));
     return FL_OK;
 }
 
@@ -819,15 +928,182 @@ static double flip_substep_limit(const flip_solver *s, const fl_world *w, double
     return 2.0 * reach / (vmax + sqrt(vmax * vmax + 4.0 * g * reach) + 1e-12);
 }
 
+/* splitmix64 (Steele et al. 2014): seedable and portable. */
+static uint64_t flip_rng(uint64_t *state)
+{
+    uint64_t z = (*state += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+/* Step 1: the world's fluid lattice (spacing d = dx / 2 by default, the
+ * fluid blocks starting on cell boundaries) already holds one particle in
+ * each cell of the 2x2x2 sub-grid of every fluid cell; each particle is
+ * moved from its sub-cell's centre to a uniform random place in it (the
+ * fraction jitter of the sub-cell), kept inside the domain. The world's
+ * spacing, mass and h stay, so the harness's SPH density metric reads these
+ * particles at the spacing it was calibrated for. */
+static void flip_seed(const flip_params *prm, fl_world *w)
+{
+    fl_particles *p = &w->fluid;
+    const double d = w->spacing;
+    uint64_t state = (uint64_t)prm->seed;
+    float *pos[3] = {p->x, p->y, p->z};
+    for (int i = 0; i < p->count; i++)
+        for (int a = 0; a < 3; a++) {
+            double lo = w->domain.lo[a], hi = w->domain.hi[a];
+            double centre = lo + (floor((pos[a][i] - lo) / d) + 0.5) * d;
+            double r = (double)(flip_rng(&state) >> 11) * 0x1.0p-53 - 0.5;
+            double x = centre + prm->jitter * r * d;
+            pos[a][i] = (float)fmin(fmax(x, lo + 1e-4 * d), hi - 1e-4 * d);
+        }
+}
+
+static void *flip_create_alpha(fl_world *w, const fl_params *p, double alpha_default, fl_error *err)
+{
+    flip_params prm;
+    double pre, warm;
+    if (fl_params_check_known(p, flip_keys, err) ||
+        fl_params_get(p, "alpha", alpha_default, 0.0, 1.0, &prm.alpha, err) ||
+        fl_params_get(p, "dx", 2.0 * w->spacing, 1e-6, 1e3, &prm.dx, err) ||
+        fl_params_get(p, "tolerance", 1e-6, 1e-14, 1.0, &prm.tol, err) ||
+        fl_params_get_int(p, "max_iterations", 1000, 1, 1000000, &prm.max_iter, err) ||
+        fl_params_get(p, "preconditioner", FL_PRECOND_MIC0, FL_PRECOND_MIC0, FL_PRECOND_NONE, &pre, err) ||
+        fl_params_get(p, "cfl", 1.0, 0.01, 1.0, &prm.cfl, err) ||
+        fl_params_get(p, "jitter", 1.0, 0.0, 1.0, &prm.jitter, err) ||
+        fl_params_get(p, "seed", 1.0, 0.0, 1e15, &prm.seed, err) ||
+        fl_params_get(p, "volume_correction", 0.5, 0.0, 1.0, &prm.volume, err) ||
+        fl_params_get(p, "warm_start", 1.0, 0.0, 1.0, &warm, err))
+        return NULL;
+    if (pre != floor(pre)) {
+        fl_fail(err, FL_ERR_INPUT, "%s.preconditioner: expected 0 (MIC(0)), 1 (Jacobi) or 2 (none), got %g",
+                p->source, pre);
+        return NULL;
+    }
+    if (warm != 0.0 && warm != 1.0) {
+        fl_fail(err, FL_ERR_INPUT, "%s.warm_start: expected 0 or 1, got %g", p->source, warm);
+        return NULL;
+    }
+    if (prm.seed != floor(prm.seed)) {
+        fl_fail(err, FL_ERR_INPUT, "%s.seed: expected a whole number, got %g", p->source, prm.seed);
+        return NULL;
+    }
+    prm.precond = (int)pre;
+    prm.warm_start = (int)warm;
+    flip_solver *s = calloc(1, sizeof *s);
+    if (!s) {
+        fl_fail(err, FL_ERR_MEMORY, "out of memory for the FLIP solver");
+        return NULL;
+    }
+    s->prm = prm;
+    fl_mac_config cfg = fl_default_mac_config();
+    cfg.dx = prm.dx;
+    if (fl_mac_grid_create(w, &cfg, &s->g, err)) {
+        /* the grid's size follows from dx (by default 2 d): name the key */
+        char why[FL_ERROR_LEN];
+        int given = 0;
+        for (int k = 0; k < p->count; k++)
+            given |= strcmp(p->items[k].key, "dx") == 0;
+        snprintf(why, sizeof why, "%s", err->msg);
+        fl_fail(err, FL_ERR_INPUT, "%.250s.dx%s: %.250s", p->source, given ? "" : " (2 fluid.spacing by default)",
+                why);
+        flip_destroy(s);
+        return NULL;
+    }
+    fl_mac_grid *g = s->g;
+    double *comp[3] = {g->u, g->v, g->w};
+    const double *wsum[3] = {g->wu, g->wv, g->ww};
+    int ok = 1;
+    for (int a = 0; a < 3; a++) {
+        flip_field *f = &s->f[a];
+        f->axis = a;
+        f->dim[0] = g->nx, f->dim[1] = g->ny, f->dim[2] = g->nz;
+        f->dim[a] += 1;
+        f->n = (long)f->dim[0] * f->dim[1] * f->dim[2];
+        f->u = comp[a];
+        f->wsum = wsum[a];
+        ok &= (f->saved = fl_alloc((size_t)f->n * sizeof(double))) != NULL;
+        ok &= (f->valid = fl_alloc((size_t)f->n)) != NULL;
+        ok &= (f->fresh = fl_alloc((size_t)f->n)) != NULL;
+    }
+    size_t bytes = (size_t)(w->fluid.count > 0 ? w->fluid.count : 1) * sizeof(float);
+    float **arrays[] = {&s->ax, &s->ay, &s->az, &s->bx, &s->by, &s->bz, &s->qx, &s->qy, &s->qz};
+    for (size_t k = 0; k < sizeof arrays / sizeof arrays[0]; k++)
+        ok &= (*arrays[k] = fl_alloc(bytes)) != NULL;
+    ok &= (s->history = fl_alloc((size_t)(prm.max_iter + 1) * sizeof(double))) != NULL;
+    ok &= (s->count = fl_alloc((size_t)g->ncells * sizeof(int))) != NULL;
+    ok &= (s->psi = fl_alloc((size_t)g->ncells * sizeof(double))) != NULL;
+    ok &= (s->vrhs = fl_alloc((size_t)g->ncells * sizeof(double))) != NULL;
+    int **band[] = {&s->band_lo, &s->band_hi, &s->band_tlo, &s->band_thi};
+    for (size_t k = 0; k < sizeof band / sizeof band[0]; k++)
+        ok &= (*band[k] = fl_alloc((size_t)g->ny * g->nz * sizeof(int))) != NULL;
+    size_t per_particle = (size_t)(w->fluid.count > 0 ? w->fluid.count : 1) * sizeof(int);
+    ok &= (s->sort_cell = fl_alloc(per_particle)) != NULL;
+    ok &= (s->sort_perm = fl_alloc(per_particle)) != NULL;
+    ok &= (s->cell_start = fl_alloc((size_t)(g->ncells + 1) * sizeof(int))) != NULL;
+    ok &= (s->wall = fl_alloc((size_t)g->ncells)) != NULL;
+    ok &= (s->solid = fl_alloc((size_t)g->ncells)) != NULL;
+    if (!ok) {
+        flip_destroy(s);
+        fl_fail(err, FL_ERR_MEMORY, "out of memory for the FLIP solver's %d particles", w->fluid.count);
+        return NULL;
+    }
+    s->pcg = fl_default_pcg_options();
+    s->pcg.precond = (fl_precond)prm.precond;
+    s->pcg.tol = prm.tol;
+    s->pcg.max_iter = prm.max_iter;
+    s->pcg.history = s->history;
+    s->pcg.history_cap = prm.max_iter + 1;
+    s->pcg.warm_start = prm.warm_start;
+    s->rest_count = pow(prm.dx / w->spacing, 3.0);
+    memcpy(s->wall, g->label, (size_t)g->ncells);
+    memcpy(s->solid, g->label, (size_t)g->ncells);
+    flip_seed(&prm, w);
+    /* no particle seeded inside the tool: its cells placed and labelled,
+     * the seeds the jitter put inside its shape pushed out as after a
+     * substep */
+    const fl_tool_link *tool = flip_tool(w);
+    if (tool) {
+        if (flip_tool_place(s, tool, err)) {
+            flip_destroy(s);
+            return NULL;
+        }
+        flip_label_cells(s, &w->fluid, NULL);
+        flip_push_out_all(s, &w->fluid, tool);
+    }
+    return s;
+}
+
+static void *flip_create(fl_world *w, const fl_params *p, fl_error *err)
+{
+    return flip_create_alpha(w, p, 0.05, err);
+}
+
+static void *pic_create(fl_world *w, const fl_params *p, fl_error *err)
+{
+    return flip_create_alpha(w, p, 1.0, err);
+}
+
 static int flip_step(void *self, fl_world *w, double dt, fl_step_stats *st)
 {
     flip_solver *s = self;
     fl_error err;
     double t = 0.0, moved = 0.0;
     int substeps = 0;
+    const fl_tool_link *tool = flip_tool(w);
     double t_sort = fl_now_ms();
     flip_sort(s, &w->fluid);
+    if (tool) {
+        int rc = flip_tool_place(s, tool, &err);
+        if (rc) {
+            snprintf(st->failure, sizeof st->failure, "%.159s", err.msg);
+            return rc;
+        }
+    }
     st->stage_ms[FL_STAGE_OTHER] += fl_now_ms() - t_sort;
+    memset(s->force, 0, sizeof s->force);
+    memset(s->torque, 0, sizeof s->torque);
     while (t < dt * (1.0 - 1e-12)) {
         int nan_count;
         double vmax = fl_max_speed(&w->fluid, &nan_count);
@@ -853,6 +1129,11 @@ static int flip_step(void *self, fl_world *w, double dt, fl_step_stats *st)
         moved = fmax(moved, m);
         t += h;
         substeps++;
+    }
+    /* the tool's force and torque: the substeps' mean, weighted by their length */
+    for (int a = 0; tool && substeps > 0 && a < 3; a++) {
+        w->tool.grid_force[a] = s->force[a] / t;
+        w->tool.grid_torque[a] = s->torque[a] / t;
     }
     if (s->prm.volume > 0.0 && substeps > 0) {
         double t0 = fl_now_ms();
