@@ -1258,7 +1258,9 @@ static int figure8(figures *F)
                "force on it summed after it: 1000 / the mean of `tool.csv`'s `step_ms` over steps %d to %d) "
                "against the fluid particles, log-log, %d threads, with the 1 kHz of a haptic loop. The workload: "
                "`scenes/tool_cup.json` with the sphere in its sideways phase from the start (submerged at the "
-               "bottom, moving towards the wall at 0.19 m/s) with the scene's adhesion and damping, the fluid resampled to each size, the geometry kept; %d steps a case at a step fixed per solver (the rate is per step; `dt_s` in the CSV): ",
+               "bottom, moving towards the wall at 0.19 m/s) with the scene's adhesion and damping, the fluid "
+               "resampled to each size, the geometry kept; %d steps a case at a step fixed per solver (the rate is "
+               "per step; `dt_s` in the CSV): ",
             F->rate_skip + 1, F->rate_steps, F->threads, F->rate_steps);
     for (int s = 0; fl_solvers[s]; s++)
         fprintf(r, "%s%s %.3g ms", s ? ", " : "", fl_solvers[s]->name, 1e3 * rate_dt(F, fl_solvers[s]->name));

@@ -24,7 +24,7 @@ set title "Tool-loop rate: steps per second against particle count (figure 8)"
 set logscale xy
 set xlabel "fluid particles"
 set ylabel "tool-loop steps per second (Hz)"
-set key top right
+set key bottom left
 stats data_file using 2 name "R" nooutput
 set yrange [(R_min < 1000 ? R_min : 1000) / 2 : (R_max > 1000 ? R_max : 1000) * 2]
 # the blocks' solvers, a word each ("pbf", "pbf_(cuda)"): a device's block
