@@ -64,6 +64,8 @@ typedef struct pbf_solver {
     float *wn;                /* |omega_i|, 1/s; 0 but for fluid particles */
     float *lambda_sum;        /* sum of lambda_i over the iterations of a step (for the pressure) */
     float *tx, *ty, *tz;      /* with a tool: the displacement its boundary particles gave each particle in the step */
+    int *touching;            /* with a tool: the particles with one of its particles among their neighbors */
+    int touching_count;
     float *scratch;
     /* the neighbor table, of slots: block b's rows are table[row_start[b] .. row_start[b + 1]),
      * PBF_LANES entries a row */
@@ -86,7 +88,7 @@ static void pbf_destroy(void *self)
     void *arrays[] = {s->ax, s->ay, s->az,         s->bx,      s->by,      s->bz,    s->weight,
                       s->lambda, s->ux, s->uy,     s->uz,      s->wx,      s->wy,    s->wz,
                       s->wn, s->lambda_sum,        s->scratch, s->row_start, s->table,
-                      s->tx, s->ty, s->tz};
+                      s->tx, s->ty, s->tz, s->touching};
     for (size_t k = 0; k < sizeof arrays / sizeof arrays[0]; k++)
         fl_free(arrays[k]);
     free(s);
@@ -174,6 +176,8 @@ static void *pbf_create(fl_world *w, const fl_params *p, fl_error *err)
         float **t = a == 0 ? &s->tx : a == 1 ? &s->ty : &s->tz;
         ok &= (*t = fl_alloc((size_t)(s->n > 0 ? s->n : 1) * sizeof(float))) != NULL;
     }
+    if (w->tool.active)
+        ok &= (s->touching = fl_alloc((size_t)(s->n > 0 ? s->n : 1) * sizeof(int))) != NULL;
     /* room for 48 rows a block: a full lattice neighborhood has 26 fluid
      * neighbors, a particle on a wall up to about 15 boundary ones more */
     ok &= pbf_reserve_table(s, 48LL * s->padded) == FL_OK;
@@ -451,9 +455,27 @@ static void pbf_move_tool_slots(pbf_solver *s, const fl_world *w)
     }
 }
 
-/* The tool's part of eq. 14 for particle i at the estimate q: the
- * displacement lambda_i sum_b V_b grad W_ib over the tool's boundary
- * neighbors b, added to (tx, ty, tz)[i] (first iteration: set). */
+/* The particles of the step's lists that have one of the tool's particles
+ * among their boundary neighbors, in index order: the only ones the tool
+ * moves. */
+static void pbf_find_touching(pbf_solver *s, const fl_world *w, const fl_nbgrid *g)
+{
+    const int tool = fl_tool_first(&w->tool);
+    int count = 0;
+    for (int i = 0; i < s->n; i++) {
+        int touches = 0;
+        for (int k = g->bnb_start[i]; k < g->bnb_start[i + 1] && !touches; k++)
+            touches = g->bnb[k] >= tool;
+        if (touches)
+            s->touching[count++] = i;
+    }
+    s->touching_count = count;
+}
+
+/* The tool's part of eq. 14 for each particle i it touches, at the
+ * estimate q: the displacement lambda_i sum_b V_b grad W_ib over the
+ * tool's boundary neighbors b, added to (tx, ty, tz)[i] (first iteration:
+ * set). */
 static void pbf_tool_delta(pbf_solver *s, const fl_world *w, const fl_nbgrid *g, const float *qx, const float *qy,
                            const float *qz, int first)
 {
@@ -461,7 +483,8 @@ static void pbf_tool_delta(pbf_solver *s, const fl_world *w, const fl_nbgrid *g,
     const int tool = fl_tool_first(&w->tool);
     const float h = (float)w->h;
     #pragma omp parallel for schedule(static)
-    for (int i = 0; i < s->n; i++) {
+    for (int t = 0; t < s->touching_count; t++) {
+        const int i = s->touching[t];
         float d[3] = {0, 0, 0};
         for (int k = g->bnb_start[i]; k < g->bnb_start[i + 1]; k++) {
             const int j = g->bnb[k];
@@ -514,6 +537,8 @@ static int pbf_predict_and_search(pbf_solver *s, fl_world *w, const fl_pbf_const
     double t3 = fl_now_ms();
     if (rc == FL_OK)
         rc = fl_nbgrid_search(g, s->ax, s->ay, s->az, &err);
+    if (rc == FL_OK && w->tool.active)
+        pbf_find_touching(s, w, g);
     if (rc == FL_OK)
         rc = pbf_fill_table(s, g);
     double t4 = fl_now_ms();
@@ -598,17 +623,20 @@ static int pbf_step(void *self, fl_world *w, double dt, fl_step_stats *st)
     fl_compression(f->rho, n, w->rho0, &st->residual[k - 1], &st->residual_max[k - 1]);
     double t2 = fl_now_ms();
 
-    /* line 23, and the pressure the lambdas stand for (fl_pbf_pressure);
-     * with a tool, the force its displacements stand for: m dx / dt^2 */
-    const float p_scale = (float)(-w->rho0 / (dt * dt)), inv_dt2 = (float)(1.0 / (dt * dt));
+    /* line 23, and the pressure the lambdas stand for (fl_pbf_pressure) */
+    const float p_scale = (float)(-w->rho0 / (dt * dt));
     #pragma omp parallel for schedule(static)
     for (int i = 0; i < n; i++) {
         f->x[i] = qx[i], f->y[i] = qy[i], f->z[i] = qz[i];
         f->p[i] = fl_pbf_pressure(p_scale, s->lambda_sum[i]);
-        if (s->tx) {
-            const float a[3] = {s->tx[i] * inv_dt2, s->ty[i] * inv_dt2, s->tz[i] * inv_dt2};
-            fl_tool_store(&w->tool, i, (float)w->mass, a);
-        }
+    }
+    /* with a tool, the force its displacements stand for, m dx / dt^2, on
+     * the particles it touched (the link holds 0 for the others) */
+    const float inv_dt2 = (float)(1.0 / (dt * dt));
+    for (int t = 0; w->tool.active && t < s->touching_count; t++) {
+        const int i = s->touching[t];
+        const float a[3] = {s->tx[i] * inv_dt2, s->ty[i] * inv_dt2, s->tz[i] * inv_dt2};
+        fl_tool_store(&w->tool, i, (float)w->mass, a);
     }
     double t3 = fl_now_ms();
     st->stage_ms[FL_STAGE_PRESSURE_SOLVE] += t1 - t0;
