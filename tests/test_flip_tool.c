@@ -1,9 +1,9 @@
 /* test_flip_tool.c: the rigid tool in the FLIP solver (solvers/flip.c;
  * docs/methods/flip.md, section 11): its cells SOLID, the faces
  * around them at its velocity, the fluid's pressure force on it. The world
- * is built as the harness builds it (fl_build_world, fl_tool_init, then
- * the solver) and stepped as the harness steps it (fl_tool_before_step,
- * the step, fl_tool_after_step), in steps of 1/100 s.
+ * is built as the harness builds it (fl_build_world_tool, then the
+ * solver) and stepped as the harness steps it (fl_tool_loop_step), in
+ * steps of 1/100 s.
  *
  * The tank: d = 0.01 m, so dx = 0.02 m; 19 x 15 x 19 cells of water at
  * rest in a domain 19 x 18 x 19 cells. The sphere: radius R = 0.07 m
@@ -107,7 +107,7 @@ static tool_run run(const char *tool_json, double duration, double t_from)
     }
     const fl_solver_ops *ops = fl_solver_find("flip");
     void *solver = NULL;
-    if (fl_build_world(&s, &w, &err) != FL_OK || fl_tool_init(&tool, &s.tool, &w, &err) != FL_OK) {
+    if (fl_build_world_tool(&s, &w, &tool, &err) != FL_OK) {
         fprintf(stderr, "%s\n", err.msg);
     } else {
         fl_scene_solver_params(&s, "flip", &prm);
@@ -125,17 +125,11 @@ static tool_run run(const char *tool_json, double duration, double t_from)
         int rc = FL_OK;
         for (int k = 1; k <= steps && rc == FL_OK; k++) {
             fl_step_stats_reset(st);
-            if ((rc = fl_tool_before_step(&tool, &w, dt, &err)) != FL_OK) {
+            fl_tool_report rep;
+            if ((rc = fl_tool_loop_step(ops, solver, &w, &tool, dt, st, &rep, &err)) != FL_OK) {
                 fprintf(stderr, "%s\n", err.msg);
                 break;
             }
-            if ((rc = ops->step(solver, &w, dt, st)) != FL_OK) {
-                fprintf(stderr, "%s\n", st->failure);
-                break;
-            }
-            w.time += dt;
-            fl_tool_report rep;
-            fl_tool_after_step(&tool, &w, dt, &rep);
             if (w.time > t_from + 1e-9) {
                 for (int a = 0; a < 3; a++)
                     r.force[a] += rep.f_total[a], r.torque[a] += rep.torque[a];

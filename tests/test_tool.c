@@ -48,8 +48,8 @@ static int run_start(tool_run *r, const char *json, const char *solver, const ch
     fl_error err;
     fl_params prm;
     memset(r, 0, sizeof *r);
-    if (fl_scene_parse(json, "test_tool", sets, nsets, &r->scene, &err) || fl_build_world(&r->scene, &r->world, &err) ||
-        fl_tool_init(&r->tool, &r->scene.tool, &r->world, &err)) {
+    if (fl_scene_parse(json, "test_tool", sets, nsets, &r->scene, &err) ||
+        fl_build_world_tool(&r->scene, &r->world, &r->tool, &err)) {
         fprintf(stderr, "%s\n", err.msg);
         return 1;
     }
@@ -64,21 +64,16 @@ static int run_start(tool_run *r, const char *json, const char *solver, const ch
     return 0;
 }
 
-/* One tool-loop step of dt; 0 on success. */
+/* One tool-loop step of dt (fl_tool_loop_step, as every run takes it); 0
+ * on success. */
 static int run_step(tool_run *r, double dt, fl_tool_report *rep)
 {
     fl_error err;
     fl_step_stats_reset(r->st);
-    int rc = fl_tool_before_step(&r->tool, &r->world, dt, &err);
-    if (rc == FL_OK)
-        rc = r->ops->step(r->solver, &r->world, dt, r->st);
-    if (rc) {
-        fprintf(stderr, "step at t = %g: %s\n", r->world.time, rc == FL_ERR_INPUT ? err.msg : r->st->failure[0] ? r->st->failure : "the step failed");
-        return 1;
-    }
-    r->world.time += dt;
-    fl_tool_after_step(&r->tool, &r->world, dt, rep);
-    return 0;
+    if (fl_tool_loop_step(r->ops, r->solver, &r->world, &r->tool, dt, r->st, rep, &err) == FL_OK)
+        return 0;
+    fprintf(stderr, "step to t = %g: %s\n", r->world.time, err.msg);
+    return 1;
 }
 
 static void run_end(tool_run *r)
@@ -163,11 +158,8 @@ static void bad(const char *json, const char *const *sets, int nsets, const char
     err.msg[0] = '\0';
     int rc = fl_scene_parse(json, "tank.json", sets, nsets, &s, &err);
     if (rc == FL_OK) {
-        rc = fl_build_world(&s, &w, &err);
-        if (rc == FL_OK) {
-            rc = fl_tool_init(&t, &s.tool, &w, &err);
-            if (rc == FL_OK)
-                fl_tool_free(&t);
+        if ((rc = fl_build_world_tool(&s, &w, &t, &err)) == FL_OK) {
+            fl_tool_free(&t);
             fl_world_free(&w);
         }
         fl_scene_free(&s);
