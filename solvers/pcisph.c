@@ -163,11 +163,14 @@ static inline void pcisph_pressure_accel(int i, const fl_world *w, const fl_nbgr
             st[0] += sb * dx, st[1] += sb * dy, st[2] += sb * dz;
     }
     fl_pcisph_pressure_acceleration(a, rho0, rho_pred[i], sb_sum, out);
-    /* the last correction's pressure acceleration is the one integrated */
-    const float zero[3] = {0, 0, 0};
-    float at[3];
-    fl_pcisph_pressure_acceleration(zero, rho0, rho_pred[i], st, at);
-    fl_tool_store(&w->tool, i, m, at);
+    /* with a tool, its share (the last correction's pressure acceleration
+     * is the one integrated) */
+    if (w->tool.fx) {
+        const float zero[3] = {0, 0, 0};
+        float at[3];
+        fl_pcisph_pressure_acceleration(zero, rho0, rho_pred[i], st, at);
+        fl_tool_store(&w->tool, i, m, at);
+    }
 }
 
 /* Predicted positions from the accelerations so far, clamped to the domain

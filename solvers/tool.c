@@ -262,13 +262,19 @@ void fl_tool_stream_to(fl_tool *t, double t_now, double t1, const double pos[3])
     t->stream_t0 = t_now, t->stream_t1 = t1;
 }
 
-static void set_link_pose(fl_tool *t, fl_world *w)
+/* The orientation q as the solvers' float matrix. */
+static void quat_matrix_f(const double q[4], float rot[9])
 {
     double r[9];
-    quat_matrix(t->q, r);
-    fl_tool_pose *p = &w->tool.pose;
+    quat_matrix(q, r);
     for (int k = 0; k < 9; k++)
-        p->rot[k] = (float)r[k];
+        rot[k] = (float)r[k];
+}
+
+static void set_link_pose(fl_tool *t, fl_world *w)
+{
+    fl_tool_pose *p = &w->tool.pose;
+    quat_matrix_f(t->q, p->rot);
     for (int a = 0; a < 3; a++)
         p->c[a] = (float)t->pos[a], p->v[a] = (float)t->vel[a], p->omega[a] = (float)t->omega[a];
 }
@@ -562,11 +568,8 @@ void fl_tool_after_step(fl_tool *t, fl_world *w, double dt, fl_tool_report *r)
         /* the tank's walls stop it (an inelastic contact: the centre put
          * back so that the surface touches the wall, the velocity into it
          * dropped) */
-        double rm[9];
         float rot[9];
-        quat_matrix(t->q, rm);
-        for (int k = 0; k < 9; k++)
-            rot[k] = (float)rm[k];
+        quat_matrix_f(t->q, rot);
         for (int a = 0; a < 3; a++) {
             double e = reach(&t->spec.shape, rot, a);
             if (t->pos[a] - e < w->domain.lo[a])
