@@ -234,7 +234,8 @@ static int dev_tool_slot(const dev_solver *s)
  * their volumes, room for them at the step's pose, the link's per-slot
  * forces (and PBF's displacements), and the fluid's densities (the
  * adhesion reads them before the first step computes any). The link is
- * marked on_device: the host then only sets the pose. */
+ * marked on_device, for the world's life: the host then only sets the
+ * pose. */
 static int dev_upload_tool(dev_solver *s, fl_world *w, fl_error *err)
 {
     fl_dev_tool *t = &s->v.tool;
@@ -270,9 +271,11 @@ static int dev_upload_tool(dev_solver *s, fl_world *w, fl_error *err)
     t->reach2 = (float)((bound + w->h) * (bound + w->h));
     t->n = count;
     s->tool_slot = dev_tool_slot(s);
-    w->tool.on_device = 1;
     /* placed at the start pose, for a measure before the first step */
-    return s->be->launch(s->ctx, FL_DEV_K_tool_place, t->n, &s->v, err);
+    rc = s->be->launch(s->ctx, FL_DEV_K_tool_place, t->n, &s->v, err);
+    if (rc == FL_OK)
+        w->tool.on_device = 1;
+    return rc;
 }
 
 void *fl_dev_create(const fl_dev_backend *be, const char *name, fl_world *w, const fl_params *p, fl_error *err)
@@ -610,7 +613,7 @@ static int dev_tool_begin(dev_solver *s, const fl_world *w, double dt, fl_error 
 {
     fl_dev_view *v = &s->v;
     const fl_tool_forces *c = &v->tool.link.forces;
-    s->fresh = 0; /* a measure's density was of the last pose */
+    s->fresh = 0; /* a measure's density was of the tool's last pose */
     v->tool.link.pose = w->tool.pose;
     v->tool.inv_dt2 = (float)(1.0 / (dt * dt));
     v->dt = (float)dt;
