@@ -45,14 +45,13 @@ typedef struct tool_run {
     fl_step_stats *st;
 } tool_run;
 
-/* Sets up scene text json (with sets) under solver on device; 0 on success. */
-static int run_start(tool_run *r, const char *json, const char *solver, const char *device, const char *const *sets,
-                     int nsets)
+/* Sets up scene text json under solver on device; 0 on success. */
+static int run_start(tool_run *r, const char *json, const char *solver, const char *device)
 {
     fl_error err;
     fl_params prm;
     memset(r, 0, sizeof *r);
-    if (fl_scene_parse(json, "test_device_tool", sets, nsets, &r->scene, &err) ||
+    if (fl_scene_parse(json, "test_device_tool", NULL, 0, &r->scene, &err) ||
         fl_build_world_tool(&r->scene, &r->world, &r->tool, &err) || !(r->ops = fl_solver_on(solver, device, &err))) {
         fprintf(stderr, "%s\n", err.msg);
         return 1;
@@ -134,8 +133,8 @@ static double miss_rel(const miss *m, double scale)
 static void parity(const char *device, const char *solver, double dt, double tol)
 {
     tool_run cpu, dev;
-    int ok = run_start(&cpu, tank, solver, "cpu", NULL, 0) == 0;
-    ok = run_start(&dev, tank, solver, device, NULL, 0) == 0 && ok;
+    int ok = run_start(&cpu, tank, solver, "cpu") == 0;
+    ok = run_start(&dev, tank, solver, device) == 0 && ok;
     miss pressure = {0, 0}, adhesion = {0, 0}, damping = {0, 0}, torque = {0, 0};
     int contacts_cpu = 0, contacts_dev = 0;
     for (int k = 0; k < 40 && ok; k++) {
@@ -223,13 +222,13 @@ static void newton(const char *device, const char *solver, double dt)
 {
     tool_run r;
     fl_error err;
-    ENSURE(run_start(&r, blob, solver, device, NULL, 0) == 0);
+    int ok = run_start(&r, blob, solver, device) == 0;
     const double m = r.world.mass;
     /* the momentum's tolerance, as test_tool newton's: 1e-3 of |F| and
      * PBF's position rounding, m 4 ulp / dt^2 a particle, sqrt(N) of it */
     const double floor = sqrt((double)r.world.fluid.count) * m * 4.0 * 1.5e-8 / (dt * dt);
     double worst_sum = 0.0, worst_momentum = 0.0, fmax_seen = 0.0;
-    int ok = r.ops->download(r.solver, &r.world, NULL, &err) == FL_OK;
+    ok = ok && r.ops->download(r.solver, &r.world, NULL, &err) == FL_OK;
     for (int k = 0; k < 40 && ok; k++) {
         double p0[3], p1[3], f[3] = {0, 0, 0}, tau[3] = {0, 0, 0};
         fl_tool_report rep;
@@ -276,8 +275,8 @@ static const char *const drop =
 static void dynamic(const char *device, const char *solver, int steps, double tol)
 {
     tool_run cpu, dev;
-    int ok = run_start(&cpu, drop, solver, "cpu", NULL, 0) == 0;
-    ok = run_start(&dev, drop, solver, device, NULL, 0) == 0 && ok;
+    int ok = run_start(&cpu, drop, solver, "cpu") == 0;
+    ok = run_start(&dev, drop, solver, device) == 0 && ok;
     double worst_y = 0.0, worst_v = 0.0, drop = 0.0, vmax = 0.0;
     for (int k = 0; k < steps && ok; k++) {
         fl_tool_report a, b;
