@@ -352,7 +352,7 @@ static int bench_tool_size(const bench_opts *o, const char *name, const fl_solve
     double *ms = calloc((size_t)o->steps, sizeof *ms);
     fl_metrics metrics;
     memset(&metrics, 0, sizeof metrics);
-    int setup = !solver || !st || !ms; /* the set-up failed: bad input (the device refuses a tool), or memory */
+    int setup = !solver || !st || !ms; /* the set-up failed: bad input (the solver's parameters), or memory */
     if (setup)
         fprintf(stderr, "fluidlab: bench --tool %s: %s\n", name, solver ? "out of memory" : err.msg);
     if (!setup && o->metrics && fl_metrics_init(&metrics, ops, solver, &w, &err) != FL_OK) {

@@ -1215,37 +1215,6 @@ static int run_particles(const fig_case *k)
     return p ? atoi(p + strlen("\"fluid_particles\":")) : 0;
 }
 
-/* Whether the device backend runs a tool scene: the emulator's PBF
- * created on a coarse tool_cup. 1, or 0 with its reason in why. */
-static int device_runs_tool(const figures *F, char *why, int len)
-{
-    static const char *const sets[1] = {"fluid.spacing=0.03"};
-    fl_error err;
-    fl_scene s;
-    fl_world w;
-    fl_tool tool;
-    fl_params prm;
-    memset(&tool, 0, sizeof tool);
-    const fl_solver_ops *ops = fl_solver_on("pbf", "emu", &err);
-    int ok = ops && fl_scene_load(F->tool_cup.path, sets, 1, &s, &err) == FL_OK;
-    if (ok) {
-        ok = fl_build_world_tool(&s, &w, &tool, &err) == FL_OK;
-        if (ok) {
-            fl_scene_solver_params(&s, "pbf", &prm);
-            void *solver = fl_solver_create(ops, &w, &prm, &err);
-            ok = solver != NULL;
-            if (solver)
-                ops->destroy(solver);
-            fl_tool_free(&tool);
-            fl_world_free(&w);
-        }
-        fl_scene_free(&s);
-    }
-    if (!ok)
-        snprintf(why, (size_t)len, "%s", err.msg);
-    return ok;
-}
-
 static int figure8(figures *F)
 {
     char path[1200];
@@ -1346,13 +1315,9 @@ static int figure8(figures *F)
                    "it (`fx_pressure`, `fy_pressure`, `fz_pressure` zero at every step): it does not couple with the "
                    "tool yet, so its steps are not a tool loop's.\n",
                 uncoupled);
-    char why[FL_ERROR_LEN];
     if (F->fig6_device && !device_ran)
         fprintf(r, "\nThe points on %s are absent: every case there failed: %s\n", F->fig6_device,
                 device_error[0] ? device_error : "none ran");
-    else if (!F->fig6_device && !device_runs_tool(F, why, sizeof why))
-        fprintf(r, "\nThe GPU points are absent: no usable CUDA device here, and the device backend does not run "
-                   "the tool either (%s).\n", why);
     else if (!F->fig6_device)
         fprintf(r, "\nThe GPU points are absent: no usable CUDA device here (`fluidlab list`); on a machine with one "
                    "they are drawn dashed.\n");

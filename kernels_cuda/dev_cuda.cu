@@ -188,35 +188,54 @@ static int cuda_sort(void *p, fl_dev_view *v, int n, fl_error *err)
     return rc;
 }
 
-/* The join of a block's values in shared memory, into out[blockIdx.x]. */
-__device__ void fl_cuda_block_join(fl_dev_red acc, fl_dev_red *out)
+/* The join of a block's values in shared memory, into out[blockIdx.x]
+ * (ADDS: of one of the tool's reductions, fl_dev_red_adds). */
+template <int ADDS> __device__ void fl_cuda_block_join(fl_dev_red acc, fl_dev_red *out)
 {
     __shared__ fl_dev_red part[FL_CUDA_RED_BLOCK];
     part[threadIdx.x] = acc;
     __syncthreads();
     for (int s = FL_CUDA_RED_BLOCK / 2; s > 0; s /= 2) {
         if (threadIdx.x < s)
-            part[threadIdx.x] = fl_dev_red_join(part[threadIdx.x], part[threadIdx.x + s]);
+            part[threadIdx.x] = fl_dev_red_join(ADDS, part[threadIdx.x], part[threadIdx.x + s]);
         __syncthreads();
     }
     if (threadIdx.x == 0)
         out[blockIdx.x] = part[0];
 }
 
+/* ADDS is a constant, so that the reductions other than the tool's
+ * compile as they did before it had any. */
+template <int ADDS>
 __global__ void fl_k_reduce(const __grid_constant__ fl_dev_view v, fl_dev_reduction r, int n, fl_dev_red *partials)
 {
-    fl_dev_red acc = fl_dev_red_identity();
+    fl_dev_red acc = fl_dev_red_identity(ADDS);
     for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x)
-        acc = fl_dev_red_join(acc, fl_dev_term(r, i, &v));
-    fl_cuda_block_join(acc, partials);
+        acc = fl_dev_red_join(ADDS, acc, ADDS ? fl_dev_tool_term(r, i, &v) : fl_dev_term(r, i, &v));
+    fl_cuda_block_join<ADDS>(acc, partials);
 }
 
-__global__ void fl_k_reduce_final(const fl_dev_red *partials, int count, fl_dev_red *slot)
+template <int ADDS> __global__ void fl_k_reduce_final(const fl_dev_red *partials, int count, fl_dev_red *slot)
 {
-    fl_dev_red acc = fl_dev_red_identity();
+    fl_dev_red acc = fl_dev_red_identity(ADDS);
     for (int k = threadIdx.x; k < count; k += blockDim.x)
-        acc = fl_dev_red_join(acc, partials[k]);
-    fl_cuda_block_join(acc, slot);
+        acc = fl_dev_red_join(ADDS, acc, partials[k]);
+    fl_cuda_block_join<ADDS>(acc, slot);
+}
+
+/* The two passes of reduction r over n particles into result slot `slot`. */
+template <int ADDS>
+static int cuda_reduce_passes(cuda_ctx *c, fl_dev_reduction r, int n, const fl_dev_view *v, int slot, fl_error *err)
+{
+    int blocks = (n + FL_CUDA_RED_BLOCK - 1) / FL_CUDA_RED_BLOCK;
+    blocks = blocks < 1 ? 1 : blocks > FL_CUDA_RED_GRID ? FL_CUDA_RED_GRID : blocks;
+    fl_k_reduce<ADDS><<<blocks, FL_CUDA_RED_BLOCK, 0, c->stream>>>(*v, r, n, c->partials);
+    int rc = cuda_check(cudaGetLastError(), "kernel reduce", err);
+    if (rc == FL_OK) {
+        fl_k_reduce_final<ADDS><<<1, FL_CUDA_RED_BLOCK, 0, c->stream>>>(c->partials, blocks, c->slots + slot);
+        rc = cuda_check(cudaGetLastError(), "kernel reduce_final", err);
+    }
+    return rc;
 }
 
 static int cuda_reduce(void *p, fl_dev_reduction r, int n, const fl_dev_view *v, int slot, fl_error *err)
@@ -224,15 +243,8 @@ static int cuda_reduce(void *p, fl_dev_reduction r, int n, const fl_dev_view *v,
     cuda_ctx *c = (cuda_ctx *)p;
     if (slot < 0 || slot >= FL_DEV_RED_SLOTS)
         return fl_fail(err, FL_ERR_DEVICE, "CUDA: reduction slot %d out of range", slot);
-    int blocks = (n + FL_CUDA_RED_BLOCK - 1) / FL_CUDA_RED_BLOCK;
-    blocks = blocks < 1 ? 1 : blocks > FL_CUDA_RED_GRID ? FL_CUDA_RED_GRID : blocks;
-    fl_k_reduce<<<blocks, FL_CUDA_RED_BLOCK, 0, c->stream>>>(*v, r, n, c->partials);
-    int rc = cuda_check(cudaGetLastError(), "kernel reduce", err);
-    if (rc == FL_OK) {
-        fl_k_reduce_final<<<1, FL_CUDA_RED_BLOCK, 0, c->stream>>>(c->partials, blocks, c->slots + slot);
-        rc = cuda_check(cudaGetLastError(), "kernel reduce_final", err);
-    }
-    return rc;
+    return fl_dev_red_adds(r) ? cuda_reduce_passes<1>(c, r, n, v, slot, err)
+                              : cuda_reduce_passes<0>(c, r, n, v, slot, err);
 }
 
 static int cuda_results(void *p, fl_dev_red *out, int count, fl_error *err)

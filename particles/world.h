@@ -40,6 +40,15 @@ typedef struct fl_tool_pose {
     float omega[3];       /* angular velocity, world frame, rad/s */
 } fl_tool_pose;
 
+/* The adhesion and damping constants of the tool (solvers/tool_physics.h). */
+typedef struct fl_tool_forces {
+    float adh_a, adh_b;   /* A and B of eq. 13: the band of distances from the tool's surface, m */
+    float adh_cd;         /* C_d of eq. 13 */
+    float adh_k;          /* (K_i + K_j) / 2 of eq. 12, N/m^3 (0: adhesion off) */
+    float damp_k;         /* k_Damp of eq. 14, kg/s (0: damping off) */
+    float contact;        /* a particle within this distance of the surface touches the tool, m */
+} fl_tool_forces;
+
 /* The tool as a scene describes it (scenes/README.md, "tool"). */
 #define FL_TOOL_MAX_KEYS 256
 
@@ -82,14 +91,29 @@ typedef struct fl_tool_link {
     int active;           /* 0: no tool in the world */
     fl_tool_shape shape;
     fl_tool_pose pose;    /* during the current step */
+    fl_tool_forces forces;
     int first;
+    /* its particles in its own frame: boundary[first + k] sits at
+     * pose.c + pose.rot (ox, oy, oz)[k] */
+    const float *ox, *oy, *oz;
+    /* set by a device solver (solvers/dev.h), which holds the fluid: it
+     * places the tool's particles, gives the adhesion and damping and sums
+     * the forces itself, and fl_tool_before_step only sets the pose */
+    int on_device;
     /* per fluid particle: the force, N, the tool's boundary particles put
      * on it in the step (a particle solver's reaction terms; written for
-     * every particle each step), NULL when no tool is active */
+     * every particle each step), NULL when no tool is active (or on a
+     * device, which keeps them in its own memory) */
     float *fx, *fy, *fz;
-    /* a grid solver's (FLIP's) report instead: the force on the tool, N,
-     * and its torque about pose.c, N m, from the fluid's pressure */
+    /* a solver's own sum instead (FLIP's over its grid, a device's
+     * reduction): the force on the tool, N, and its torque about pose.c,
+     * N m, from the fluid's pressure */
     double grid_force[3], grid_torque[3];
+    /* the step's adhesion and damping (tool.c, or a device solver): their
+     * forces on the tool, N, their torque about pose.c, N m, and the fluid
+     * particles in contact */
+    double adhesion[3], damping[3], impulse_torque[3];
+    int contacts;
 } fl_tool_link;
 
 typedef struct fl_world {

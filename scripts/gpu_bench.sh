@@ -1,11 +1,14 @@
 #!/usr/bin/env bash
-# Issue 14's GPU benchmarks, for a machine with a CUDA device:
+# Issues 14's and 15's GPU benchmarks, for a machine with a CUDA device:
 #   scripts/gpu_bench.sh [BUILD_DIR]   (default build; built with the CUDA backend)
 # Runs the targets (pbf_table1 with 3 iterations, PBF and WCSPH at 1M
-# particles), the same scenes on the CPU for the GPU/CPU ratio, and the GPU
-# scaling series of every device solver from 100k to 4M particles. Each
-# bench appends its row to docs/perf/<solver>_cuda.csv (the CPU's to
-# docs/perf/<solver>.csv); docs/PERFORMANCE.md summarises them.
+# particles), the same scenes on the CPU for the GPU/CPU ratio, the GPU
+# scaling series of every device solver from 100k to 4M particles, and the
+# rigid tool's loop (PBF on tool_cup, the force read back every step; the
+# target: 80 000 particles at 1 kHz) on the GPU and on the CPU. Each bench
+# appends its row to docs/perf/<solver>_cuda.csv (the CPU's to
+# docs/perf/<solver>.csv; the tool loop's to tool_pbf_cuda.csv and
+# tool_pbf_cpu.csv); docs/PERFORMANCE.md summarises them.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bin=${1:-build}/fluidlab
@@ -27,3 +30,7 @@ for n in 100000 300000 1000000 2000000 4000000; do
     "$bin" bench "$s" --particles "$n" --device cuda "${quick[@]}"
   done
 done
+echo "== the tool loop: PBF on tool_cup, the force on the tool back on the host every step (target: 80 000 at 1 kHz)"
+"$bin" bench --tool pbf --device cuda --sizes 10000,20000,40000,80000 --warmup 10 --steps 200
+echo "== the same on the CPU"
+"$bin" bench --tool pbf --sizes 10000,20000,40000,80000 --warmup 10 --steps 200

@@ -16,53 +16,73 @@
 
 #include "pbf_physics.h"
 #include "solver.h"
+#include "tool_physics.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
 /* The kernels, by name: dev_bodies.h defines fl_dev_<name>(i, view) for
- * each; the backends generate their launchers from this list. */
+ * each; the backends generate their launchers from this list. A kernel
+ * that walks the boundary has a <name>_tool version, which visits a
+ * rigid tool's particles too (dev_solver.c launches it when there is one). */
 #define FL_DEV_KERNEL_LIST(X) \
     X(cell_key)               \
     X(cell_start)             \
     X(gather)                 \
     X(density)                \
+    X(density_tool)           \
     X(sph_eos)                \
     X(sph_accel)              \
+    X(sph_accel_tool)         \
     X(wcsph_eos)              \
     X(wcsph_accel)            \
+    X(wcsph_accel_tool)       \
     X(integrate)              \
     X(pcisph_nonpressure)     \
     X(pcisph_predict)         \
     X(pcisph_correct)         \
     X(pcisph_pressure_accel)  \
+    X(pcisph_pressure_accel_tool) \
     X(pcisph_total)           \
     X(pbf_predict)            \
     X(pbf_lambda)             \
+    X(pbf_lambda_tool)        \
     X(pbf_delta)              \
     X(pbf_velocity_from)      \
     X(pbf_xsph)               \
+    X(pbf_xsph_tool)          \
     X(pbf_confine)            \
-    X(pbf_update)
+    X(pbf_update)             \
+    X(pbf_tool_delta)         \
+    X(tool_place)             \
+    X(tool_impulse)
 
 #define FL_DEV_KERNEL_ENUM(name) FL_DEV_K_##name,
 typedef enum fl_dev_kernel { FL_DEV_KERNEL_LIST(FL_DEV_KERNEL_ENUM) FL_DEV_KERNEL_COUNT } fl_dev_kernel;
 #undef FL_DEV_KERNEL_ENUM
 
 /* The reductions over the particles, each a join of per-particle terms
- * (fl_dev_term in dev_bodies.h). */
+ * (fl_dev_term in dev_bodies.h). The tool's (from FL_DEV_RED_TOOL_FORCE
+ * on) sum six values in add[]: a force on the tool, N, and its torque
+ * about the pose's centre, N m. */
 typedef enum fl_dev_reduction {
     FL_DEV_RED_COMPRESSION, /* over red_rho: sum of max(rho/rho0 - 1, 0), max of rho/rho0 - 1 */
     FL_DEV_RED_SPEED,       /* max |v|^2 over finite particles, count of non-finite ones */
     FL_DEV_RED_ACCEL,       /* max |a|^2 over (ax, ay, az) */
-    FL_DEV_RED_EXTENT       /* max of x, y, z and of -x, -y, -z */
+    FL_DEV_RED_EXTENT,      /* max of x, y, z and of -x, -y, -z */
+    FL_DEV_RED_TOOL_FORCE,  /* the reactions of the forces in tool.link.fx, fy, fz */
+    FL_DEV_RED_TOOL_ADHESION, /* the reactions of the adhesion the particles are about to get */
+    FL_DEV_RED_TOOL_DAMPING   /* the same of the damping; count: the particles in contact */
 } fl_dev_reduction;
 
 /* A reduction's result (and a partial one): 64 bytes. */
 typedef struct fl_dev_red {
     double sum;
-    double max[6];
+    union {
+        double max[6];
+        double add[6];      /* the tool's reductions */
+    };
     int count;
     int pad;
 } fl_dev_red;
@@ -75,8 +95,8 @@ typedef struct fl_dev_red {
 
 /* The grid: the CPU neighbor grid's geometry (fl_nbgrid_init), the fluid
  * cell start table of the last sort (ncells + 1 entries: the particles of
- * cell c are start[c] .. start[c + 1]), and the boundary particles, sorted
- * by cell once, with theirs. */
+ * cell c are start[c] .. start[c + 1]), and the walls' boundary particles
+ * (not a tool's: fl_dev_tool), sorted by cell once, with theirs. */
 typedef struct fl_dev_grid {
     float lo[3];
     float cell;
@@ -88,11 +108,30 @@ typedef struct fl_dev_grid {
     const float *bx, *by, *bz, *bvol;
 } fl_dev_grid;
 
+/* The rigid tool (solvers/tool.h) on the device: its particles, a small
+ * set that the boundary walks visit after the walls' cells (brute force,
+ * and only from points within reach of its centre), and what the solver
+ * reports. n = 0: no tool. */
+typedef struct fl_dev_tool {
+    int n;                     /* its particles */
+    float reach2;              /* (bounding radius + h)^2: a point farther from the centre has no tool neighbor */
+    fl_tool_link link;         /* the host's link: shape, the step's pose, the adhesion and damping constants;
+                                * fx, fy, fz per slot on the device (the force the tool's particles put on
+                                * the particle in the step), and nothing of the host's arrays */
+    const float *ox, *oy, *oz; /* n: own frame */
+    const float *vol;          /* n: volumes */
+    float *x, *y, *z;          /* n: at the step's pose (tool_place) */
+    float *vx, *vy, *vz;       /* n: the material velocity there */
+    float *dx, *dy, *dz;       /* PBF, per slot: the displacement its particles gave over the iterations */
+    float inv_dt2;             /* PBF: 1 / dt^2 */
+} fl_dev_tool;
+
 /* Everything a kernel reads or writes. Arrays are device memory (host
  * memory for the emulator), n entries each unless said, in cell order. */
 typedef struct fl_dev_view {
     int n;                     /* fluid particles */
     fl_dev_grid grid;
+    fl_dev_tool tool;
     /* the particle state */
     float *x, *y, *z, *vx, *vy, *vz;
     float *rho, *p;

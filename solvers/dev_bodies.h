@@ -10,7 +10,14 @@
  * row (z, then y; the three cells of an x row are contiguous in cell
  * order), as the CPU grid's search does, and keeps the points within the
  * support radius at the positions of the sort: the CPU's neighbor lists,
- * in the CPU's order. */
+ * in the CPU's order.
+ *
+ * The kernels that walk the boundary come in two versions: fl_dev_<name>
+ * over the walls alone, and fl_dev_<name>_tool, whose walks visit a rigid
+ * tool's particles after the walls' and whose body adds what the CPU
+ * solver adds for them. Both are one body, fl_dev_<name>_walks(i, v,
+ * tool), inlined with tool a constant (FL_DEV_WALKS), so that without a
+ * tool the kernels compile as they did before there was one. */
 #ifndef FL_DEV_BODIES_H
 #define FL_DEV_BODIES_H
 
@@ -27,6 +34,9 @@ typedef struct fl_dev_walk {
     int self;                  /* its slot, skipped (-1: none) */
     const int *start;          /* the cell start table walked */
     const float *px, *py, *pz; /* the points walked, at the positions of the sort */
+    const float *vol;          /* a boundary walk: their volumes */
+    const fl_dev_tool *tool;   /* a boundary walk: the tool, walked after the cells (NULL: none) */
+    int on_tool;               /* the points walked are the tool's particles */
 } fl_dev_walk;
 
 /* Starts a walk over the points (px, py, pz) binned in start around the
@@ -42,6 +52,22 @@ static inline FL_HD void fl_dev_walk_begin(fl_dev_walk *w, const fl_dev_grid *g,
     w->self = self;
     w->start = start;
     w->px = px, w->py = py, w->pz = pz;
+    w->vol = NULL;
+    w->tool = NULL;
+    w->on_tool = 0;
+}
+
+/* From the cells to the tool's particles: all of them when the point is
+ * within reach of the tool's centre, else none. */
+static inline FL_HD void fl_dev_walk_to_tool(fl_dev_walk *w)
+{
+    const fl_dev_tool *t = w->tool;
+    const float *c = t->link.pose.c;
+    float dx = w->x - c[0], dy = w->y - c[1], dz = w->z - c[2];
+    w->px = t->x, w->py = t->y, w->pz = t->z, w->vol = t->vol;
+    w->k = 0;
+    w->k1 = dx * dx + dy * dy + dz * dz < t->reach2 ? t->n : 0;
+    w->on_tool = 1;
 }
 
 /* The next neighbor's slot, or -1 at the end. */
@@ -55,8 +81,12 @@ static inline FL_HD int fl_dev_walk_next(fl_dev_walk *w, const fl_dev_grid *g)
             if (r2 < g->r2max && j != w->self)
                 return j;
         }
-        if (w->row >= 9)
-            return -1;
+        if (w->row >= 9) {
+            if (!w->tool || w->on_tool)
+                return -1;
+            fl_dev_walk_to_tool(w);
+            continue;
+        }
         int yy = w->c[1] + w->row % 3 - 1, zz = w->c[2] + w->row / 3 - 1;
         w->row++;
         if (yy < 0 || zz < 0 || yy >= g->dim[1] || zz >= g->dim[2])
@@ -75,13 +105,43 @@ static inline FL_HD void fl_dev_fluid_walk(fl_dev_walk *w, const fl_dev_view *v,
     fl_dev_walk_begin(w, &v->grid, v->grid.start, x, y, z, x[i], y[i], z[i], i);
 }
 
-/* A walk over the boundary particles near particle i at (x, y, z). */
+/* A walk over the boundary particles near particle i at (x, y, z): the
+ * walls' (binned), then with tool the tool's (in its order); w->px, py, pz
+ * and vol are the point's position and volume, and w->on_tool says whose. */
 static inline FL_HD void fl_dev_boundary_walk(fl_dev_walk *w, const fl_dev_view *v, const float *x, const float *y,
-                                              const float *z, int i)
+                                              const float *z, int i, int tool)
 {
     const fl_dev_grid *g = &v->grid;
     fl_dev_walk_begin(w, g, g->bstart, g->bx, g->by, g->bz, x[i], y[i], z[i], -1);
+    w->vol = g->bvol;
+    w->tool = tool ? &v->tool : NULL;
 }
+
+/* A walk over the tool's particles near particle i at (x, y, z) alone. */
+static inline FL_HD void fl_dev_tool_walk(fl_dev_walk *w, const fl_dev_view *v, const float *x, const float *y,
+                                          const float *z, int i)
+{
+    w->row = 9;
+    w->x = x[i], w->y = y[i], w->z = z[i];
+    w->self = -1;
+    w->tool = &v->tool;
+    fl_dev_walk_to_tool(w);
+}
+
+/* The velocity of the boundary point j of the walk w: the tool's material
+ * velocity, 0 on the walls. */
+static inline FL_HD void fl_dev_walk_velocity(const fl_dev_walk *w, int j, float u[3])
+{
+    u[0] = w->on_tool ? w->tool->vx[j] : 0.0f;
+    u[1] = w->on_tool ? w->tool->vy[j] : 0.0f;
+    u[2] = w->on_tool ? w->tool->vz[j] : 0.0f;
+}
+
+/* fl_dev_<name> and fl_dev_<name>_tool, the kernels of the body
+ * fl_dev_<name>_walks without and with the tool. */
+#define FL_DEV_WALKS(name)                                                                                             \
+    static inline FL_HD void fl_dev_##name(int i, const fl_dev_view *v) { fl_dev_##name##_walks(i, v, 0); }           \
+    static inline FL_HD void fl_dev_##name##_tool(int i, const fl_dev_view *v) { fl_dev_##name##_walks(i, v, 1); }
 
 /* ---- the sort ------------------------------------------------------------ */
 
@@ -121,7 +181,7 @@ static inline FL_HD void fl_dev_gather(int k, const fl_dev_view *v)
 
 /* The density estimator (sph_physics.h) at (ex, ey, ez) into rho_out, over
  * the neighbors chosen at (x, y, z). */
-static inline FL_HD void fl_dev_density(int i, const fl_dev_view *v)
+FL_FORCE_INLINE FL_HD void fl_dev_density_walks(int i, const fl_dev_view *v, int tool)
 {
     const float h = v->h;
     const float *ex = v->ex, *ey = v->ey, *ez = v->ez;
@@ -132,13 +192,14 @@ static inline FL_HD void fl_dev_density(int i, const fl_dev_view *v)
         float dx = ex[i] - ex[j], dy = ey[i] - ey[j], dz = ez[i] - ez[j];
         fluid += fl_poly6(dx * dx + dy * dy + dz * dz, h);
     }
-    fl_dev_boundary_walk(&w, v, v->x, v->y, v->z, i);
+    fl_dev_boundary_walk(&w, v, v->x, v->y, v->z, i, tool);
     for (int j; (j = fl_dev_walk_next(&w, &v->grid)) >= 0;) {
-        float dx = ex[i] - v->grid.bx[j], dy = ey[i] - v->grid.by[j], dz = ez[i] - v->grid.bz[j];
-        solid += fl_boundary_density_pair(v->grid.bvol[j], dx * dx + dy * dy + dz * dz, h);
+        float dx = ex[i] - w.px[j], dy = ey[i] - w.py[j], dz = ez[i] - w.pz[j];
+        solid += fl_boundary_density_pair(w.vol[j], dx * dx + dy * dy + dz * dz, h);
     }
     v->rho_out[i] = fl_density_estimate(v->m, fluid, v->rho0, solid);
 }
+FL_DEV_WALKS(density)
 
 static inline FL_HD void fl_dev_sph_eos(int i, const fl_dev_view *v)
 {
@@ -154,12 +215,13 @@ static inline FL_HD void fl_dev_wcsph_eos(int i, const fl_dev_view *v)
 }
 
 /* SPH: pressure and viscosity from the fluid, the boundary's pressure,
- * gravity (as sph.c's sph_accel). */
-static inline FL_HD void fl_dev_sph_accel(int i, const fl_dev_view *v)
+ * gravity; the tool's share of the boundary's to the link (as sph.c's
+ * sph_accel). */
+FL_FORCE_INLINE FL_HD void fl_dev_sph_accel_walks(int i, const fl_dev_view *v, int tool)
 {
     const float h = v->h, m = v->m, rho0 = v->rho0;
     const float xi = v->x[i], yi = v->y[i], zi = v->z[i];
-    float ap[3] = {0, 0, 0}, av[3] = {0, 0, 0}, ab[3] = {0, 0, 0};
+    float ap[3] = {0, 0, 0}, av[3] = {0, 0, 0}, ab[3] = {0, 0, 0}, at[3] = {0, 0, 0};
     fl_dev_walk w;
     fl_dev_fluid_walk(&w, v, v->x, v->y, v->z, i);
     for (int j; (j = fl_dev_walk_next(&w, &v->grid)) >= 0;) {
@@ -173,22 +235,29 @@ static inline FL_HD void fl_dev_sph_accel(int i, const fl_dev_view *v)
         av[2] += sv * (v->vz[j] - v->vz[i]);
     }
     const float pi = v->p[i], inv_rho2 = 1.0f / (v->rho[i] * v->rho[i]);
-    fl_dev_boundary_walk(&w, v, v->x, v->y, v->z, i);
+    fl_dev_boundary_walk(&w, v, v->x, v->y, v->z, i, tool);
     for (int j; (j = fl_dev_walk_next(&w, &v->grid)) >= 0;) {
-        float dx = xi - v->grid.bx[j], dy = yi - v->grid.by[j], dz = zi - v->grid.bz[j];
+        float dx = xi - w.px[j], dy = yi - w.py[j], dz = zi - w.pz[j];
         float r = sqrtf(dx * dx + dy * dy + dz * dz);
         float pb = fl_wall_pressure(pi, rho0, v->gravity, dx, dy, dz);
-        float sb = fl_sph_boundary_pair(rho0, v->grid.bvol[j], pi, pb, inv_rho2, r, h);
+        float sb = fl_sph_boundary_pair(rho0, w.vol[j], pi, pb, inv_rho2, r, h);
         ab[0] += sb * dx, ab[1] += sb * dy, ab[2] += sb * dz;
+        if (tool && w.on_tool)
+            at[0] += sb * dx, at[1] += sb * dy, at[2] += sb * dz;
     }
+    if (tool)
+        fl_tool_store(&v->tool.link, i, m, at);
     float a[3];
     fl_sph_acceleration(ap, ab, v->mu, v->rho[i], av, v->gravity, a);
     v->ax[i] = a[0], v->ay[i] = a[1], v->az[i] = a[2];
 }
+FL_DEV_WALKS(sph_accel)
 
 /* WCSPH: pressure with artificial viscosity, cohesion, the boundary's
- * pressure with friction, gravity (as wcsph.c's wcsph_accel). */
-static inline FL_HD void fl_dev_wcsph_accel(int i, const fl_dev_view *v)
+ * pressure with friction (on the velocity relative to the boundary's),
+ * gravity; the tool's share of the boundary's to the link (as wcsph.c's
+ * wcsph_accel). */
+FL_FORCE_INLINE FL_HD void fl_dev_wcsph_accel_walks(int i, const fl_dev_view *v, int tool)
 {
     const float h = v->h, m = v->m, rho0 = v->rho0, eps = v->eps_visc, kappa = v->kappa;
     const float xi = v->x[i], yi = v->y[i], zi = v->z[i];
@@ -210,19 +279,28 @@ static inline FL_HD void fl_dev_wcsph_accel(int i, const fl_dev_view *v)
     }
     const float nu_b = v->friction / (2.0f * rhoi);
     const float pi = v->p[i], inv_rho2 = 1.0f / (rhoi * rhoi);
-    fl_dev_boundary_walk(&w, v, v->x, v->y, v->z, i);
+    float at[3] = {0, 0, 0};
+    fl_dev_boundary_walk(&w, v, v->x, v->y, v->z, i, tool);
     for (int j; (j = fl_dev_walk_next(&w, &v->grid)) >= 0;) {
-        float dx = xi - v->grid.bx[j], dy = yi - v->grid.by[j], dz = zi - v->grid.bz[j];
+        float dx = xi - w.px[j], dy = yi - w.py[j], dz = zi - w.pz[j];
         float r2 = dx * dx + dy * dy + dz * dz, r = sqrtf(r2);
-        float fric = fl_boundary_friction(nu_b, vxi * dx + vyi * dy + vzi * dz, r2, eps);
+        float u[3];
+        fl_dev_walk_velocity(&w, j, u);
+        float vdotx = (vxi - u[0]) * dx + (vyi - u[1]) * dy + (vzi - u[2]) * dz;
+        float fric = fl_boundary_friction(nu_b, vdotx, r2, eps);
         float pb = fl_wall_pressure(pi, rho0, v->gravity, dx, dy, dz);
-        float sb = fl_wcsph_boundary_pair(rho0, v->grid.bvol[j], pi, pb, inv_rho2, fric, r, h);
+        float sb = fl_wcsph_boundary_pair(rho0, w.vol[j], pi, pb, inv_rho2, fric, r, h);
         a[0] += sb * dx, a[1] += sb * dy, a[2] += sb * dz;
+        if (tool && w.on_tool)
+            at[0] += sb * dx, at[1] += sb * dy, at[2] += sb * dz;
     }
+    if (tool)
+        fl_tool_store(&v->tool.link, i, m, at);
     float out[3];
     fl_wcsph_acceleration(a, kappa, coh, v->gravity, out);
     v->ax[i] = out[0], v->ay[i] = out[1], v->az[i] = out[2];
 }
+FL_DEV_WALKS(wcsph_accel)
 
 /* Symplectic Euler with (ax, ay, az), then the domain clamp. */
 static inline FL_HD void fl_dev_integrate(int i, const fl_dev_view *v)
@@ -272,11 +350,12 @@ static inline FL_HD void fl_dev_pcisph_correct(int i, const fl_dev_view *v)
 }
 
 /* PCISPH's pressure acceleration at x(t) with the predicted densities
- * into (apx, apy, apz) (as pcisph.c's pcisph_pressure_accel). */
-static inline FL_HD void fl_dev_pcisph_pressure_accel(int i, const fl_dev_view *v)
+ * into (apx, apy, apz); with a tool, its share to the link (as pcisph.c's
+ * pcisph_pressure_accel). */
+FL_FORCE_INLINE FL_HD void fl_dev_pcisph_pressure_accel_walks(int i, const fl_dev_view *v, int tool)
 {
     const float h = v->h, m = v->m, rho0 = v->rho0;
-    float a[3] = {0, 0, 0}, sb_sum[3] = {0, 0, 0};
+    float a[3] = {0, 0, 0}, sb_sum[3] = {0, 0, 0}, st[3] = {0, 0, 0};
     fl_dev_walk w;
     fl_dev_fluid_walk(&w, v, v->x, v->y, v->z, i);
     for (int j; (j = fl_dev_walk_next(&w, &v->grid)) >= 0;) {
@@ -285,17 +364,26 @@ static inline FL_HD void fl_dev_pcisph_pressure_accel(int i, const fl_dev_view *
         a[0] += sp * dx, a[1] += sp * dy, a[2] += sp * dz;
     }
     const float pi = v->p[i];
-    fl_dev_boundary_walk(&w, v, v->x, v->y, v->z, i);
+    fl_dev_boundary_walk(&w, v, v->x, v->y, v->z, i, tool);
     for (int j; (j = fl_dev_walk_next(&w, &v->grid)) >= 0;) {
-        float dx = v->x[i] - v->grid.bx[j], dy = v->y[i] - v->grid.by[j], dz = v->z[i] - v->grid.bz[j];
+        float dx = v->x[i] - w.px[j], dy = v->y[i] - w.py[j], dz = v->z[i] - w.pz[j];
         float pb = fl_wall_pressure(pi, rho0, v->gravity, dx, dy, dz);
-        float sb = fl_pcisph_boundary_pair(v->grid.bvol[j], pi, pb, sqrtf(dx * dx + dy * dy + dz * dz), h);
+        float sb = fl_pcisph_boundary_pair(w.vol[j], pi, pb, sqrtf(dx * dx + dy * dy + dz * dz), h);
         sb_sum[0] += sb * dx, sb_sum[1] += sb * dy, sb_sum[2] += sb * dz;
+        if (tool && w.on_tool)
+            st[0] += sb * dx, st[1] += sb * dy, st[2] += sb * dz;
     }
     float ap[3];
     fl_pcisph_pressure_acceleration(a, rho0, v->rho_pred[i], sb_sum, ap);
     v->apx[i] = ap[0], v->apy[i] = ap[1], v->apz[i] = ap[2];
+    if (tool) {
+        const float zero[3] = {0, 0, 0};
+        float at[3];
+        fl_pcisph_pressure_acceleration(zero, rho0, v->rho_pred[i], st, at);
+        fl_tool_store(&v->tool.link, i, m, at);
+    }
 }
+FL_DEV_WALKS(pcisph_pressure_accel)
 
 /* PCISPH: a = a^np + a^p, for the integration. */
 static inline FL_HD void fl_dev_pcisph_total(int i, const fl_dev_view *v)
@@ -319,7 +407,7 @@ static inline FL_HD void fl_dev_pbf_predict(int i, const fl_dev_view *v)
 
 /* Density and lambda_i of the estimate q (eqs. 1, 2, 8, 11); lambda_i
  * grad_i C_i into (bx, by, bz) (as pbf.c's pbf_lambda_block). */
-static inline FL_HD void fl_dev_pbf_lambda(int i, const fl_dev_view *v)
+FL_FORCE_INLINE FL_HD void fl_dev_pbf_lambda_walks(int i, const fl_dev_view *v, int tool)
 {
     const fl_pbf_consts *c = &v->pbf;
     const float *qx = v->qx, *qy = v->qy, *qz = v->qz;
@@ -331,11 +419,10 @@ static inline FL_HD void fl_dev_pbf_lambda(int i, const fl_dev_view *v)
         fl_pbf_lambda_terms t = fl_pbf_lambda_pair(dx, dy, dz, dx * dx + dy * dy + dz * dz, c->vol, 1, c->h);
         wsum += t.w, g[0] += t.gx, g[1] += t.gy, g[2] += t.gz, sq += t.sq;
     }
-    fl_dev_boundary_walk(&w, v, v->gx, v->gy, v->gz, i);
+    fl_dev_boundary_walk(&w, v, v->gx, v->gy, v->gz, i, tool);
     for (int j; (j = fl_dev_walk_next(&w, &v->grid)) >= 0;) {
-        float dx = qx[i] - v->grid.bx[j], dy = qy[i] - v->grid.by[j], dz = qz[i] - v->grid.bz[j];
-        fl_pbf_lambda_terms t =
-            fl_pbf_lambda_pair(dx, dy, dz, dx * dx + dy * dy + dz * dz, v->grid.bvol[j], 0, c->h);
+        float dx = qx[i] - w.px[j], dy = qy[i] - w.py[j], dz = qz[i] - w.pz[j];
+        fl_pbf_lambda_terms t = fl_pbf_lambda_pair(dx, dy, dz, dx * dx + dy * dy + dz * dz, w.vol[j], 0, c->h);
         wsum += t.w, g[0] += t.gx, g[1] += t.gy, g[2] += t.gz, sq += t.sq;
     }
     float ci, li = fl_pbf_lambda(c, wsum, sq, g[0], g[1], g[2], &ci);
@@ -343,6 +430,7 @@ static inline FL_HD void fl_dev_pbf_lambda(int i, const fl_dev_view *v)
     v->lambda[i] = li;
     v->bx[i] = li * g[0], v->by[i] = li * g[1], v->bz[i] = li * g[2];
 }
+FL_DEV_WALKS(pbf_lambda)
 
 /* The position correction (eqs. 12-14) of the estimate q into (bx, by,
  * bz), collided; lambda_i added to lambda_sum (as pbf_delta_block). The
@@ -376,7 +464,7 @@ static inline FL_HD void fl_dev_pbf_velocity_from(int i, const fl_dev_view *v)
 
 /* XSPH (eq. 17), the density of the final estimate, the curl (eq. 15)
  * (as pbf_velocity_block). */
-static inline FL_HD void fl_dev_pbf_xsph(int i, const fl_dev_view *v)
+FL_FORCE_INLINE FL_HD void fl_dev_pbf_xsph_walks(int i, const fl_dev_view *v, int tool)
 {
     const fl_pbf_consts *c = &v->pbf;
     const float *qx = v->qx, *qy = v->qy, *qz = v->qz;
@@ -391,10 +479,10 @@ static inline FL_HD void fl_dev_pbf_xsph(int i, const fl_dev_view *v)
                                  v->uz[j] - ui[2], c->vol, c->h, v->vorticity);
         wsum += t.w, s[0] += t.sx, s[1] += t.sy, s[2] += t.sz, o[0] += t.ox, o[1] += t.oy, o[2] += t.oz;
     }
-    fl_dev_boundary_walk(&w, v, v->gx, v->gy, v->gz, i);
+    fl_dev_boundary_walk(&w, v, v->gx, v->gy, v->gz, i, tool);
     for (int j; (j = fl_dev_walk_next(&w, &v->grid)) >= 0;) {
-        float dx = qx[i] - v->grid.bx[j], dy = qy[i] - v->grid.by[j], dz = qz[i] - v->grid.bz[j];
-        wsum += fl_pbf_velocity_pair(dx, dy, dz, dx * dx + dy * dy + dz * dz, 0.0f, 0.0f, 0.0f, v->grid.bvol[j], c->h, 0).w;
+        float dx = qx[i] - w.px[j], dy = qy[i] - w.py[j], dz = qz[i] - w.pz[j];
+        wsum += fl_pbf_velocity_pair(dx, dy, dz, dx * dx + dy * dy + dz * dz, 0.0f, 0.0f, 0.0f, w.vol[j], c->h, 0).w;
     }
     float u[3], omega[4];
     v->rho[i] = fl_pbf_density(c, wsum);
@@ -402,6 +490,7 @@ static inline FL_HD void fl_dev_pbf_xsph(int i, const fl_dev_view *v)
     v->vx[i] = u[0], v->vy[i] = u[1], v->vz[i] = u[2];
     v->wx[i] = omega[0], v->wy[i] = omega[1], v->wz[i] = omega[2], v->wn[i] = omega[3];
 }
+FL_DEV_WALKS(pbf_xsph)
 
 /* Vorticity confinement (eq. 16) (as pbf_confine_block). */
 static inline FL_HD void fl_dev_pbf_confine(int i, const fl_dev_view *v)
@@ -428,34 +517,122 @@ static inline FL_HD void fl_dev_pbf_update(int i, const fl_dev_view *v)
     v->p[i] = fl_pbf_pressure(v->p_scale, v->lambda_sum[i]);
 }
 
-/* ---- reductions ------------------------------------------------------------ */
-
-static inline FL_HD fl_dev_red fl_dev_red_identity(void)
+/* The tool's part of the correction (as pbf.c's pbf_tool_delta): at the
+ * estimate q, lambda_i sum_b V_b grad W_ib over the tool's particles b,
+ * added to (dx, dy, dz) over the iterations (first: set), and the force
+ * it stands for so far, m dx / dt^2, to the link (the last iteration's
+ * stays). */
+static inline FL_HD void fl_dev_pbf_tool_delta(int i, const fl_dev_view *v)
 {
-    fl_dev_red r;
-    r.sum = 0.0;
-    for (int k = 0; k < 6; k++)
-        r.max[k] = -INFINITY;
-    r.count = 0;
-    r.pad = 0;
-    return r;
+    const fl_dev_tool *t = &v->tool;
+    const float *qx = v->qx, *qy = v->qy, *qz = v->qz;
+    float d[3] = {0, 0, 0};
+    fl_dev_walk w;
+    fl_dev_tool_walk(&w, v, v->gx, v->gy, v->gz, i);
+    for (int j; (j = fl_dev_walk_next(&w, &v->grid)) >= 0;) {
+        float dx = qx[i] - w.px[j], dy = qy[i] - w.py[j], dz = qz[i] - w.pz[j];
+        fl_pbf_lambda_terms p = fl_pbf_lambda_pair(dx, dy, dz, dx * dx + dy * dy + dz * dz, w.vol[j], 0, v->pbf.h);
+        d[0] += p.gx, d[1] += p.gy, d[2] += p.gz;
+    }
+    const float l = v->lambda[i];
+    t->dx[i] = (v->first ? 0.0f : t->dx[i]) + l * d[0];
+    t->dy[i] = (v->first ? 0.0f : t->dy[i]) + l * d[1];
+    t->dz[i] = (v->first ? 0.0f : t->dz[i]) + l * d[2];
+    const float a[3] = {t->dx[i] * t->inv_dt2, t->dy[i] * t->inv_dt2, t->dz[i] * t->inv_dt2};
+    fl_tool_store(&t->link, i, v->m, a);
 }
 
-static inline FL_HD fl_dev_red fl_dev_red_join(fl_dev_red a, const fl_dev_red b)
+/* ---- the tool ------------------------------------------------------------------ */
+
+/* Tool particle k (slot k of the tool's set) at the step's pose, with the
+ * material velocity there (as tool.c's place_particles). */
+static inline FL_HD void fl_dev_tool_place(int k, const fl_dev_view *v)
+{
+    const fl_dev_tool *t = &v->tool;
+    const float o[3] = {t->ox[k], t->oy[k], t->oz[k]};
+    float x[3], u[3];
+    fl_tool_place(&t->link.pose, o, x, u);
+    t->x[k] = x[0], t->y[k] = x[1], t->z[k] = x[2];
+    t->vx[k] = u[0], t->vy[k] = u[1], t->vz[k] = u[2];
+}
+
+/* The adhesion and damping impulse of particle i (as tool.c's impulses;
+ * their sums are the reductions FL_DEV_RED_TOOL_ADHESION and _DAMPING,
+ * taken before). */
+static inline FL_HD void fl_dev_tool_impulse(int i, const fl_dev_view *v)
+{
+    float u[3] = {v->vx[i], v->vy[i], v->vz[i]}, fa[3], fd[3];
+    if (fl_tool_impulse(&v->tool.link, v->m, v->rho0, v->dt, v->x[i], v->y[i], v->z[i], v->rho[i], u, fa, fd) >= 0)
+        v->vx[i] = u[0], v->vy[i] = u[1], v->vz[i] = u[2];
+}
+
+/* ---- reductions ------------------------------------------------------------ */
+
+/* Whether reduction r sums add[] (the tool's: fl_dev_tool_term) rather
+ * than taking max[] (fl_dev_term). The identity and the join take it as
+ * a flag, so that a backend can make it a constant. */
+static inline FL_HD int fl_dev_red_adds(fl_dev_reduction r)
+{
+    return r >= FL_DEV_RED_TOOL_FORCE;
+}
+
+static inline FL_HD fl_dev_red fl_dev_red_identity(int adds)
+{
+    fl_dev_red t;
+    t.sum = 0.0;
+    for (int k = 0; k < 6; k++)
+        t.max[k] = adds ? 0.0 : -INFINITY;
+    t.count = 0;
+    t.pad = 0;
+    return t;
+}
+
+static inline FL_HD fl_dev_red fl_dev_red_join(int adds, fl_dev_red a, const fl_dev_red b)
 {
     a.sum += b.sum;
-    for (int k = 0; k < 6; k++)
-        a.max[k] = b.max[k] > a.max[k] ? b.max[k] : a.max[k];
+    if (adds)
+        for (int k = 0; k < 6; k++)
+            a.add[k] += b.add[k];
+    else
+        for (int k = 0; k < 6; k++)
+            a.max[k] = b.max[k] > a.max[k] ? b.max[k] : a.max[k];
     a.count += b.count;
     return a;
 }
 
-/* Particle i's term of reduction r: the compression error of the shared
- * estimator (sph_physics.h), the speed and finiteness test of
- * fl_max_speed, |a|^2, the position. */
+/* Particle i's term of the tool's reduction r: the force f that the tool
+ * puts on it (the link's, or the adhesion or damping it is about to get)
+ * as its reaction on the tool, -f, and that reaction's torque about the
+ * centre (as tool.c's sums). */
+static inline FL_HD fl_dev_red fl_dev_tool_term(fl_dev_reduction r, int i, const fl_dev_view *v)
+{
+    const fl_tool_link *l = &v->tool.link;
+    fl_dev_red t = fl_dev_red_identity(1);
+    float f[3];
+    if (r == FL_DEV_RED_TOOL_FORCE) {
+        f[0] = l->fx[i], f[1] = l->fy[i], f[2] = l->fz[i];
+    } else {
+        float u[3] = {v->vx[i], v->vy[i], v->vz[i]}, fa[3], fd[3];
+        int touch = fl_tool_impulse(l, v->m, v->rho0, v->dt, v->x[i], v->y[i], v->z[i], v->rho[i], u, fa, fd);
+        const int damping = r == FL_DEV_RED_TOOL_DAMPING;
+        t.count = damping && touch > 0;
+        for (int a = 0; a < 3; a++)
+            f[a] = damping ? fd[a] : fa[a];
+    }
+    const double c[3] = {l->pose.c[0], l->pose.c[1], l->pose.c[2]};
+    double q[3];
+    fl_tool_moment(c, v->x[i], v->y[i], v->z[i], f, q);
+    for (int a = 0; a < 3; a++)
+        t.add[a] = -(double)f[a], t.add[3 + a] = -q[a];
+    return t;
+}
+
+/* Particle i's term of reduction r (not the tool's): the compression
+ * error of the shared estimator (sph_physics.h), the speed and finiteness
+ * test of fl_max_speed, |a|^2, the position. */
 static inline FL_HD fl_dev_red fl_dev_term(fl_dev_reduction r, int i, const fl_dev_view *v)
 {
-    fl_dev_red t = fl_dev_red_identity();
+    fl_dev_red t = fl_dev_red_identity(0);
     if (r == FL_DEV_RED_COMPRESSION) {
         double e = fl_density_error(v->red_rho[i], v->rho0_d);
         t.sum = e > 0.0 ? e : 0.0;

@@ -119,19 +119,20 @@ static int emu_reduce(void *ctx, fl_dev_reduction r, int n, const fl_dev_view *v
     if (slot < 0 || slot >= FL_DEV_RED_SLOTS)
         return fl_fail(err, FL_ERR_DEVICE, "emu: reduction slot %d out of range", slot);
     fl_dev_red part[EMU_BLOCKS];
+    const int adds = fl_dev_red_adds(r);
     const long long per = ((long long)n + EMU_BLOCKS - 1) / EMU_BLOCKS;
     #pragma omp parallel for schedule(static)
     for (int b = 0; b < EMU_BLOCKS; b++) {
         long long lo = b * per, hi = lo + per;
         int i0 = lo < n ? (int)lo : n, i1 = hi < n ? (int)hi : n;
-        fl_dev_red acc = fl_dev_red_identity();
+        fl_dev_red acc = fl_dev_red_identity(adds);
         for (int i = i0; i < i1; i++)
-            acc = fl_dev_red_join(acc, fl_dev_term(r, i, v));
+            acc = fl_dev_red_join(adds, acc, adds ? fl_dev_tool_term(r, i, v) : fl_dev_term(r, i, v));
         part[b] = acc;
     }
-    fl_dev_red acc = fl_dev_red_identity();
+    fl_dev_red acc = fl_dev_red_identity(adds);
     for (int b = 0; b < EMU_BLOCKS; b++)
-        acc = fl_dev_red_join(acc, part[b]);
+        acc = fl_dev_red_join(adds, acc, part[b]);
     c->slots[slot] = acc;
     return FL_OK;
 }

@@ -7,7 +7,16 @@
  * solver's step (solvers/<name>.c), with the same parameters
  * (particle_params.h) and stop criteria. The statistics of a step come
  * from reductions on the device; nothing is copied back but their results,
- * until the harness asks for the particles (download). */
+ * until the harness asks for the particles (download).
+ *
+ * A rigid tool (solvers/tool.h) lives on the device too: its particles in
+ * its own frame, placed at the step's pose (which the host sets in the
+ * link) by a kernel; the boundary walks visit them after the walls, as
+ * the CPU solvers' lists hold them, and the solver's kernels store each
+ * particle's share of the tool's terms as the CPU's do. The adhesion and
+ * damping are a kernel before the step, and every force on the tool is a
+ * reduction, whose results come back with the step's own and go to the
+ * link for fl_tool_after_step. */
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -33,7 +42,7 @@ static int dev_kind(const char *name)
 /* The arrays a reorder carries: the state, and PBF's x* (qx, qy, qz). */
 enum { DEV_STATE = 6, DEV_CARRIED = 9 };
 
-#define DEV_MAX_ARRAYS 48
+#define DEV_MAX_ARRAYS 64
 
 typedef struct dev_solver {
     const fl_dev_backend *be;
@@ -50,6 +59,7 @@ typedef struct dev_solver {
     void *arrays[DEV_MAX_ARRAYS];
     int narrays;
     fl_dev_red *res;          /* the result slots, on the host */
+    int tool_slot;            /* the first of the tool's three (force, adhesion, damping), after the step's own */
     int fresh;                /* sorted at x(t), and rho the density of x(t) (after a measure) */
 } dev_solver;
 
@@ -98,16 +108,19 @@ static int dev_write_floats(dev_solver *s, float *dst, const float *src, fl_erro
     return s->be->write(s->ctx, dst, src, (size_t)s->v.n * sizeof(float), err);
 }
 
-/* The grid's geometry and the boundary particles, binned by the CPU grid's
- * rules (fl_nbgrid_init), on the device. */
+/* The grid's geometry and the walls' boundary particles (a tool's are
+ * kept apart: dev_upload_tool), binned by the CPU grid's rules
+ * (fl_nbgrid_init), on the device. */
 static int dev_upload_grid(dev_solver *s, const fl_world *w, fl_error *err)
 {
+    fl_world walls = *w;
+    walls.boundary.count = w->tool.active ? w->tool.first : w->boundary.count;
     fl_nbgrid g;
-    int rc = fl_nbgrid_init(&g, w, err);
+    int rc = fl_nbgrid_init(&g, &walls, err);
     if (rc)
         return rc;
     fl_dev_grid *d = &s->v.grid;
-    const int nb = w->boundary.count;
+    const int nb = walls.boundary.count;
     memcpy(d->lo, g.lo, sizeof d->lo);
     memcpy(d->dim, g.dim, sizeof d->dim);
     d->cell = g.cell;
@@ -202,13 +215,71 @@ static int dev_alloc_solver_arrays(dev_solver *s, fl_error *err)
     }
 }
 
+/* The first of the tool's three result slots: after the most the step's
+ * own reductions use (dev_step_explicit 3; PCISPH's iterations, its
+ * acceleration and speed; PBF's iterations and its speed). */
+static int dev_tool_slot(const dev_solver *s)
+{
+    switch (s->kind) {
+    case DEV_PCISPH:
+        return s->pcisph.max_iterations + 2;
+    case DEV_PBF:
+        return s->pbf.solver_iterations + 1;
+    default:
+        return 3;
+    }
+}
+
+/* The tool of w->tool on the device: its particles in its own frame and
+ * their volumes, room for them at the step's pose, the link's per-slot
+ * forces (and PBF's displacements), and the fluid's densities (the
+ * adhesion reads them before the first step computes any). The link is
+ * marked on_device, for the world's life: the host then only sets the
+ * pose. */
+static int dev_upload_tool(dev_solver *s, fl_world *w, fl_error *err)
+{
+    fl_dev_tool *t = &s->v.tool;
+    const fl_tool_link *l = &w->tool;
+    const int count = w->boundary.count - l->first;
+    t->link = *l;
+    t->link.ox = t->link.oy = t->link.oz = NULL;
+    const float *src[4] = {l->ox, l->oy, l->oz, w->boundary.volume + l->first};
+    float *own[4];
+    float **placed[6] = {&t->x, &t->y, &t->z, &t->vx, &t->vy, &t->vz};
+    int rc = FL_OK;
+    for (int a = 0; a < 4 && rc == FL_OK; a++)
+        if (!(own[a] = dev_array(s, (size_t)count, sizeof(float), err)))
+            rc = FL_ERR_MEMORY;
+    for (int a = 0; a < 6 && rc == FL_OK; a++)
+        if (!(*placed[a] = dev_array(s, (size_t)count, sizeof(float), err)))
+            rc = FL_ERR_MEMORY;
+    if (rc == FL_OK)
+        rc = dev_floats(s, err, &t->link.fx, &t->link.fy, &t->link.fz, NULL);
+    if (rc == FL_OK && s->kind == DEV_PBF)
+        rc = dev_floats(s, err, &t->dx, &t->dy, &t->dz, NULL);
+    for (int a = 0; a < 4 && rc == FL_OK; a++)
+        rc = s->be->write(s->ctx, own[a], src[a], (size_t)count * sizeof(float), err);
+    if (rc == FL_OK)
+        rc = dev_write_floats(s, s->v.rho, w->fluid.rho, err);
+    if (rc)
+        return rc;
+    t->ox = own[0], t->oy = own[1], t->oz = own[2], t->vol = own[3];
+    const fl_tool_shape *sh = &l->shape;
+    const double bound = sh->kind == FL_TOOL_SPHERE
+                             ? sh->radius
+                             : sqrt(sh->half[0] * sh->half[0] + sh->half[1] * sh->half[1] + sh->half[2] * sh->half[2]);
+    t->reach2 = (float)((bound + w->h) * (bound + w->h));
+    t->n = count;
+    s->tool_slot = dev_tool_slot(s);
+    /* placed at the start pose, for a measure before the first step */
+    rc = s->be->launch(s->ctx, FL_DEV_K_tool_place, t->n, &s->v, err);
+    if (rc == FL_OK)
+        w->tool.on_device = 1;
+    return rc;
+}
+
 void *fl_dev_create(const fl_dev_backend *be, const char *name, fl_world *w, const fl_params *p, fl_error *err)
 {
-    if (w->tool.active) {
-        fl_fail(err, FL_ERR_INPUT, "--device %s: the rigid tool runs on the cpu only (the device binds its boundary "
-                "particles once)", be->name);
-        return NULL;
-    }
     dev_solver *s = calloc(1, sizeof *s);
     if (!s) {
         fl_fail(err, FL_ERR_MEMORY, "out of memory for a device solver");
@@ -243,6 +314,8 @@ void *fl_dev_create(const fl_dev_backend *be, const char *name, fl_world *w, con
     float *dst[DEV_STATE] = {v->x, v->y, v->z, v->vx, v->vy, v->vz};
     for (int a = 0; a < DEV_STATE && rc == FL_OK; a++)
         rc = dev_write_floats(s, dst[a], src[a], err);
+    if (rc == FL_OK && w->tool.active)
+        rc = dev_upload_tool(s, w, err);
     if (rc) {
         dev_destroy(s);
         return NULL;
@@ -251,9 +324,32 @@ void *fl_dev_create(const fl_dev_backend *be, const char *name, fl_world *w, con
     return s;
 }
 
+/* The version of kernel k that walks the tool's particles too (dev.h),
+ * or k itself for one that walks no boundary. */
+static fl_dev_kernel dev_with_tool(fl_dev_kernel k)
+{
+    switch (k) {
+    case FL_DEV_K_density:
+        return FL_DEV_K_density_tool;
+    case FL_DEV_K_sph_accel:
+        return FL_DEV_K_sph_accel_tool;
+    case FL_DEV_K_wcsph_accel:
+        return FL_DEV_K_wcsph_accel_tool;
+    case FL_DEV_K_pcisph_pressure_accel:
+        return FL_DEV_K_pcisph_pressure_accel_tool;
+    case FL_DEV_K_pbf_lambda:
+        return FL_DEV_K_pbf_lambda_tool;
+    case FL_DEV_K_pbf_xsph:
+        return FL_DEV_K_pbf_xsph_tool;
+    default:
+        return k;
+    }
+}
+
+/* Kernel k over the fluid particles (its tool version with a tool). */
 static int dev_launch(dev_solver *s, fl_dev_kernel k, fl_error *err)
 {
-    return s->be->launch(s->ctx, k, s->v.n, &s->v, err);
+    return s->be->launch(s->ctx, s->v.tool.n > 0 ? dev_with_tool(k) : k, s->v.n, &s->v, err);
 }
 
 static int dev_reduce(dev_solver *s, fl_dev_reduction r, const float *rho, int slot, fl_error *err)
@@ -321,11 +417,19 @@ static int dev_sort_and_density(dev_solver *s, fl_error *err)
     return rc;
 }
 
-/* The results of the step's first count reductions, and its stage times. */
+/* The results of the step's first count reductions, and its stage times;
+ * with a tool, the reduction of the forces on it first, and its results
+ * with the step's. */
 static int dev_finish(dev_solver *s, int count, fl_step_stats *st, fl_error *err)
 {
     s->be->mark(s->ctx, -1);
-    int rc = s->be->results(s->ctx, s->res, count, err);
+    int rc = FL_OK;
+    if (s->v.tool.n > 0) {
+        rc = dev_reduce(s, FL_DEV_RED_TOOL_FORCE, NULL, s->tool_slot, err);
+        count = s->tool_slot + 3;
+    }
+    if (rc == FL_OK)
+        rc = s->be->results(s->ctx, s->res, count, err);
     if (rc == FL_OK)
         rc = s->be->stage_times(s->ctx, st->stage_ms, err);
     return rc;
@@ -468,6 +572,8 @@ static int dev_step_pbf(dev_solver *s, const fl_world *w, double dt, fl_step_sta
             }
         }
         v->first = k == 0;
+        if (rc == FL_OK && v->tool.n > 0)
+            rc = dev_launch(s, FL_DEV_K_pbf_tool_delta, err);
         if (rc == FL_OK)
             rc = dev_launch(s, FL_DEV_K_pbf_delta, err);
         float *t;
@@ -500,15 +606,54 @@ static int dev_step_pbf(dev_solver *s, const fl_world *w, double dt, fl_step_sta
     return FL_OK;
 }
 
+/* Before the solver's step, with a tool: its particles at the step's
+ * pose (the link's), and the adhesion and damping (as tool.c's
+ * impulses): their sums reduced, then the impulses given. */
+static int dev_tool_begin(dev_solver *s, const fl_world *w, double dt, fl_error *err)
+{
+    fl_dev_view *v = &s->v;
+    const fl_tool_forces *c = &v->tool.link.forces;
+    s->fresh = 0; /* a measure's density was of the tool's last pose */
+    v->tool.link.pose = w->tool.pose;
+    v->tool.inv_dt2 = (float)(1.0 / (dt * dt));
+    v->dt = (float)dt;
+    int rc = s->be->launch(s->ctx, FL_DEV_K_tool_place, v->tool.n, v, err);
+    if (rc == FL_OK)
+        rc = dev_reduce(s, FL_DEV_RED_TOOL_ADHESION, NULL, s->tool_slot + 1, err);
+    if (rc == FL_OK)
+        rc = dev_reduce(s, FL_DEV_RED_TOOL_DAMPING, NULL, s->tool_slot + 2, err);
+    if (rc == FL_OK && (c->adh_k > 0.0f || c->damp_k > 0.0f))
+        rc = dev_launch(s, FL_DEV_K_tool_impulse, err);
+    return rc;
+}
+
+/* The step's forces on the tool, from its result slots, into the link
+ * (what fl_tool_after_step reads). */
+static void dev_tool_report(const dev_solver *s, fl_world *w)
+{
+    const fl_dev_red *r = s->res + s->tool_slot;
+    fl_tool_link *l = &w->tool;
+    for (int a = 0; a < 3; a++) {
+        l->grid_force[a] = r[0].add[a], l->grid_torque[a] = r[0].add[3 + a];
+        l->adhesion[a] = r[1].add[a], l->damping[a] = r[2].add[a];
+        l->impulse_torque[a] = r[1].add[3 + a] + r[2].add[3 + a];
+    }
+    l->contacts = r[2].count;
+}
+
 static int dev_step(void *self, fl_world *w, double dt, fl_step_stats *st)
 {
     dev_solver *s = self;
     fl_error err;
     if (s->v.n == 0)
         return FL_OK;
-    int rc = s->kind == DEV_PBF      ? dev_step_pbf(s, w, dt, st, &err)
+    int rc = s->v.tool.n > 0 ? dev_tool_begin(s, w, dt, &err) : FL_OK;
+    if (rc == FL_OK)
+        rc = s->kind == DEV_PBF      ? dev_step_pbf(s, w, dt, st, &err)
              : s->kind == DEV_PCISPH ? dev_step_pcisph(s, w, dt, st, &err)
                                      : dev_step_explicit(s, w, dt, st, &err);
+    if (rc == FL_OK && s->v.tool.n > 0)
+        dev_tool_report(s, w);
     if (rc)
         snprintf(st->failure, sizeof st->failure, "%.159s", err.msg);
     return rc;

@@ -288,9 +288,7 @@ static void place_particles(const fl_tool *t, fl_world *w)
     for (int k = 0; k < t->count; k++) {
         const float o[3] = {t->ox[k], t->oy[k], t->oz[k]};
         float x[3], u[3];
-        for (int a = 0; a < 3; a++)
-            x[a] = p->c[a] + p->rot[3 * a] * o[0] + p->rot[3 * a + 1] * o[1] + p->rot[3 * a + 2] * o[2];
-        fl_tool_point_velocity(p, x[0], x[1], x[2], u);
+        fl_tool_place(p, o, x, u);
         b->x[first + k] = x[0], b->y[first + k] = x[1], b->z[first + k] = x[2];
         b->vx[first + k] = u[0], b->vy[first + k] = u[1], b->vz[first + k] = u[2];
     }
@@ -331,6 +329,20 @@ static void tool_volumes(const fl_tool *t, fl_world *w)
         }
         vol[b] = (float)(1.0 / sum);
     }
+}
+
+/* The adhesion and damping constants of spec. */
+static fl_tool_forces force_consts(const fl_tool_spec *s)
+{
+    fl_tool_forces c = {
+        .adh_a = (float)s->adh_a,
+        .adh_b = (float)s->adh_b,
+        .adh_cd = (float)s->adh_cd,
+        .adh_k = s->adhesion ? (float)s->adh_k : 0.0f,
+        .damp_k = s->damping ? (float)s->damp_k : 0.0f,
+        .contact = (float)s->contact,
+    };
+    return c;
 }
 
 int fl_tool_init(fl_tool *t, const fl_tool_spec *spec, fl_world *w, fl_error *err)
@@ -393,7 +405,9 @@ int fl_tool_init(fl_tool *t, const fl_tool_spec *spec, fl_world *w, fl_error *er
     }
     w->tool.active = 1;
     w->tool.shape = *s;
+    w->tool.forces = force_consts(spec);
     w->tool.first = w->boundary.count;
+    w->tool.ox = t->ox, w->tool.oy = t->oy, w->tool.oz = t->oz;
     set_link_pose(t, w);
     clear_fluid(w, &w->fluid);
     for (int b = 0; b < t->count; b++)
@@ -434,58 +448,36 @@ static int reserve_link(fl_tool *t, fl_world *w, fl_error *err)
     return FL_OK;
 }
 
-static fl_tool_forces force_consts(const fl_tool_spec *s)
-{
-    fl_tool_forces c = {
-        .adh_a = (float)s->adh_a,
-        .adh_b = (float)s->adh_b,
-        .adh_cd = (float)s->adh_cd,
-        .adh_k = s->adhesion ? (float)s->adh_k : 0.0f,
-        .damp_k = s->damping ? (float)s->damp_k : 0.0f,
-        .contact = (float)s->contact,
-    };
-    return c;
-}
-
 /* Adhesion and damping: each particle near the tool gets its impulse
- * dt f / m; the tool keeps -f, and its torque about the centre. */
-static void impulses(fl_tool *t, fl_world *w, double dt)
+ * dt f / m (fl_tool_impulse); the link keeps -f on the tool, and its
+ * torque about the centre. */
+static void impulses(fl_world *w, double dt)
 {
     fl_particles *f = &w->fluid;
-    const fl_tool_forces c = force_consts(&t->spec);
-    const fl_tool_link *l = &w->tool;
-    const float m = (float)w->mass, rho0 = (float)w->rho0, fdt = (float)dt, reach = fmaxf(c.contact, c.adh_k > 0.0f ? c.adh_b : 0.0f);
-    const double cx = l->pose.c[0], cy = l->pose.c[1], cz = l->pose.c[2];
+    fl_tool_link *l = &w->tool;
+    const float m = (float)w->mass, rho0 = (float)w->rho0, fdt = (float)dt;
+    const double c[3] = {l->pose.c[0], l->pose.c[1], l->pose.c[2]};
     double ax = 0, ay = 0, az = 0, dx = 0, dy = 0, dz = 0, tx = 0, ty = 0, tz = 0;
     int contacts = 0;
     #pragma omp parallel for schedule(static) reduction(+ : ax, ay, az, dx, dy, dz, tx, ty, tz, contacts)
     for (int i = 0; i < f->count; i++) {
-        float n[3];
-        float s = fl_tool_distance(&l->shape, &l->pose, f->x[i], f->y[i], f->z[i], n);
-        if (!(s < reach))
+        float v[3] = {f->vx[i], f->vy[i], f->vz[i]}, fa[3], fd[3];
+        int touch = fl_tool_impulse(l, m, rho0, fdt, f->x[i], f->y[i], f->z[i], f->rho[i], v, fa, fd);
+        if (touch < 0)
             continue;
-        float fa[3] = {0, 0, 0}, fd[3] = {0, 0, 0};
-        if (c.adh_k > 0.0f) /* m_j / rho_j, with rho0 before the first step has measured rho_j */
-            fl_tool_adhesion(&c, s, n, m / (f->rho[i] > 0.0f ? f->rho[i] : rho0), fa);
-        if (s < c.contact) {
-            contacts++;
-            if (c.damp_k > 0.0f) {
-                float u[3], v[3] = {f->vx[i], f->vy[i], f->vz[i]};
-                fl_tool_point_velocity(&l->pose, f->x[i], f->y[i], f->z[i], u);
-                fl_tool_damping(&c, m, fdt, u, v, fd);
-            }
-        }
-        float ft[3] = {fa[0] + fd[0], fa[1] + fd[1], fa[2] + fd[2]};
-        f->vx[i] += fdt * ft[0] / m, f->vy[i] += fdt * ft[1] / m, f->vz[i] += fdt * ft[2] / m;
+        contacts += touch;
+        f->vx[i] = v[0], f->vy[i] = v[1], f->vz[i] = v[2];
         ax -= fa[0], ay -= fa[1], az -= fa[2];
         dx -= fd[0], dy -= fd[1], dz -= fd[2];
-        double rx = f->x[i] - cx, ry = f->y[i] - cy, rz = f->z[i] - cz;
-        tx -= ry * ft[2] - rz * ft[1], ty -= rz * ft[0] - rx * ft[2], tz -= rx * ft[1] - ry * ft[0];
+        const float ft[3] = {fa[0] + fd[0], fa[1] + fd[1], fa[2] + fd[2]};
+        double q[3];
+        fl_tool_moment(c, f->x[i], f->y[i], f->z[i], ft, q);
+        tx -= q[0], ty -= q[1], tz -= q[2];
     }
-    t->adh[0] = ax, t->adh[1] = ay, t->adh[2] = az;
-    t->damp[0] = dx, t->damp[1] = dy, t->damp[2] = dz;
-    t->adh_torque[0] = tx, t->adh_torque[1] = ty, t->adh_torque[2] = tz;
-    t->contacts = contacts;
+    l->adhesion[0] = ax, l->adhesion[1] = ay, l->adhesion[2] = az;
+    l->damping[0] = dx, l->damping[1] = dy, l->damping[2] = dz;
+    l->impulse_torque[0] = tx, l->impulse_torque[1] = ty, l->impulse_torque[2] = tz;
+    l->contacts = contacts;
 }
 
 int fl_tool_before_step(fl_tool *t, fl_world *w, double dt, fl_error *err)
@@ -495,11 +487,13 @@ int fl_tool_before_step(fl_tool *t, fl_world *w, double dt, fl_error *err)
     char why[160];
     if (fl_tool_outside(&t->spec.shape, t->pos, w->tool.pose.rot, &w->domain, why, sizeof why))
         return fl_fail(err, FL_ERR_INPUT, "tool: at t = %g s %s", w->time, why);
+    if (w->tool.on_device) /* the device places the particles and gives the impulses (dev_solver.c) */
+        return FL_OK;
     int rc = reserve_link(t, w, err);
     if (rc)
         return rc;
     place_particles(t, w);
-    impulses(t, w, dt);
+    impulses(w, dt);
     return FL_OK;
 }
 
@@ -535,29 +529,31 @@ void fl_tool_after_step(fl_tool *t, fl_world *w, double dt, fl_tool_report *r)
 {
     const fl_particles *f = &w->fluid;
     const fl_tool_link *l = &w->tool;
-    const double cx = t->pos[0], cy = t->pos[1], cz = t->pos[2];
     double fx = 0, fy = 0, fz = 0, tx = 0, ty = 0, tz = 0;
+    /* the particle solvers' reports (a device sums its own into grid_force) */
+    const int count = l->on_device ? 0 : f->count;
     #pragma omp parallel for schedule(static) reduction(+ : fx, fy, fz, tx, ty, tz)
-    for (int i = 0; i < f->count; i++) {
-        double gx = t->fx[i], gy = t->fy[i], gz = t->fz[i];
-        if (gx == 0.0 && gy == 0.0 && gz == 0.0)
+    for (int i = 0; i < count; i++) {
+        const float g[3] = {t->fx[i], t->fy[i], t->fz[i]};
+        if (g[0] == 0.0f && g[1] == 0.0f && g[2] == 0.0f)
             continue;
-        double rx = f->x[i] - cx, ry = f->y[i] - cy, rz = f->z[i] - cz;
-        fx -= gx, fy -= gy, fz -= gz;
-        tx -= ry * gz - rz * gy, ty -= rz * gx - rx * gz, tz -= rx * gy - ry * gx;
+        double q[3];
+        fl_tool_moment(t->pos, f->x[i], f->y[i], f->z[i], g, q);
+        fx -= g[0], fy -= g[1], fz -= g[2];
+        tx -= q[0], ty -= q[1], tz -= q[2];
     }
     memset(r, 0, sizeof *r);
     r->time = w->time;
-    r->contacts = t->contacts;
+    r->contacts = l->contacts;
     const double fp[3] = {fx + l->grid_force[0], fy + l->grid_force[1], fz + l->grid_force[2]};
     const double tq[3] = {tx + l->grid_torque[0], ty + l->grid_torque[1], tz + l->grid_torque[2]};
     for (int a = 0; a < 3; a++) {
         r->pos[a] = t->pos[a], r->vel[a] = t->vel[a];
         r->f_pressure[a] = fp[a];
-        r->f_adhesion[a] = t->adh[a];
-        r->f_damping[a] = t->damp[a];
-        r->f_total[a] = fp[a] + t->adh[a] + t->damp[a];
-        r->torque[a] = tq[a] + t->adh_torque[a];
+        r->f_adhesion[a] = l->adhesion[a];
+        r->f_damping[a] = l->damping[a];
+        r->f_total[a] = fp[a] + l->adhesion[a] + l->damping[a];
+        r->torque[a] = tq[a] + l->impulse_torque[a];
     }
     if (t->spec.motion == FL_TOOL_DYNAMIC) {
         for (int a = 0; a < 3; a++) {

@@ -12,7 +12,12 @@
  *                        damping (eq. 14) impulses and keeps their sums
  *   solver step          the boundary terms; each reaction into the link
  *   fl_tool_after_step   the fluid's force and torque on the tool summed;
- *                        a dynamic tool integrated (symplectic Euler) */
+ *                        a dynamic tool integrated (symplectic Euler)
+ *
+ * A device solver (solvers/dev.h) holds the fluid in its own memory: it
+ * marks the link on_device, fl_tool_before_step then only sets the pose,
+ * and the device moves the particles, gives the impulses and sums every
+ * force itself, into the link's grid_force, grid_torque and impulse sums. */
 #ifndef FL_TOOL_H
 #define FL_TOOL_H
 
@@ -48,8 +53,6 @@ typedef struct fl_tool {
     double inertia[3];        /* dynamic: principal moments about the own axes, kg m^2 */
     double stream_t0, stream_t1;           /* stream: the tick's interval */
     double stream_p0[3], stream_p1[3];     /* and the positions at its ends */
-    double adh[3], damp[3], adh_torque[3]; /* this step's impulse forces on the tool */
-    int contacts;
 } fl_tool;
 
 /* Boundary particles the tool of spec adds at lattice spacing d. */
@@ -75,13 +78,15 @@ void fl_tool_stream_to(fl_tool *t, double t_now, double t1, const double pos[3])
 
 /* Before a solver step of dt from w->time: the tool to its pose, its
  * particles moved, the adhesion and damping impulses given to the fluid
- * (their forces kept), the link's per-particle arrays sized and cleared.
- * FL_ERR_INPUT with one line when the pose leaves the domain,
- * FL_ERR_MEMORY when the arrays cannot grow. */
+ * (their sums kept in the link), the link's per-particle arrays sized and
+ * cleared; on a device (w->tool.on_device) the pose alone. FL_ERR_INPUT
+ * with one line when the pose leaves the domain, FL_ERR_MEMORY when the
+ * arrays cannot grow. */
 int fl_tool_before_step(fl_tool *t, fl_world *w, double dt, fl_error *err);
 
 /* After the step (w->time already advanced): the forces on the tool summed
- * into r; a dynamic tool moved by them and gravity. */
+ * into r (the link's per-particle reports, its grid_force and its impulse
+ * sums); a dynamic tool moved by them and gravity. */
 void fl_tool_after_step(fl_tool *t, fl_world *w, double dt, fl_tool_report *r);
 
 /* "time,x,y,z,vx,vy,vz,fx,fy,fz,fx_pressure,...": the header of tool.csv,

@@ -13,15 +13,6 @@
 
 #include "world.h"
 
-/* The adhesion and damping constants of a step. */
-typedef struct fl_tool_forces {
-    float adh_a, adh_b;   /* A and B of eq. 13: the band of distances from the tool's surface, m */
-    float adh_cd;         /* C_d of eq. 13 */
-    float adh_k;          /* (K_i + K_j) / 2 of eq. 12, N/m^3 (0: adhesion off) */
-    float damp_k;         /* k_Damp of eq. 14, kg/s (0: damping off) */
-    float contact;        /* a particle within this distance of the surface touches the tool, m */
-} fl_tool_forces;
-
 /* Eq. 13 with epsilon = 3, zeta = 2: W_adh(s) = C_d ((s_a/Q)^3 - (s_a/Q)^2)
  * for a distance s from the surface in [A, B], s_a = s - A, Q = B - A;
  * 0 outside. Negative inside the band (attraction), -4/27 C_d at its
@@ -105,6 +96,23 @@ static inline FL_HD void fl_tool_point_velocity(const fl_tool_pose *p, float x, 
     u[2] = p->v[2] + p->omega[0] * d[1] - p->omega[1] * d[0];
 }
 
+/* A particle of the tool at o in its own frame: where the pose puts it,
+ * c + rot o, and the material velocity there. */
+static inline FL_HD void fl_tool_place(const fl_tool_pose *p, const float o[3], float x[3], float u[3])
+{
+    for (int a = 0; a < 3; a++)
+        x[a] = p->c[a] + p->rot[3 * a] * o[0] + p->rot[3 * a + 1] * o[1] + p->rot[3 * a + 2] * o[2];
+    fl_tool_point_velocity(p, x[0], x[1], x[2], u);
+}
+
+/* The moment about c of the force f acting at (x, y, z): (p - c) x f, in
+ * double (a sum over many particles follows). */
+static inline FL_HD void fl_tool_moment(const double c[3], float x, float y, float z, const float f[3], double q[3])
+{
+    const double rx = x - c[0], ry = y - c[1], rz = z - c[2];
+    q[0] = ry * f[2] - rz * f[1], q[1] = rz * f[0] - rx * f[2], q[2] = rx * f[1] - ry * f[0];
+}
+
 /* Eq. 12 for one fluid particle j at distance s from the surface, normal n
  * there, volume m_j / rho_j: the force on the tool is
  * (K_i + K_j)/2 (m_j/rho_j) W_adh(s) times the unit vector from the tool
@@ -129,6 +137,37 @@ static inline FL_HD void fl_tool_damping(const fl_tool_forces *c, float m, float
 {
     float s = c->damp_k * m / (m + c->damp_k * dt);
     f[0] = s * (u[0] - v[0]), f[1] = s * (u[1] - v[1]), f[2] = s * (u[2] - v[2]);
+}
+
+/* The adhesion and damping a fluid particle at (x, y, z) gets in a step of
+ * dt (tool link l, particle mass m, its density rho from the last step,
+ * rho0 before one has measured it): the forces on it into fa (eqs. 12-13)
+ * and fd (eq. 14), N, zero where off, and the impulse dt (fa + fd) / m
+ * added to its velocity v. Returns -1 beyond the reach of both (nothing
+ * given, fa and fd zero), 1 in contact (within forces.contact of the
+ * surface), else 0. */
+static inline FL_HD int fl_tool_impulse(const fl_tool_link *l, float m, float rho0, float dt, float x, float y,
+                                        float z, float rho, float v[3], float fa[3], float fd[3])
+{
+    const fl_tool_forces *c = &l->forces;
+    const float reach = fmaxf(c->contact, c->adh_k > 0.0f ? c->adh_b : 0.0f);
+    float n[3];
+    for (int a = 0; a < 3; a++)
+        fa[a] = fd[a] = 0.0f;
+    float s = fl_tool_distance(&l->shape, &l->pose, x, y, z, n);
+    if (!(s < reach))
+        return -1;
+    if (c->adh_k > 0.0f) /* m_j / rho_j */
+        fl_tool_adhesion(c, s, n, m / (rho > 0.0f ? rho : rho0), fa);
+    const int contact = s < c->contact;
+    if (contact && c->damp_k > 0.0f) {
+        float u[3];
+        fl_tool_point_velocity(&l->pose, x, y, z, u);
+        fl_tool_damping(c, m, dt, u, v, fd);
+    }
+    for (int a = 0; a < 3; a++)
+        v[a] += dt * (fa[a] + fd[a]) / m;
+    return contact;
 }
 
 #endif

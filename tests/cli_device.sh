@@ -5,7 +5,8 @@
 # with one line and nothing written) and left out where it can.
 # Checks: run --device emu (PBF, --save vtu): stable, run.json says "emu",
 # frames written, stats.csv with the CPU run's columns; SPH on the CPU and
-# on emu agree in the last row's compression within 1e-6 relative; a
+# on emu agree in the last row's compression within 1e-6 relative; a tool
+# scene (WCSPH) runs on emu with the CPU's force on the tool; a
 # device that cannot run the solver (cuda without a GPU, emu for FLIP) or
 # an unknown device: exit 1, one line, no output folder; compare --devices
 # cpu,emu: a row per (solver, device) with a device column and a folder
@@ -54,6 +55,17 @@ a=$(last_err "$dir/sph_cpu/stats.csv")
 b=$(last_err "$dir/sph_emu/stats.csv")
 awk -v a="$a" -v b="$b" 'BEGIN { d = a - b; if (d < 0) d = -d; m = a < 0 ? -a : a; exit !(a != "" && m > 0 && d <= 1e-6 * m) }'
 check "sph: the last row's density_err_avg on cpu ($a) and emu ($b) within 1e-6 relative" $?
+
+# a tool scene on the emulator: the force on the tool as on the CPU (WCSPH,
+# 20 steps; float sums in another order)
+for d in cpu emu; do
+  "$bin" run tool_buoyancy --solver wcsph --device $d "${small[@]}" --out "$dir/tool_$d" 2>/dev/null
+  check "run tool_buoyancy --solver wcsph --device $d: exit 0" $?
+done
+a=$(tail -1 "$dir/tool_cpu/tool.csv" | cut -d, -f10)
+b=$(tail -1 "$dir/tool_emu/tool.csv" | cut -d, -f10)
+awk -v a="$a" -v b="$b" 'BEGIN { d = a - b; if (d < 0) d = -d; m = a < 0 ? -a : a; exit !(a != "" && m > 0.1 && d <= 1e-3 * m) }'
+check "tool_buoyancy: the last step's vertical force on cpu ($a N) and emu ($b N) within 1e-3 relative" $?
 
 # what cannot run
 if command -v nvidia-smi >/dev/null && nvidia-smi -L >/dev/null 2>&1; then

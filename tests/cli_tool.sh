@@ -12,8 +12,11 @@
 #     nothing written;
 #   a closed stdout: exit 2, run.json incomplete; SIGINT while it waits for
 #     a tick: exit 130, run.json interrupted;
-#   bench --tool: a row in tool_pbf_cpu.csv; figures --only tool --smoke:
-#     figures 7 and 8 (their CSV; PNG and SVG with gnuplot), report.md.
+#   the stream on the device emulator (--device emu): the same steps, and
+#     each tick's force within 1 % of the CPU's;
+#   bench --tool: a row in tool_pbf_cpu.csv, and with --device emu in
+#     tool_pbf_emu.csv; figures --only tool --smoke: figures 7 and 8 (their
+#     CSV; PNG and SVG with gnuplot), report.md.
 # usage: cli_tool.sh FLUIDLAB SCRATCH_DIR
 set -u
 source "$(dirname "$0")/cli_common.sh"
@@ -46,6 +49,20 @@ check "stream: run.json stable, 5 ticks" $?
 tool --out "$dir/f" --input "$dir/ticks.txt" > "$dir/f.out" 2> /dev/null && cmp -s "$dir/s.out" "$dir/f.out" &&
   diff <(cut -d, -f1-24 "$dir/s/tool.csv") <(cut -d, -f1-24 "$dir/f/tool.csv") > /dev/null
 check "--input FILE: the same output and steps (step_ms aside) as stdin" $?
+
+# the stream on the device emulator: the same steps; the forces are the
+# CPU's up to float sums in another order (1e-6 relative a step, grown over
+# 7 steps of PBF to about 1e-3 of the force at most)
+tool --device emu --out "$dir/e" < "$dir/ticks.txt" > "$dir/e.out" 2> /dev/null
+check "stream --device emu: exit 0" $?
+grep -Eq '"device":[[:space:]]*"emu"' "$dir/e/run.json" && [ "$(tail -n +2 "$dir/e/tool.csv" | wc -l)" -eq 7 ] &&
+  [ "$(cut -d' ' -f1 "$dir/e.out" | tr '\n' ' ')" = "0.001 0.002 0.0045 0.005 0.006 " ]
+check "stream --device emu: run.json names the device, a row per step, the input's times" $?
+paste -d' ' "$dir/s.out" "$dir/e.out" | awk '
+  { f = sqrt($2 * $2 + $3 * $3 + $4 * $4); if (f > top) top = f
+    d = sqrt(($2 - $6) ^ 2 + ($3 - $7) ^ 2 + ($4 - $8) ^ 2); if (d > miss) miss = d }
+  END { printf "  stream: largest force %.4g N, largest miss cpu - emu %.3g N\n", top, miss; exit !(top > 0.1 && miss <= 0.01 * top) }'
+check "stream --device emu: each tick's force within 1 % of the CPU's" $?
 
 # bad lines: exit 1, one line naming the input and the line
 bad() { # name, expected text, input lines...
@@ -103,6 +120,10 @@ check "SIGINT while waiting for a tick: exit 130, run.json interrupted ($rc)" $?
 check "bench --tool: exit 0" $?
 [ "$(wc -l < "$dir/perf/tool_pbf_cpu.csv")" -eq 2 ] && grep -q ',rate_hz_mean,' "$dir/perf/tool_pbf_cpu.csv"
 check "bench --tool: tool_pbf_cpu.csv has its header and a row" $?
+"$bin" bench --tool --device emu --sizes 500 --steps 3 --warmup 1 --log "$dir/perf" > "$dir/bench_emu.out"
+check "bench --tool --device emu: exit 0" $?
+[ "$(wc -l < "$dir/perf/tool_pbf_emu.csv")" -eq 2 ] && grep -q '^| pbf | emu | ' "$dir/bench_emu.out"
+check "bench --tool --device emu: its row in tool_pbf_emu.csv" $?
 
 # figures 7 and 8
 out=$dir/figures

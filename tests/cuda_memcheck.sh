@@ -2,8 +2,11 @@
 # cuda_memcheck.sh FLUIDLAB SCRATCH_DIR: each device solver's short dam
 # break on the GPU under compute-sanitizer: memcheck (out-of-bounds and
 # misaligned accesses, leaks) for sph, wcsph, pcisph and pbf, racecheck and
-# synccheck (the reductions' shared memory) for pbf; no run may report an
-# error (exit 9) or fail to start (exit 1). Skipped (77) without a usable GPU or without compute-sanitizer.
+# synccheck (the reductions' shared memory) for pbf; the same with the
+# rigid tool (tests/fixtures/tool_small.json, its adhesion and damping on):
+# memcheck for wcsph and pbf, racecheck for pbf (the tool's reductions); no
+# run may report an error (exit 9) or fail to start (exit 1). Skipped (77)
+# without a usable GPU or without compute-sanitizer.
 set -u
 source "$(dirname "$0")/cli_common.sh"
 tool=$(command -v compute-sanitizer || true)
@@ -31,4 +34,20 @@ for t in racecheck synccheck; do
   tail -3 "$dir/pbf_$t.log"
   check "$t pbf (exit $rc)" $((rc == 9 || rc == 1))
 done
+scene=$(cd "$(dirname "$0")" && pwd)/fixtures/tool_small.json
+forces=(--set 'tool.adhesion={"k": 20000}' --set 'tool.damping={"k": 0.05}')
+for s in wcsph pbf; do
+  "$tool" --tool memcheck --leak-check full --error-exitcode 9 \
+    "$bin" run "$scene" --solver "$s" --device cuda --frames 1 --quiet --no-plot "${forces[@]}" \
+    --out "$dir/tool_$s" >"$dir/tool_$s.log" 2>&1
+  rc=$?
+  tail -3 "$dir/tool_$s.log"
+  check "memcheck $s with the tool (exit $rc)" $((rc == 9 || rc == 1))
+done
+"$tool" --tool racecheck --error-exitcode 9 \
+  "$bin" run "$scene" --solver pbf --device cuda --frames 1 --quiet --no-plot "${forces[@]}" \
+  --out "$dir/tool_racecheck" >"$dir/tool_racecheck.log" 2>&1
+rc=$?
+tail -3 "$dir/tool_racecheck.log"
+check "racecheck pbf with the tool (exit $rc)" $((rc == 9 || rc == 1))
 report

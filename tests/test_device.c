@@ -180,7 +180,7 @@ static void neighbor_sets(const char *device)
         same_fluid &= m == g.nb_start[i + 1];
         pairs += m - g.nb_start[i];
         m = g.bnb_start[i];
-        fl_dev_boundary_walk(&walk, &v, v.x, v.y, v.z, k);
+        fl_dev_boundary_walk(&walk, &v, v.x, v.y, v.z, k, 0);
         for (int j; (j = fl_dev_walk_next(&walk, &v.grid)) >= 0; m++)
             same_boundary &= m < g.bnb_start[i + 1] && g.bnb[m] == g.bsorted[j];
         same_boundary &= m == g.bnb_start[i + 1];
