@@ -199,7 +199,6 @@ static int parse_corner(parser *ps, token t, int *vertex)
     const char *slash2 = slash1 ? memchr(slash1 + 1, '/', (size_t)(end - slash1 - 1)) : NULL;
     const char *v_end = slash1 ? slash1 : end;
     long index, k;
-    char msg[128];
 
     if (slash2 && memchr(slash2 + 1, '/', (size_t)(end - slash2 - 1)))
         return fail_token(ps, "f: expected v, v/vt, v//vn or v/vt/vn", t);
@@ -216,20 +215,18 @@ static int parse_corner(parser *ps, token t, int *vertex)
         if (vt_len > 0 || !slash2) {
             if (!parse_index(slash1 + 1, vt_len, &index))
                 return fail_token(ps, "f: expected a texture coordinate index after '/'", t);
-            if (resolve(index, ps->texcoord_count) < 0) {
-                snprintf(msg, sizeof msg, "f: texture coordinate index %ld is out of range (%d so far)",
-                         index, ps->texcoord_count);
-                return fl_fail(ps->err, FL_ERR_INPUT, "%s:%ld: %s", ps->name, ps->line, msg);
-            }
+            if (resolve(index, ps->texcoord_count) < 0)
+                return fl_fail(ps->err, FL_ERR_INPUT,
+                               "%s:%ld: f: texture coordinate index %ld is out of range (%d so far)",
+                               ps->name, ps->line, index, ps->texcoord_count);
         }
         if (slash2) {
             if (!parse_index(slash2 + 1, (size_t)(end - slash2 - 1), &index))
                 return fail_token(ps, "f: expected a normal index after the second '/'", t);
-            if (resolve(index, ps->normal_count) < 0) {
-                snprintf(msg, sizeof msg, "f: normal index %ld is out of range (%d so far)", index,
-                         ps->normal_count);
-                return fl_fail(ps->err, FL_ERR_INPUT, "%s:%ld: %s", ps->name, ps->line, msg);
-            }
+            if (resolve(index, ps->normal_count) < 0)
+                return fl_fail(ps->err, FL_ERR_INPUT,
+                               "%s:%ld: f: normal index %ld is out of range (%d so far)", ps->name,
+                               ps->line, index, ps->normal_count);
         }
     }
     *vertex = (int)k;
