@@ -161,7 +161,7 @@ static void add_triangle(piece *p, int a, int b, int c)
 
 /* Adds a vertex at the mean of the loop's n vertices (ids in m), with
  * their mean normal, normalized; returns its id in p's numbering. */
-static int add_centre(piece *p, const fl_mesh *m, const int *ids, int n)
+static int add_centre(piece *p, const fl_trimesh *m, const int *ids, int n)
 {
     float *extra = p->failed || p->nextra >= (size_t)INT_MAX
                        ? NULL
@@ -222,7 +222,7 @@ static int fan_apex(const int *loop, int n, const int faces[12])
  * Only a loop through both segments of an ambiguous face can have such
  * pairs; when every fan has one, the loop is fanned around a vertex added
  * at its centre. */
-static void cube_triangles(const float v[8], const int id[12], const fl_mesh *m, piece *p)
+static void cube_triangles(const float v[8], const int id[12], const fl_trimesh *m, piece *p)
 {
     int inside = 0;
     for (int c = 0; c < 8; c++)
@@ -280,7 +280,7 @@ static void cube_triangles(const float v[8], const int id[12], const fl_mesh *m,
 }
 
 /* The triangles of the cubes of layer k (between node layers k and k + 1). */
-static void layer_triangles(const grid *g, int k, int *const eid[3], const fl_mesh *m, piece *p)
+static void layer_triangles(const grid *g, int k, int *const eid[3], const fl_trimesh *m, piece *p)
 {
     const size_t stride[3] = {1, (size_t)g->n[0], (size_t)g->n[0] * (size_t)g->n[1]};
     for (int j = 0; j + 1 < g->n[1]; j++)
@@ -302,7 +302,7 @@ static void layer_triangles(const grid *g, int k, int *const eid[3], const fl_me
 
 /* Joins the pieces, in thread order, into out: the added vertices after
  * the edge vertices, the triangles renumbered to them. */
-static int join_pieces(const piece *pieces, int npieces, fl_mesh *out, fl_error *err)
+static int join_pieces(const piece *pieces, int npieces, fl_trimesh *out, fl_error *err)
 {
     size_t nids = 0, nextra = 0;
     for (int t = 0; t < npieces; t++) {
@@ -401,7 +401,7 @@ static float *pad_field(grid *g, float pad)
 }
 
 /* Passes 1 and 2: the vertices into out, their ids into eid. */
-static int make_vertices(const grid *g, int *const eid[3], fl_mesh *out, fl_error *err)
+static int make_vertices(const grid *g, int *const eid[3], fl_trimesh *out, fl_error *err)
 {
     const int nz = g->n[2];
     long long *first = malloc(((size_t)nz + 1) * sizeof(long long));
@@ -433,7 +433,7 @@ static int make_vertices(const grid *g, int *const eid[3], fl_mesh *out, fl_erro
 }
 
 /* Pass 3: the triangles (and the vertices added inside cubes) into out. */
-static int make_triangles(const grid *g, int *const eid[3], fl_mesh *out, fl_error *err)
+static int make_triangles(const grid *g, int *const eid[3], fl_trimesh *out, fl_error *err)
 {
     const int nthreads = omp_get_max_threads();
     piece *pieces = calloc((size_t)nthreads, sizeof(piece));
@@ -455,7 +455,7 @@ static int make_triangles(const grid *g, int *const eid[3], fl_mesh *out, fl_err
     return rc;
 }
 
-int fl_marching_cubes(const fl_field *f, double pad, fl_mesh *out, fl_error *err)
+int fl_marching_cubes(const fl_field *f, double pad, fl_trimesh *out, fl_error *err)
 {
     if (out == NULL)
         return fl_fail(err, FL_ERR_INPUT, "marching cubes: no output mesh");
@@ -482,6 +482,6 @@ int fl_marching_cubes(const fl_field *f, double pad, fl_mesh *out, fl_error *err
         free(eid[a]);
     free(padded);
     if (rc != FL_OK)
-        fl_mesh_free(out);
+        fl_trimesh_free(out);
     return rc;
 }

@@ -30,7 +30,7 @@
 #define FL_MARCHING_H
 
 #include "fl_common.h"
-#include "mesh.h"
+#include "trimesh.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -45,7 +45,7 @@ typedef struct fl_field {
 } fl_field;
 
 /* Builds the surface phi = 0 of f into *out (which it overwrites without
- * freeing: pass a zeroed mesh, free it with fl_mesh_free). pad: 0 for no
+ * freeing: pass a zeroed mesh, free it with fl_trimesh_free). pad: 0 for no
  * padding, or the value (> 0) of the outside layer put around the field.
  * A field wholly inside or outside gives an empty mesh.
  * Returns FL_OK; FL_ERR_INPUT when f is NULL or malformed (fewer than 2
@@ -54,7 +54,7 @@ typedef struct fl_field {
  * or pad is negative, NaN or larger than FLT_MAX; FL_ERR_MEMORY when the work arrays or
  * the mesh do not fit in memory or the mesh has more than INT_MAX vertices
  * or triangles. On failure *out is left zeroed. */
-int fl_marching_cubes(const fl_field *f, double pad, fl_mesh *out, fl_error *err);
+int fl_marching_cubes(const fl_field *f, double pad, fl_trimesh *out, fl_error *err);
 
 #ifdef __cplusplus
 }

@@ -13,7 +13,7 @@ static const char *errno_text(int e)
 }
 
 /* Whether m's arrays are there and its triangles name its vertices. */
-static int mesh_valid(const fl_mesh *m)
+static int mesh_valid(const fl_trimesh *m)
 {
     if (m->nvert < 0 || m->ntri < 0)
         return 0;
@@ -26,7 +26,7 @@ static int mesh_valid(const fl_mesh *m)
 }
 
 /* The lines of the file; non-zero when a write failed. */
-static int write_lines(FILE *f, const fl_mesh *m)
+static int write_lines(FILE *f, const fl_trimesh *m)
 {
     if (fprintf(f, "# fluidlab surface mesh (marching cubes)\n# %d vertices, %d triangles, one normal per vertex\n",
                 m->nvert, m->ntri) < 0)
@@ -50,7 +50,7 @@ static int write_lines(FILE *f, const fl_mesh *m)
     return 0;
 }
 
-int fl_obj_write(const char *path, const fl_mesh *m, fl_error *err)
+int fl_obj_write(const char *path, const fl_trimesh *m, fl_error *err)
 {
     if (path == NULL || m == NULL)
         return fl_fail(err, FL_ERR_INPUT, "OBJ output: path or mesh is NULL");

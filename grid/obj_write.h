@@ -11,7 +11,7 @@
 #define FL_OBJ_WRITE_H
 
 #include "fl_common.h"
-#include "mesh.h"
+#include "trimesh.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -24,7 +24,7 @@ extern "C" {
  * at path stays. Returns FL_OK; FL_ERR_INPUT when path or m is NULL, or a
  * triangle names a vertex that m does not have; FL_ERR_IO with
  * "<path>...: ..." in err when the file cannot be written or renamed. */
-int fl_obj_write(const char *path, const fl_mesh *m, fl_error *err);
+int fl_obj_write(const char *path, const fl_trimesh *m, fl_error *err);
 
 #ifdef __cplusplus
 }

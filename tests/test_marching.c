@@ -53,7 +53,7 @@ static int cmp_half_edge(const void *pa, const void *pb)
  * triangles running through them in opposite directions, plus the
  * triangles that name a vertex twice or one m does not have: 0 for a
  * closed, consistently oriented mesh. */
-static int mesh_defects(const fl_mesh *m)
+static int mesh_defects(const fl_trimesh *m)
 {
     int defects = 0;
     half_edge *h = malloc((3 * (size_t)m->ntri + 1) * sizeof *h);
@@ -79,7 +79,7 @@ static int mesh_defects(const fl_mesh *m)
 }
 
 /* The enclosed volume by the divergence theorem, and the area. */
-static double mesh_volume(const fl_mesh *m, double *area)
+static double mesh_volume(const fl_trimesh *m, double *area)
 {
     double vol = 0.0, a = 0.0;
     for (int t = 0; t < m->ntri; t++) {
@@ -97,7 +97,7 @@ static double mesh_volume(const fl_mesh *m, double *area)
     return vol;
 }
 
-static int meshes_equal(const fl_mesh *a, const fl_mesh *b)
+static int meshes_equal(const fl_trimesh *a, const fl_trimesh *b)
 {
     return a->nvert == b->nvert && a->ntri == b->ntri &&
            memcmp(a->pos, b->pos, 3 * (size_t)a->nvert * sizeof(float)) == 0 &&
@@ -172,7 +172,7 @@ static double uniform(unsigned *state)
  * triangle count, or -1 when a check failed. */
 static int closed_case(const fl_field *f)
 {
-    fl_mesh m;
+    fl_trimesh m;
     fl_error err;
     if (fl_marching_cubes(f, 1.0, &m, &err) != FL_OK) {
         fprintf(stderr, "marching cubes failed: %s\n", err.msg);
@@ -189,7 +189,7 @@ static int closed_case(const fl_field *f)
         fprintf(stderr, "%dx%dx%d field (phi[0] %g): %d defects, volume %g\n", f->dim[0], f->dim[1], f->dim[2],
                 (double)f->phi[0], defects, vol);
     int ntri = m.ntri;
-    fl_mesh_free(&m);
+    fl_trimesh_free(&m);
     return ok ? ntri : -1;
 }
 
@@ -240,15 +240,15 @@ static void test_random_fields(void)
         }
         failed += closed_case(&f) < 0;
         if (seed % 50 == 0) {
-            fl_mesh one, two;
+            fl_trimesh one, two;
             fl_error err;
             omp_set_num_threads(1);
             ENSURE(fl_marching_cubes(&f, 1.0, &one, &err) == FL_OK);
             omp_set_num_threads(2);
             ENSURE(fl_marching_cubes(&f, 1.0, &two, &err) == FL_OK);
             differ += !meshes_equal(&one, &two);
-            fl_mesh_free(&one);
-            fl_mesh_free(&two);
+            fl_trimesh_free(&one);
+            fl_trimesh_free(&two);
         }
     }
     ENSURE(failed == 0);
@@ -269,7 +269,7 @@ static void test_sphere(void)
                 phi[i + N * (j + N * k)] = (float)(sqrt(x * x + y * y + z * z) - r);
             }
     fl_field f = {.phi = phi, .dim = {N, N, N}, .origin = {0, 0, 0}, .spacing = h};
-    fl_mesh m;
+    fl_trimesh m;
     fl_error err;
     ENSURE(fl_marching_cubes(&f, 0.0, &m, &err) == FL_OK);
     ENSURE(mesh_defects(&m) == 0);
@@ -300,7 +300,7 @@ static void test_sphere(void)
            "normals within %.3f deg, vertices within %.4f spacings\n",
            m.nvert, m.ntri, 100.0 * (area / area_exact - 1.0), 100.0 * (vol / vol_exact - 1.0), worst,
            worst_radius / h);
-    fl_mesh_free(&m);
+    fl_trimesh_free(&m);
     free(phi);
 }
 
@@ -312,7 +312,7 @@ static void test_walls(void)
     const double h = 1.0 / (N - 1);
     float *phi = malloc((size_t)N * N * N * sizeof(float));
     fl_field f = {.phi = phi, .dim = {N, N, N}, .origin = {0, 0, 0}, .spacing = h};
-    fl_mesh m;
+    fl_trimesh m;
     fl_error err;
 
     /* a box past the grid on every side: every node inside, at distance
@@ -330,7 +330,7 @@ static void test_walls(void)
             }
     ENSURE(fl_marching_cubes(&f, 0.0, &m, &err) == FL_OK);
     ENSURE(m.ntri == 0); /* nothing crosses inside the grid */
-    fl_mesh_free(&m);
+    fl_trimesh_free(&m);
     ENSURE(fl_marching_cubes(&f, h, &m, &err) == FL_OK);
     ENSURE(mesh_defects(&m) == 0);
     /* the wall nodes (phi = -h/2) and the pad (h) put the faces h/3
@@ -339,7 +339,7 @@ static void test_walls(void)
     double box = pow(1.0 + 2.0 * h / 3.0, 3.0), vol = mesh_volume(&m, NULL);
     ENSURE(vol < box && vol > 0.99 * box);
     printf("box filling 24^3, padded: %d triangles, volume %.5f against %.5f\n", m.ntri, vol, box);
-    fl_mesh_free(&m);
+    fl_trimesh_free(&m);
 
     /* a layer of fluid on the floor, touching four walls: open without
      * padding, closed with it */
@@ -349,7 +349,7 @@ static void test_walls(void)
                 phi[i + N * (j + N * k)] = (float)(j * h - 0.3);
     ENSURE(fl_marching_cubes(&f, 0.0, &m, &err) == FL_OK);
     ENSURE(m.ntri > 0 && mesh_defects(&m) > 0);
-    fl_mesh_free(&m);
+    fl_trimesh_free(&m);
     ENSURE(fl_marching_cubes(&f, h, &m, &err) == FL_OK);
     ENSURE(mesh_defects(&m) == 0);
     /* the fluid's 0.3 of the box, plus less than one spacing past each
@@ -357,7 +357,7 @@ static void test_walls(void)
     vol = mesh_volume(&m, NULL);
     ENSURE(vol > 0.3 && vol < (1.0 + 2.0 * h) * (1.0 + 2.0 * h) * (0.3 + h));
     printf("floor layer 24^3, padded: %d triangles, volume %.5f (fluid 0.3)\n", m.ntri, vol);
-    fl_mesh_free(&m);
+    fl_trimesh_free(&m);
     free(phi);
 }
 
@@ -365,7 +365,7 @@ static void test_bad_input(void)
 {
     float phi[8] = {-1, 1, 1, 1, 1, 1, 1, 1};
     fl_field f = {.phi = phi, .dim = {2, 2, 2}, .origin = {0, 0, 0}, .spacing = 1.0};
-    fl_mesh m;
+    fl_trimesh m;
     fl_error err;
     ENSURE(fl_marching_cubes(&f, -1.0, &m, &err) == FL_ERR_INPUT);
     ENSURE(fl_marching_cubes(&f, NAN, &m, &err) == FL_ERR_INPUT);
@@ -376,7 +376,7 @@ static void test_bad_input(void)
     ENSURE(fl_marching_cubes(&f, 0.0, &m, &err) == FL_ERR_INPUT);
     ENSURE(fl_marching_cubes(&f, 1.0, &m, &err) == FL_OK); /* one node thick, padded */
     ENSURE(m.ntri > 0 && mesh_defects(&m) == 0);
-    fl_mesh_free(&m);
+    fl_trimesh_free(&m);
     f.dim[1] = 2;
     phi[5] = NAN;
     ENSURE(fl_marching_cubes(&f, 0.0, &m, &err) == FL_ERR_INPUT);
@@ -389,7 +389,7 @@ static void test_bad_input(void)
 /* A small OBJ reader for what fl_obj_write writes: counts the v, vn and f
  * lines, checks every face is "a//a b//b c//c" with 1-based indices in
  * range, and compares the values with m. Returns the number of problems. */
-static int obj_problems(const char *path, const fl_mesh *m, int *nv, int *nvn, int *nf)
+static int obj_problems(const char *path, const fl_trimesh *m, int *nv, int *nvn, int *nf)
 {
     FILE *f = fopen(path, "r");
     if (f == NULL)
@@ -443,7 +443,7 @@ static void test_obj(void)
                 phi[i + N * (j + N * k)] = (float)(sqrt(x * x + 2.0 * y * y + z * z) - 0.3);
             }
     fl_field f = {.phi = phi, .dim = {N, N, N}, .origin = {-0.5, 1.0, 2.0}, .spacing = h};
-    fl_mesh m;
+    fl_trimesh m;
     fl_error err;
     ENSURE(fl_marching_cubes(&f, 0.0, &m, &err) == FL_OK);
     ENSURE(m.ntri > 100);
@@ -466,7 +466,7 @@ static void test_obj(void)
     /* the temporary file cannot be made (a folder is in its way): an
      * error, and the complete file from before is still there */
     ENSURE(mkdir(tmp, 0700) == 0);
-    fl_mesh empty = {0};
+    fl_trimesh empty = {0};
     ENSURE(fl_obj_write(path, &empty, &err) == FL_ERR_IO);
     ENSURE(obj_problems(path, &m, &nv, &nvn, &nf) == 0 && nf == m.ntri);
     ENSURE(rmdir(tmp) == 0);
@@ -491,7 +491,7 @@ static void test_obj(void)
     m.tri[0] = m.nvert;
     ENSURE(fl_obj_write(path, &m, &err) == FL_ERR_INPUT);
     ENSURE(remove(path) == 0);
-    fl_mesh_free(&m);
+    fl_trimesh_free(&m);
 }
 
 int main(void)

@@ -1,23 +1,23 @@
-/* mesh.h: an indexed triangle mesh with per-vertex normals, as marching
+/* trimesh.h: an indexed triangle mesh with per-vertex normals, as marching
  * cubes (marching.h) makes it and the OBJ writer (obj_write.h) writes it. */
-#ifndef FL_MESH_H
-#define FL_MESH_H
+#ifndef FL_TRIMESH_H
+#define FL_TRIMESH_H
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-typedef struct fl_mesh {
+typedef struct fl_trimesh {
     int nvert;      /* vertices */
     int ntri;       /* triangles */
     float *pos;     /* 3 nvert: x, y, z of each vertex, m */
     float *normal;  /* 3 nvert: unit normal of each vertex, pointing outside (zero where
                        the field's gradient is zero) */
     int *tri;       /* 3 ntri: 0-based vertex ids, counter-clockwise seen from outside */
-} fl_mesh;
+} fl_trimesh;
 
 /* Frees the arrays of m and zeroes it (m may be zeroed already, or NULL). */
-void fl_mesh_free(fl_mesh *m);
+void fl_trimesh_free(fl_trimesh *m);
 
 #ifdef __cplusplus
 }

@@ -1,10 +1,10 @@
-/* mesh.c: the triangle mesh (mesh.h). */
-#include "mesh.h"
+/* trimesh.c: the triangle mesh (trimesh.h). */
+#include "trimesh.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-void fl_mesh_free(fl_mesh *m)
+void fl_trimesh_free(fl_trimesh *m)
 {
     if (m == NULL)
         return;
