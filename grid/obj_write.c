@@ -1,0 +1,95 @@
+/* obj_write.c: the OBJ writer (obj_write.h). Library code: no printing,
+ * errors go to fl_error. */
+#include "obj_write.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *errno_text(int e)
+{
+    return e != 0 ? strerror(e) : "unknown error";
+}
+
+/* Whether m's arrays are there and its triangles name its vertices. */
+static int mesh_valid(const fl_trimesh *m)
+{
+    if (m->nvert < 0 || m->ntri < 0)
+        return 0;
+    if ((m->nvert > 0 && (m->pos == NULL || m->normal == NULL)) || (m->ntri > 0 && m->tri == NULL))
+        return 0;
+    for (long long i = 0; i < 3LL * m->ntri; i++)
+        if (m->tri[i] < 0 || m->tri[i] >= m->nvert)
+            return 0;
+    return 1;
+}
+
+/* The lines of the file; non-zero when a write failed. */
+static int write_lines(FILE *f, const fl_trimesh *m)
+{
+    if (fprintf(f, "# fluidlab surface mesh (marching cubes)\n# %d vertices, %d triangles, one normal per vertex\n",
+                m->nvert, m->ntri) < 0)
+        return 1;
+    for (int i = 0; i < m->nvert; i++) {
+        const float *p = m->pos + 3 * (size_t)i;
+        if (fprintf(f, "v %.9g %.9g %.9g\n", p[0], p[1], p[2]) < 0)
+            return 1;
+    }
+    for (int i = 0; i < m->nvert; i++) {
+        const float *n = m->normal + 3 * (size_t)i;
+        if (fprintf(f, "vn %.9g %.9g %.9g\n", n[0], n[1], n[2]) < 0)
+            return 1;
+    }
+    for (int t = 0; t < m->ntri; t++) {
+        const int *v = m->tri + 3 * (size_t)t;
+        if (fprintf(f, "f %d//%d %d//%d %d//%d\n", v[0] + 1, v[0] + 1, v[1] + 1, v[1] + 1, v[2] + 1,
+                    v[2] + 1) < 0)
+            return 1;
+    }
+    return 0;
+}
+
+int fl_obj_write(const char *path, const fl_trimesh *m, fl_error *err)
+{
+    if (path == NULL || m == NULL)
+        return fl_fail(err, FL_ERR_INPUT, "OBJ output: path or mesh is NULL");
+    if (!mesh_valid(m))
+        return fl_fail(err, FL_ERR_INPUT, "%s: the mesh's arrays are missing or a triangle names a vertex it does not have",
+                       path);
+
+    size_t len = strlen(path);
+    char *tmp = malloc(len + sizeof ".tmp");
+    if (tmp == NULL)
+        return fl_fail(err, FL_ERR_MEMORY, "%s: no memory for the file name", path);
+    memcpy(tmp, path, len);
+    memcpy(tmp + len, ".tmp", sizeof ".tmp");
+
+    errno = 0;
+    FILE *f = fopen(tmp, "w");
+    if (f == NULL) {
+        int rc = fl_fail(err, FL_ERR_IO, "%s: cannot open for writing: %s", tmp, errno_text(errno));
+        free(tmp);
+        return rc;
+    }
+    setvbuf(f, NULL, _IOFBF, (size_t)1 << 16);
+    errno = 0;
+    int failed = write_lines(f, m) || ferror(f);
+    int e = errno;
+    errno = 0;
+    if (fclose(f) != 0 && !failed) {
+        failed = 1;
+        e = errno;
+    }
+    int rc = FL_OK;
+    if (failed) {
+        remove(tmp);
+        rc = fl_fail(err, FL_ERR_IO, "%s: write failed: %s", tmp, errno_text(e));
+    } else if (rename(tmp, path) != 0) {
+        e = errno;
+        remove(tmp);
+        rc = fl_fail(err, FL_ERR_IO, "%s: cannot replace it with %s: %s", path, tmp, errno_text(e));
+    }
+    free(tmp);
+    return rc;
+}
