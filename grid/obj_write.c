@@ -2,15 +2,9 @@
  * errors go to fl_error. */
 #include "obj_write.h"
 
-#include <errno.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
+#include "io.h"
 
-static const char *errno_text(int e)
-{
-    return e != 0 ? strerror(e) : "unknown error";
-}
+#include <stdio.h>
 
 /* Whether m's arrays are there and its triangles name its vertices. */
 static int mesh_valid(const fl_trimesh *m)
@@ -26,8 +20,9 @@ static int mesh_valid(const fl_trimesh *m)
 }
 
 /* The lines of the file; non-zero when a write failed. */
-static int write_lines(FILE *f, const fl_trimesh *m)
+static int write_lines(FILE *f, const void *data)
 {
+    const fl_trimesh *m = data;
     if (fprintf(f, "# fluidlab surface mesh (marching cubes)\n# %d vertices, %d triangles, one normal per vertex\n",
                 m->nvert, m->ntri) < 0)
         return 1;
@@ -57,39 +52,5 @@ int fl_obj_write(const char *path, const fl_trimesh *m, fl_error *err)
     if (!mesh_valid(m))
         return fl_fail(err, FL_ERR_INPUT, "%s: the mesh's arrays are missing or a triangle names a vertex it does not have",
                        path);
-
-    size_t len = strlen(path);
-    char *tmp = malloc(len + sizeof ".tmp");
-    if (tmp == NULL)
-        return fl_fail(err, FL_ERR_MEMORY, "%s: no memory for the file name", path);
-    memcpy(tmp, path, len);
-    memcpy(tmp + len, ".tmp", sizeof ".tmp");
-
-    errno = 0;
-    FILE *f = fopen(tmp, "w");
-    if (f == NULL) {
-        int rc = fl_fail(err, FL_ERR_IO, "%s: cannot open for writing: %s", tmp, errno_text(errno));
-        free(tmp);
-        return rc;
-    }
-    setvbuf(f, NULL, _IOFBF, (size_t)1 << 16);
-    errno = 0;
-    int failed = write_lines(f, m) || ferror(f);
-    int e = errno;
-    errno = 0;
-    if (fclose(f) != 0 && !failed) {
-        failed = 1;
-        e = errno;
-    }
-    int rc = FL_OK;
-    if (failed) {
-        remove(tmp);
-        rc = fl_fail(err, FL_ERR_IO, "%s: write failed: %s", tmp, errno_text(e));
-    } else if (rename(tmp, path) != 0) {
-        e = errno;
-        remove(tmp);
-        rc = fl_fail(err, FL_ERR_IO, "%s: cannot replace it with %s: %s", path, tmp, errno_text(e));
-    }
-    free(tmp);
-    return rc;
+    return fl_write_whole(path, write_lines, m, err);
 }

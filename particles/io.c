@@ -947,8 +947,18 @@ static int write_xml_escaped(FILE *f, const char *s)
     return 0;
 }
 
-static int pvd_write_entries(FILE *f, const char *const *files, const double *times, int n)
+typedef struct pvd_data {
+    const char *const *files;
+    const double *times;
+    int n;
+} pvd_data;
+
+static int pvd_write_entries(FILE *f, const void *data)
 {
+    const pvd_data *d = data;
+    const char *const *files = d->files;
+    const double *times = d->times;
+    const int n = d->n;
     if (fprintf(f, "<?xml version=\"1.0\"?>\n"
                    "<VTKFile type=\"Collection\" version=\"0.1\" byte_order=\"LittleEndian\">\n"
                    "  <Collection>\n") < 0)
@@ -982,6 +992,12 @@ int fl_pvd_write(const char *path, const char *const *files, const double *times
 
     /* Written beside the old file and renamed over it, so that a reader,
      * or a run killed part-way, only ever sees a whole collection. */
+    const pvd_data d = {files, times, n};
+    return fl_write_whole(path, pvd_write_entries, &d, err);
+}
+
+int fl_write_whole(const char *path, int (*write)(FILE *f, const void *data), const void *data, fl_error *err)
+{
     size_t len = strlen(path);
     char *tmp = malloc(len + sizeof ".tmp");
     if (tmp == NULL)
@@ -993,7 +1009,7 @@ int fl_pvd_write(const char *path, const char *const *files, const double *times
     FILE *f = open_for_writing(tmp, err);
     if (f != NULL) {
         errno = 0;
-        if (pvd_write_entries(f, files, times, n) != 0)
+        if (write(f, data) != 0)
             rc = abandon_write(f, tmp, errno, err);
         else
             rc = close_written(f, tmp, err);

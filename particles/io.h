@@ -54,6 +54,8 @@
 #ifndef FL_IO_H
 #define FL_IO_H
 
+#include <stdio.h>
+
 #include "particles.h"
 
 #ifdef __cplusplus
@@ -133,6 +135,13 @@ int fl_frame_read_vtu(const char *path, fl_particles *out, double *time, fl_erro
  * .tmp file is then removed. */
 int fl_pvd_write(const char *path, const char *const *files, const double *times, int n,
                  fl_error *err);
+
+/* Writes the file at path whole or not at all: write(f, data) fills
+ * "<path>.tmp" (non-zero: a write failed), which then replaces path. On
+ * any failure the temporary is removed, path is left as it was, and
+ * FL_ERR_IO says why ("<file>: ..."); FL_ERR_MEMORY without memory for
+ * the name. */
+int fl_write_whole(const char *path, int (*write)(FILE *f, const void *data), const void *data, fl_error *err);
 
 #ifdef __cplusplus
 }

@@ -35,58 +35,7 @@
 #include "ensure.h"
 #include "harness.h"
 #include "tool.h"
-
-typedef struct tool_run {
-    fl_scene scene;
-    fl_world world;
-    fl_tool tool;
-    const fl_solver_ops *ops;
-    void *solver;
-    fl_step_stats *st;
-} tool_run;
-
-/* Sets up scene text json under solver on device; 0 on success. */
-static int run_start(tool_run *r, const char *json, const char *solver, const char *device)
-{
-    fl_error err;
-    fl_params prm;
-    memset(r, 0, sizeof *r);
-    if (fl_scene_parse(json, "test_device_tool", NULL, 0, &r->scene, &err) ||
-        fl_build_world_tool(&r->scene, &r->world, &r->tool, &err) || !(r->ops = fl_solver_on(solver, device, &err))) {
-        fprintf(stderr, "%s\n", err.msg);
-        return 1;
-    }
-    fl_scene_solver_params(&r->scene, solver, &prm);
-    r->solver = fl_solver_create(r->ops, &r->world, &prm, &err);
-    r->st = calloc(1, sizeof *r->st);
-    if (!r->solver || !r->st) {
-        fprintf(stderr, "%s\n", err.msg);
-        return 1;
-    }
-    return 0;
-}
-
-/* One tool-loop step of dt (fl_tool_loop_step, as every run takes it); 0
- * on success. */
-static int run_step(tool_run *r, double dt, fl_tool_report *rep)
-{
-    fl_error err;
-    fl_step_stats_reset(r->st);
-    if (fl_tool_loop_step(r->ops, r->solver, &r->world, &r->tool, dt, r->st, rep, &err) == FL_OK)
-        return 0;
-    fprintf(stderr, "step to t = %g: %s\n", r->world.time, err.msg);
-    return 1;
-}
-
-static void run_end(tool_run *r)
-{
-    if (r->solver)
-        r->ops->destroy(r->solver);
-    free(r->st);
-    fl_tool_free(&r->tool);
-    fl_world_free(&r->world);
-    fl_scene_free(&r->scene);
-}
+#include "tool_run.h"
 
 static double norm3(const double a[3])
 {
@@ -133,8 +82,8 @@ static double miss_rel(const miss *m, double scale)
 static void parity(const char *device, const char *solver, double dt, double tol)
 {
     tool_run cpu, dev;
-    int ok = run_start(&cpu, tank, solver, "cpu") == 0;
-    ok = run_start(&dev, tank, solver, device) == 0 && ok;
+    int ok = run_start(&cpu, tank, solver, "cpu", NULL, 0) == 0;
+    ok = run_start(&dev, tank, solver, device, NULL, 0) == 0 && ok;
     miss pressure = {0, 0}, adhesion = {0, 0}, damping = {0, 0}, torque = {0, 0};
     int contacts_cpu = 0, contacts_dev = 0;
     for (int k = 0; k < 40 && ok; k++) {
@@ -222,7 +171,7 @@ static void newton(const char *device, const char *solver, double dt)
 {
     tool_run r;
     fl_error err;
-    int ok = run_start(&r, blob, solver, device) == 0;
+    int ok = run_start(&r, blob, solver, device, NULL, 0) == 0;
     const double m = r.world.mass;
     /* the momentum's tolerance, as test_tool newton's: 1e-3 of |F| and
      * PBF's position rounding, m 4 ulp / dt^2 a particle, sqrt(N) of it */
@@ -275,8 +224,8 @@ static const char *const drop =
 static void dynamic(const char *device, const char *solver, int steps, double tol)
 {
     tool_run cpu, dev;
-    int ok = run_start(&cpu, drop, solver, "cpu") == 0;
-    ok = run_start(&dev, drop, solver, device) == 0 && ok;
+    int ok = run_start(&cpu, drop, solver, "cpu", NULL, 0) == 0;
+    ok = run_start(&dev, drop, solver, device, NULL, 0) == 0 && ok;
     double worst_y = 0.0, worst_v = 0.0, drop = 0.0, vmax = 0.0;
     for (int k = 0; k < steps && ok; k++) {
         fl_tool_report a, b;

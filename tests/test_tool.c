@@ -31,61 +31,9 @@
 #include "ensure.h"
 #include "harness.h"
 #include "tool.h"
+#include "tool_run.h"
 
 #define PI 3.14159265358979323846
-
-typedef struct tool_run {
-    fl_scene scene;
-    fl_world world;
-    fl_tool tool;
-    const fl_solver_ops *ops;
-    void *solver;
-    fl_step_stats *st;
-} tool_run;
-
-/* Sets up scene text json (with sets) under solver; 0 on success. */
-static int run_start(tool_run *r, const char *json, const char *solver, const char *const *sets, int nsets)
-{
-    fl_error err;
-    fl_params prm;
-    memset(r, 0, sizeof *r);
-    if (fl_scene_parse(json, "test_tool", sets, nsets, &r->scene, &err) ||
-        fl_build_world_tool(&r->scene, &r->world, &r->tool, &err)) {
-        fprintf(stderr, "%s\n", err.msg);
-        return 1;
-    }
-    fl_scene_solver_params(&r->scene, solver, &prm);
-    r->ops = fl_solver_find(solver);
-    r->solver = r->ops ? fl_solver_create(r->ops, &r->world, &prm, &err) : NULL;
-    r->st = calloc(1, sizeof *r->st);
-    if (!r->solver || !r->st) {
-        fprintf(stderr, "%s\n", r->ops ? err.msg : "unknown solver");
-        return 1;
-    }
-    return 0;
-}
-
-/* One tool-loop step of dt (fl_tool_loop_step, as every run takes it); 0
- * on success. */
-static int run_step(tool_run *r, double dt, fl_tool_report *rep)
-{
-    fl_error err;
-    fl_step_stats_reset(r->st);
-    if (fl_tool_loop_step(r->ops, r->solver, &r->world, &r->tool, dt, r->st, rep, &err) == FL_OK)
-        return 0;
-    fprintf(stderr, "step to t = %g: %s\n", r->world.time, err.msg);
-    return 1;
-}
-
-static void run_end(tool_run *r)
-{
-    if (r->solver)
-        r->ops->destroy(r->solver);
-    free(r->st);
-    fl_tool_free(&r->tool);
-    fl_world_free(&r->world);
-    fl_scene_free(&r->scene);
-}
 
 /* ---- unit ----------------------------------------------------------------- */
 
@@ -122,7 +70,7 @@ static const char *const tank_path =
 static void sampling(void)
 {
     tool_run r;
-    ENSURE(run_start(&r, tank, "sph", NULL, 0) == 0);
+    ENSURE(run_start(&r, tank, "sph", "cpu", NULL, 0) == 0);
     const fl_boundary *b = &r.world.boundary;
     const int first = r.world.tool.first;
     const double layer = 0.04 - FL_BOUNDARY_OFFSET * 0.01;
@@ -224,7 +172,7 @@ static const char *const blob =
 static void newton(const char *solver, double dt)
 {
     tool_run r;
-    ENSURE(run_start(&r, blob, solver, NULL, 0) == 0);
+    ENSURE(run_start(&r, blob, solver, "cpu", NULL, 0) == 0);
     const double m = r.world.mass;
     const double floor = sqrt((double)r.world.fluid.count) * m * 4.0 * 1.5e-8 / (dt * dt);
     double worst = 0.0, fmax_seen = 0.0;
@@ -260,7 +208,7 @@ static void archimedes(const char *solver, double dt, double t_settle, const cha
 {
     tool_run r;
     const char *sets[1] = {spacing};
-    ENSURE(run_start(&r, tank, solver, sets, spacing ? 1 : 0) == 0);
+    ENSURE(run_start(&r, tank, solver, "cpu", sets, spacing ? 1 : 0) == 0);
     const double buoyancy = r.world.rho0 * 9.81 * 4.0 / 3.0 * PI * 0.04 * 0.04 * 0.04;
     const long long settle = (long long)(t_settle / dt + 0.5), average = (long long)(0.2 / dt + 0.5);
     double f[3] = {0, 0, 0};
@@ -294,7 +242,7 @@ static double drag(const char *solver, double dt, double v)
     const char *sets[] = {path};
     tool_run r;
     double fx = 0.0;
-    int n = 0, ok = run_start(&r, tank_path, solver, sets, 1) == 0;
+    int n = 0, ok = run_start(&r, tank_path, solver, "cpu", sets, 1) == 0;
     for (long long k = 0; ok && r.world.time < t1 - 1e-9; k++) {
         fl_tool_report rep;
         double t = r.world.time;
@@ -323,7 +271,7 @@ static void float_run(const char *solver, double dt, double rho, double t_end, d
     const char *sets[] = {"tool.motion=\"dynamic\"", density, "tool.position=[0.1, 0.16, 0.1]",
                           "domain.max=[0.2, 0.3, 0.2]"};
     tool_run r;
-    int ok = run_start(&r, tank, solver, sets, 4) == 0;
+    int ok = run_start(&r, tank, solver, "cpu", sets, 4) == 0;
     double sum_c = 0.0;
     int n_c = 0;
     while (ok && r.world.time < t_end - 1e-9) {
@@ -374,7 +322,7 @@ static int carried(const char *solver, double dt, const char *adhesion)
                           "[0.1, 0.08, 0.1]}, {\"t\": 1.0, \"position\": [0.1, 0.28, 0.1]}]",
                           adhesion};
     tool_run r;
-    int ok = run_start(&r, tank_path, solver, sets, 3) == 0, above = 0;
+    int ok = run_start(&r, tank_path, solver, "cpu", sets, 3) == 0, above = 0;
     while (ok && r.world.time < 1.5 - 1e-9) {
         fl_tool_report rep;
         ok = run_step(&r, dt, &rep) == 0;
