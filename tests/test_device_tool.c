@@ -119,17 +119,6 @@ static void parity(const char *device, const char *solver, double dt, double tol
 
 /* ---- Newton's third law -------------------------------------------------------- */
 
-/* test_tool's blob: 0.14 m across, without gravity, in a box it does not
- * touch; the sphere enters it at 0.5 m/s, with adhesion and damping on;
- * viscosity off (SPH's and PCISPH's Laplacian form is not antisymmetric). */
-static const char *const blob =
-    "{\"domain\": {\"min\": [0, 0, 0], \"max\": [0.3, 0.3, 0.3]}, \"gravity\": [0, 0, 0],"
-    " \"fluid\": {\"spacing\": 0.01, \"blocks\": [{\"min\": [0.08, 0.08, 0.08], \"max\": [0.22, 0.22, 0.22]}]},"
-    " \"time\": {\"duration\": 1, \"dt\": 0.001},"
-    " \"tool\": {\"shape\": \"sphere\", \"radius\": 0.03, \"path\": [{\"t\": 0, \"position\": [0.05, 0.15, 0.152]},"
-    " {\"t\": 0.4, \"position\": [0.25, 0.15, 0.152]}], \"adhesion\": {\"k\": 500}, \"damping\": {\"k\": 0.05}},"
-    " \"solvers\": {\"sph\": {\"viscosity\": 0}, \"pcisph\": {\"viscosity\": 0}}}";
-
 static void momentum(const fl_particles *f, double m, double p[3])
 {
     p[0] = p[1] = p[2] = 0.0;
@@ -171,7 +160,7 @@ static void newton(const char *device, const char *solver, double dt)
 {
     tool_run r;
     fl_error err;
-    int ok = run_start(&r, blob, solver, device, NULL, 0) == 0;
+    int ok = run_start(&r, tool_blob, solver, device, NULL, 0) == 0;
     const double m = r.world.mass;
     /* the momentum's tolerance, as test_tool newton's: 1e-3 of |F| and
      * PBF's position rounding, m 4 ulp / dt^2 a particle, sqrt(N) of it */

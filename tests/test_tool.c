@@ -150,8 +150,7 @@ static void momentum(const fl_particles *f, double m, double p[3])
         p[0] += m * f->vx[i], p[1] += m * f->vy[i], p[2] += m * f->vz[i];
 }
 
-/* A blob 0.14 m across, without gravity, in a box it does not touch; the
- * sphere enters it at 0.5 m/s, with adhesion and damping on. Without walls
+/* The sphere through tool_blob (tool_run.h). Without walls
  * or gravity, and with every fluid pair force antisymmetric (viscosity
  * off: SPH's and PCISPH's Laplacian form weighs the pair by m/rho_j, not
  * symmetrically), the fluid's momentum changes only by what the tool
@@ -161,18 +160,10 @@ static void momentum(const fl_particles *f, double m, double p[3])
  * iteration, m 4 u / dt^2 of force a particle, sqrt(N) of it over the
  * blob's N = 2744 (3 mN at dt = 1 ms). The explicit solvers take 0.5 ms
  * steps (standard SPH's stiffness breaks the blob up at 1 ms). */
-static const char *const blob =
-    "{\"domain\": {\"min\": [0, 0, 0], \"max\": [0.3, 0.3, 0.3]}, \"gravity\": [0, 0, 0],"
-    " \"fluid\": {\"spacing\": 0.01, \"blocks\": [{\"min\": [0.08, 0.08, 0.08], \"max\": [0.22, 0.22, 0.22]}]},"
-    " \"time\": {\"duration\": 1, \"dt\": 0.001},"
-    " \"tool\": {\"shape\": \"sphere\", \"radius\": 0.03, \"path\": [{\"t\": 0, \"position\": [0.05, 0.15, 0.152]},"
-    " {\"t\": 0.4, \"position\": [0.25, 0.15, 0.152]}], \"adhesion\": {\"k\": 500}, \"damping\": {\"k\": 0.05}},"
-    " \"solvers\": {\"sph\": {\"viscosity\": 0}, \"pcisph\": {\"viscosity\": 0}}}";
-
 static void newton(const char *solver, double dt)
 {
     tool_run r;
-    ENSURE(run_start(&r, blob, solver, "cpu", NULL, 0) == 0);
+    ENSURE(run_start(&r, tool_blob, solver, "cpu", NULL, 0) == 0);
     const double m = r.world.mass;
     const double floor = sqrt((double)r.world.fluid.count) * m * 4.0 * 1.5e-8 / (dt * dt);
     double worst = 0.0, fmax_seen = 0.0;

@@ -11,6 +11,18 @@
 #include "harness.h"
 #include "tool.h"
 
+/* Newton's third law's scene: a blob 0.14 m across, without gravity, in a
+ * box it does not touch; the sphere enters it at 0.5 m/s, with adhesion
+ * and damping on; viscosity off (SPH's and PCISPH's Laplacian form weighs
+ * a pair by m/rho_j, so it is not antisymmetric). */
+static const char *const tool_blob =
+    "{\"domain\": {\"min\": [0, 0, 0], \"max\": [0.3, 0.3, 0.3]}, \"gravity\": [0, 0, 0],"
+    " \"fluid\": {\"spacing\": 0.01, \"blocks\": [{\"min\": [0.08, 0.08, 0.08], \"max\": [0.22, 0.22, 0.22]}]},"
+    " \"time\": {\"duration\": 1, \"dt\": 0.001},"
+    " \"tool\": {\"shape\": \"sphere\", \"radius\": 0.03, \"path\": [{\"t\": 0, \"position\": [0.05, 0.15, 0.152]},"
+    " {\"t\": 0.4, \"position\": [0.25, 0.15, 0.152]}], \"adhesion\": {\"k\": 500}, \"damping\": {\"k\": 0.05}},"
+    " \"solvers\": {\"sph\": {\"viscosity\": 0}, \"pcisph\": {\"viscosity\": 0}}}";
+
 typedef struct tool_run {
     fl_scene scene;
     fl_world world;
