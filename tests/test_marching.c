@@ -13,8 +13,11 @@
  *    normals radial;
  *  - a box filling the grid and a layer of fluid on the floor: open
  *    without padding, closed with it;
- *  - the OBJ file read back with the counts and values written, a write
- *    that cannot happen fails and leaves the previous file alone.
+ *  - the OBJ file read back with the counts and values written, and by
+ *    the project's OBJ reader with the same counts; a write that cannot
+ *    happen fails and leaves the previous file alone.
+ * Closed and the volume are the OBJ reader's fl_mesh_check_closed and
+ * fl_mesh_volume (scenes/obj.h), on a copy of the mesh.
  * Files go to a scratch folder under /tmp. */
 #define _POSIX_C_SOURCE 200809L
 
@@ -29,59 +32,57 @@
 #include "ensure.h"
 #include "marching.h"
 #include "mc_tables.h"
+#include "obj.h"
 #include "obj_write.h"
 
 static char scratch[64];
 
 /* ---- mesh checks ------------------------------------------------------- */
 
-typedef struct half_edge {
-    int lo, hi, forward;
-} half_edge;
-
-static int cmp_half_edge(const void *pa, const void *pb)
+/* m as the OBJ reader's mesh (obj.h: vertices in double), for its
+ * closedness check and its volume; FL_ERR_INPUT when a triangle names a
+ * vertex m does not have. */
+static int as_mesh(const fl_trimesh *m, fl_mesh *out, fl_error *err)
 {
-    const half_edge *a = pa, *b = pb;
-    if (a->lo != b->lo)
-        return a->lo < b->lo ? -1 : 1;
-    if (a->hi != b->hi)
-        return a->hi < b->hi ? -1 : 1;
-    return a->forward - b->forward;
-}
-
-/* The number of undirected edges of m that are not shared by exactly two
- * triangles running through them in opposite directions, plus the
- * triangles that name a vertex twice or one m does not have: 0 for a
- * closed, consistently oriented mesh. */
-static int mesh_defects(const fl_trimesh *m)
-{
-    int defects = 0;
-    half_edge *h = malloc((3 * (size_t)m->ntri + 1) * sizeof *h);
-    for (int t = 0; t < m->ntri; t++)
-        for (int s = 0; s < 3; s++) {
-            int a = m->tri[3 * t + s], b = m->tri[3 * t + (s + 1) % 3];
-            if (a == b || a < 0 || b < 0 || a >= m->nvert || b >= m->nvert)
-                defects++;
-            h[3 * t + s] = (half_edge){a < b ? a : b, a < b ? b : a, a < b};
-        }
-    size_t n = 3 * (size_t)m->ntri;
-    qsort(h, n, sizeof *h, cmp_half_edge);
-    for (size_t i = 0; i < n;) {
-        size_t j = i;
-        while (j < n && h[j].lo == h[i].lo && h[j].hi == h[i].hi)
-            j++;
-        if (j - i != 2 || h[i].forward == h[i + 1].forward)
-            defects++;
-        i = j;
+    memset(out, 0, sizeof *out);
+    snprintf(out->source, sizeof out->source, "marching cubes");
+    out->v = malloc((3 * (size_t)m->nvert + 1) * sizeof *out->v);
+    out->tri = malloc((3 * (size_t)m->ntri + 1) * sizeof *out->tri);
+    if (out->v == NULL || out->tri == NULL)
+        return fl_fail(err, FL_ERR_MEMORY, "no memory for a copy of the mesh");
+    for (size_t k = 0; k < 3 * (size_t)m->nvert; k++)
+        out->v[k] = m->pos[k];
+    for (size_t k = 0; k < 3 * (size_t)m->ntri; k++) {
+        if (m->tri[k] < 0 || m->tri[k] >= m->nvert)
+            return fl_fail(err, FL_ERR_INPUT, "triangle %zu names vertex %d of %d", k / 3, m->tri[k], m->nvert);
+        out->tri[k] = m->tri[k];
     }
-    free(h);
-    return defects;
+    out->vertex_count = m->nvert, out->triangle_count = m->ntri;
+    return FL_OK;
 }
 
-/* The enclosed volume by the divergence theorem, and the area. */
-static double mesh_volume(const fl_trimesh *m, double *area)
+/* FL_OK when m is closed and consistently oriented (every undirected edge
+ * shared by exactly two triangles running through it in opposite
+ * directions, none repeating a vertex: fl_mesh_check_closed; an empty
+ * mesh is), else the first problem in err; *vol (when asked) the volume
+ * it encloses, by the divergence theorem (fl_mesh_volume; 0 when empty). */
+static int mesh_closed(const fl_trimesh *m, double *vol, fl_error *err)
 {
-    double vol = 0.0, a = 0.0;
+    fl_mesh g;
+    int rc = as_mesh(m, &g, err);
+    const int copied = rc == FL_OK;
+    if (copied && m->ntri > 0)
+        rc = fl_mesh_check_closed(&g, err);
+    if (vol != NULL)
+        *vol = copied && m->ntri > 0 ? fl_mesh_volume(&g) : 0.0;
+    fl_mesh_free(&g);
+    return rc;
+}
+
+/* The area of m's triangles. */
+static double mesh_area(const fl_trimesh *m)
+{
+    double a = 0.0;
     for (int t = 0; t < m->ntri; t++) {
         const float *p = m->pos + 3 * m->tri[3 * t], *q = m->pos + 3 * m->tri[3 * t + 1],
                     *r = m->pos + 3 * m->tri[3 * t + 2];
@@ -89,12 +90,8 @@ static double mesh_volume(const fl_trimesh *m, double *area)
         double v[3] = {r[0] - p[0], r[1] - p[1], r[2] - p[2]};
         double c[3] = {u[1] * v[2] - u[2] * v[1], u[2] * v[0] - u[0] * v[2], u[0] * v[1] - u[1] * v[0]};
         a += 0.5 * sqrt(c[0] * c[0] + c[1] * c[1] + c[2] * c[2]);
-        vol += (p[0] * ((double)q[1] * r[2] - (double)q[2] * r[1]) + p[1] * ((double)q[2] * r[0] - (double)q[0] * r[2]) +
-                p[2] * ((double)q[0] * r[1] - (double)q[1] * r[0])) / 6.0;
     }
-    if (area != NULL)
-        *area = a;
-    return vol;
+    return a;
 }
 
 static int meshes_equal(const fl_trimesh *a, const fl_trimesh *b)
@@ -182,12 +179,12 @@ static int closed_case(const fl_field *f)
     int any_inside = 0;
     for (size_t i = 0; i < n; i++)
         any_inside |= f->phi[i] < 0.0f;
-    int defects = mesh_defects(&m);
-    double vol = mesh_volume(&m, NULL);
-    int ok = defects == 0 && (any_inside ? vol > 0.0 : m.ntri == 0);
+    double vol;
+    int closed = mesh_closed(&m, &vol, &err) == FL_OK;
+    int ok = closed && (any_inside ? vol > 0.0 : m.ntri == 0);
     if (!ok)
-        fprintf(stderr, "%dx%dx%d field (phi[0] %g): %d defects, volume %g\n", f->dim[0], f->dim[1], f->dim[2],
-                (double)f->phi[0], defects, vol);
+        fprintf(stderr, "%dx%dx%d field (phi[0] %g): %s, volume %g\n", f->dim[0], f->dim[1], f->dim[2],
+                (double)f->phi[0], closed ? "closed" : err.msg, vol);
     int ntri = m.ntri;
     fl_trimesh_free(&m);
     return ok ? ntri : -1;
@@ -272,9 +269,9 @@ static void test_sphere(void)
     fl_trimesh m;
     fl_error err;
     ENSURE(fl_marching_cubes(&f, 0.0, &m, &err) == FL_OK);
-    ENSURE(mesh_defects(&m) == 0);
+    double vol, area = mesh_area(&m);
+    ENSURE(mesh_closed(&m, &vol, &err) == FL_OK);
     ENSURE(m.nvert == crossed_edges(&f)); /* one vertex per crossed edge, none added */
-    double area, vol = mesh_volume(&m, &area);
     const double pi = 3.14159265358979323846;
     double area_exact = 4.0 * pi * r * r, vol_exact = 4.0 / 3.0 * pi * r * r * r;
     /* 1 % (the target); positive volume: outward orientation */
@@ -332,11 +329,12 @@ static void test_walls(void)
     ENSURE(m.ntri == 0); /* nothing crosses inside the grid */
     fl_trimesh_free(&m);
     ENSURE(fl_marching_cubes(&f, h, &m, &err) == FL_OK);
-    ENSURE(mesh_defects(&m) == 0);
+    double vol;
+    ENSURE(mesh_closed(&m, &vol, &err) == FL_OK);
     /* the wall nodes (phi = -h/2) and the pad (h) put the faces h/3
      * outside the grid: volume (1 + 2h/3)^3, less the chamfers at the
      * box's edges and corners, under 1 % here */
-    double box = pow(1.0 + 2.0 * h / 3.0, 3.0), vol = mesh_volume(&m, NULL);
+    double box = pow(1.0 + 2.0 * h / 3.0, 3.0);
     ENSURE(vol < box && vol > 0.99 * box);
     printf("box filling 24^3, padded: %d triangles, volume %.5f against %.5f\n", m.ntri, vol, box);
     fl_trimesh_free(&m);
@@ -348,13 +346,12 @@ static void test_walls(void)
             for (int i = 0; i < N; i++)
                 phi[i + N * (j + N * k)] = (float)(j * h - 0.3);
     ENSURE(fl_marching_cubes(&f, 0.0, &m, &err) == FL_OK);
-    ENSURE(m.ntri > 0 && mesh_defects(&m) > 0);
+    ENSURE(m.ntri > 0 && mesh_closed(&m, NULL, &err) != FL_OK);
     fl_trimesh_free(&m);
     ENSURE(fl_marching_cubes(&f, h, &m, &err) == FL_OK);
-    ENSURE(mesh_defects(&m) == 0);
     /* the fluid's 0.3 of the box, plus less than one spacing past each
      * wall it touches */
-    vol = mesh_volume(&m, NULL);
+    ENSURE(mesh_closed(&m, &vol, &err) == FL_OK);
     ENSURE(vol > 0.3 && vol < (1.0 + 2.0 * h) * (1.0 + 2.0 * h) * (0.3 + h));
     printf("floor layer 24^3, padded: %d triangles, volume %.5f (fluid 0.3)\n", m.ntri, vol);
     fl_trimesh_free(&m);
@@ -375,7 +372,7 @@ static void test_bad_input(void)
     f.dim[1] = 1;
     ENSURE(fl_marching_cubes(&f, 0.0, &m, &err) == FL_ERR_INPUT);
     ENSURE(fl_marching_cubes(&f, 1.0, &m, &err) == FL_OK); /* one node thick, padded */
-    ENSURE(m.ntri > 0 && mesh_defects(&m) == 0);
+    ENSURE(m.ntri > 0 && mesh_closed(&m, NULL, &err) == FL_OK);
     fl_trimesh_free(&m);
     f.dim[1] = 2;
     phi[5] = NAN;
@@ -456,6 +453,11 @@ static void test_obj(void)
     ENSURE(obj_problems(path, &m, &nv, &nvn, &nf) == 0);
     ENSURE(nv == m.nvert && nvn == m.nvert && nf == m.ntri);
     ENSURE(!file_exists(tmp));
+    /* and the project's reader (obj.h) takes it back, the same counts */
+    fl_mesh back;
+    ENSURE(fl_obj_read(path, &back, &err) == FL_OK);
+    ENSURE(back.vertex_count == m.nvert && back.triangle_count == m.ntri);
+    fl_mesh_free(&back);
 
     /* a folder that does not exist */
     char missing[160];
