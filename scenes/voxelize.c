@@ -159,6 +159,23 @@ static void fill_row(unsigned char *row, int nx, double *xs, size_t n)
     }
 }
 
+/* Triangle t into the columns its (y, z) box covers: without bins,
+ * counted in start[c + 1]; with them, written at bins[start[c]++]. */
+static void bin_triangle(const fl_mesh *m, const projected *p, const fl_voxel_grid *g, int t, size_t *start,
+                         int *bins)
+{
+    int64_t j0, j1, k0, k1;
+    covered(m, p, g, t, &j0, &j1, &k0, &k1);
+    for (int64_t k = k0; k <= k1; k++)
+        for (int64_t j = j0; j <= j1; j++) {
+            const size_t c = (size_t)(j + g->dims[1] * k);
+            if (bins != NULL)
+                bins[start[c]++] = t;
+            else
+                start[c + 1]++;
+        }
+}
+
 static int check_grid(const fl_mesh *m, const fl_voxel_grid *g, fl_error *err)
 {
     if (!(isfinite(g->spacing) && g->spacing > 0))
@@ -199,13 +216,8 @@ int fl_voxelize(const fl_mesh *m, const fl_voxel_grid *g, unsigned char *inside,
         rc = fl_fail(err, FL_ERR_MEMORY, "%s: out of memory for %zu columns", m->source, columns);
         goto done;
     }
-    for (int t = 0; t < m->triangle_count; t++) {
-        int64_t j0, j1, k0, k1;
-        covered(m, &p, g, t, &j0, &j1, &k0, &k1);
-        for (int64_t k = k0; k <= k1; k++)
-            for (int64_t j = j0; j <= j1; j++)
-                start[(size_t)(j + g->dims[1] * k) + 1]++;
-    }
+    for (int t = 0; t < m->triangle_count; t++)
+        bin_triangle(m, &p, g, t, start, NULL);
     for (size_t c = 0; c < columns; c++) {
         longest = start[c + 1] > longest ? start[c + 1] : longest;
         start[c + 1] += start[c];
@@ -217,13 +229,8 @@ int fl_voxelize(const fl_mesh *m, const fl_voxel_grid *g, unsigned char *inside,
                      start[columns]);
         goto done;
     }
-    for (int t = 0; t < m->triangle_count; t++) {
-        int64_t j0, j1, k0, k1;
-        covered(m, &p, g, t, &j0, &j1, &k0, &k1);
-        for (int64_t k = k0; k <= k1; k++)
-            for (int64_t j = j0; j <= j1; j++)
-                bins[start[(size_t)(j + g->dims[1] * k)]++] = t;
-    }
+    for (int t = 0; t < m->triangle_count; t++)
+        bin_triangle(m, &p, g, t, start, bins);
     /* the fill moved every start[c] to start[c+1]; shift back */
     for (size_t c = columns; c > 0; c--)
         start[c] = start[c - 1];
