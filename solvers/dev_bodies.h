@@ -534,10 +534,7 @@ static inline FL_HD void fl_dev_pbf_tool_delta(int i, const fl_dev_view *v)
         fl_pbf_lambda_terms p = fl_pbf_lambda_pair(dx, dy, dz, dx * dx + dy * dy + dz * dz, w.vol[j], 0, v->pbf.h);
         d[0] += p.gx, d[1] += p.gy, d[2] += p.gz;
     }
-    const float l = v->lambda[i];
-    t->dx[i] = (v->first ? 0.0f : t->dx[i]) + l * d[0];
-    t->dy[i] = (v->first ? 0.0f : t->dy[i]) + l * d[1];
-    t->dz[i] = (v->first ? 0.0f : t->dz[i]) + l * d[2];
+    fl_pbf_tool_add(v->lambda[i], d, v->first, &t->dx[i], &t->dy[i], &t->dz[i]);
     const float a[3] = {t->dx[i] * t->inv_dt2, t->dy[i] * t->inv_dt2, t->dz[i] * t->inv_dt2};
     fl_tool_store(&t->link, i, v->m, a);
 }

@@ -494,10 +494,7 @@ static void pbf_tool_delta(pbf_solver *s, const fl_world *w, const fl_nbgrid *g,
             fl_pbf_lambda_terms t = fl_pbf_lambda_pair(dx, dy, dz, dx * dx + dy * dy + dz * dz, b->volume[j], 0, h);
             d[0] += t.gx, d[1] += t.gy, d[2] += t.gz;
         }
-        const float l = s->lambda[i];
-        s->tx[i] = (first ? 0.0f : s->tx[i]) + l * d[0];
-        s->ty[i] = (first ? 0.0f : s->ty[i]) + l * d[1];
-        s->tz[i] = (first ? 0.0f : s->tz[i]) + l * d[2];
+        fl_pbf_tool_add(s->lambda[i], d, first, &s->tx[i], &s->ty[i], &s->tz[i]);
     }
 }
 

@@ -93,6 +93,17 @@ static inline FL_HD float fl_pbf_delta_pair(const fl_pbf_consts *c, int scorr_n,
     return t * fl_spiky_grad_factor(sqrtf(r2), c->h);
 }
 
+/* A rigid tool's part of eq. 14 for a particle this iteration, lambda_i d
+ * with d = sum_b V_b grad W_ib over the tool's particles b, added to the
+ * step's sum (sx, sy, sz) (first iteration: set). */
+static inline FL_HD void fl_pbf_tool_add(float lambda_i, const float d[3], int first, float *sx, float *sy,
+                                         float *sz)
+{
+    *sx = (first ? 0.0f : *sx) + lambda_i * d[0];
+    *sy = (first ? 0.0f : *sy) + lambda_i * d[1];
+    *sz = (first ? 0.0f : *sz) + lambda_i * d[2];
+}
+
 /* The collision response: the point pushed back into the domain box and
  * out of every obstacle box, through the nearest face (particle centres
  * may touch the walls; the boundary particles keep them off in the
