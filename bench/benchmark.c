@@ -21,6 +21,9 @@
 
 #include "fl_commit.h"
 #include "harness.h"
+#ifdef FL_HAVE_CUDA
+#include "cuda_device.h"
+#endif
 
 typedef struct bench_opts {
     const char *scene;
@@ -122,6 +125,15 @@ static void log_prefix(FILE *f, const bench_opts *o, const char *bench, int part
     time_t now = time(NULL);
     strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
     fl_machine_description(machine, sizeof machine);
+#ifdef FL_HAVE_CUDA
+    char gpu[160];
+    fl_error err;
+    /* a GPU's row names the GPU beside the host */
+    if (strcmp(o->device, "cuda") == 0 && fl_cuda_device_query(gpu, sizeof gpu, &err) == FL_OK) {
+        size_t used = strlen(machine);
+        snprintf(machine + used, sizeof machine - used, ", %s", gpu);
+    }
+#endif
     fprintf(f, "%s,%s,%s,\"%s\",%d,%d,\"%s\"", date, FL_COMMIT, bench, machine, omp_get_max_threads(),
             particles, o->command);
 }
