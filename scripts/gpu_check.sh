@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The checks of a lent GPU machine, in one run that keeps to a time budget:
-#   scripts/gpu_check.sh OUT_DIR [SECONDS]   (default 500)
+#   scripts/gpu_check.sh OUT_DIR [SECONDS [gpu]]   (default 500 s; gpu: the
+#   GPU's stages alone, without the host's comparisons and thread scaling)
 # Builds build-gpu/ (Release, CUDA for the card found, or
 # CMAKE_CUDA_ARCHITECTURES from the environment), then, most important
 # first, each stage skipped when the budget left is too short for it:
@@ -18,6 +19,8 @@ set -u
 cd "$(dirname "$0")/.."
 out=${1:?usage: scripts/gpu_check.sh OUT_DIR [SECONDS]}
 budget=${2:-500}
+cpu=1
+[ "${3:-}" = gpu ] && cpu=0
 mkdir -p "$out"
 exec > >(tee -a "$out/log.txt") 2>&1
 t0=$SECONDS
@@ -53,8 +56,10 @@ cores=$(nproc)
 if stage 60 120 "the tool loop: PBF on tool_cup, force read back every step (target 80 000 at 1 kHz)"; then
   run "$bin" bench --tool pbf --device cuda --sizes 10000,20000,40000,80000 --warmup 20 --steps 500
   run "$bin" bench --tool pbf --device cuda --sizes 80000 --warmup 20 --steps 500 --metrics
-  run "$bin" bench --tool pbf --sizes 10000,20000,40000,80000 --warmup 10 --steps 200
-  run "$bin" bench --tool pbf --sizes 10000,20000 --warmup 10 --steps 200 --threads 2
+  if [ $cpu = 1 ]; then
+    run "$bin" bench --tool pbf --sizes 10000,20000,40000,80000 --warmup 10 --steps 200
+    run "$bin" bench --tool pbf --sizes 10000,20000 --warmup 10 --steps 200 --threads 2
+  fi
   save
 fi
 quick=(--warmup 5 --repeat 7 --steps 20)
@@ -62,16 +67,18 @@ if stage 60 150 "the CUDA targets: pbf_table1 (100k, 3 iterations), PBF and WCSP
   run "$bin" bench pbf --scene pbf_table1 --particles 0 --device cuda "${quick[@]}" --metrics
   run "$bin" bench pbf --scene pbf_table1 --particles 1000000 --device cuda "${quick[@]}" --metrics
   run "$bin" bench wcsph --particles 1000000 --device cuda "${quick[@]}" --metrics
-  run "$bin" bench pbf --scene pbf_table1 --particles 0 --warmup 2 --repeat 3 --steps 5 --metrics
-  run "$bin" bench pbf --scene pbf_table1 --particles 1000000 --warmup 1 --repeat 3 --steps 2 --metrics
-  run "$bin" bench wcsph --particles 1000000 --warmup 1 --repeat 3 --steps 2 --metrics
+  if [ $cpu = 1 ]; then
+    run "$bin" bench pbf --scene pbf_table1 --particles 0 --warmup 2 --repeat 3 --steps 5 --metrics
+    run "$bin" bench pbf --scene pbf_table1 --particles 1000000 --warmup 1 --repeat 3 --steps 2 --metrics
+    run "$bin" bench wcsph --particles 1000000 --warmup 1 --repeat 3 --steps 2 --metrics
+  fi
   save
 fi
 if stage 90 240 "ctest -L cuda"; then
   (cd build-gpu && run ctest -L cuda -j4 --timeout 200 --output-on-failure)
   save
 fi
-if stage 60 150 "thread scaling on dam_break_59k, every CPU solver"; then
+if [ $cpu = 1 ] && stage 60 150 "thread scaling on dam_break_59k, every CPU solver"; then
   for s in flip wcsph pbf pcisph sph; do
     t=1
     while [ "$t" -le "$cores" ]; do
