@@ -58,8 +58,7 @@ static inline int cell_index(const fl_nbgrid *g, float x, float y, float z)
     return fl_cell_index(g->lo, g->cell, g->dim, x, y, z);
 }
 
-/* Counting sort of n points into cells: start (ncells + 1) and order (n). */
-static void counting_sort(const int *cell_of, int n, int ncells, int *start, int *order)
+void fl_counting_sort(const int *cell_of, int n, int ncells, int *start, int *order)
 {
     memset(start, 0, (size_t)(ncells + 1) * sizeof(int));
     for (int i = 0; i < n; i++)
@@ -84,7 +83,7 @@ static int bin_boundary(fl_nbgrid *g, const fl_boundary *b, fl_error *err)
             return fl_fail(err, FL_ERR_OUTSIDE, "boundary particle %d at (%g, %g, %g) is outside the neighbor grid",
                            i, b->x[i], b->y[i], b->z[i]);
     }
-    counting_sort(g->bcell, b->count, g->ncells, g->bcell_start, g->bsorted);
+    fl_counting_sort(g->bcell, b->count, g->ncells, g->bcell_start, g->bsorted);
     for (int k = 0; k < b->count; k++) {
         int i = g->bsorted[k];
         g->bx[k] = b->x[i], g->by[k] = b->y[i], g->bz[k] = b->z[i];
@@ -185,7 +184,7 @@ int fl_nbgrid_build(fl_nbgrid *g, const float *x, const float *y, const float *z
                                "%d particle(s) outside the neighbor grid, the first is %d at (%g, %g, %g)",
                                outside, i, x[i], y[i], z[i]);
     }
-    counting_sort(g->cell_of, n, g->ncells, g->cell_start, g->sorted);
+    fl_counting_sort(g->cell_of, n, g->ncells, g->cell_start, g->sorted);
     #pragma omp parallel for schedule(static)
     for (int k = 0; k < n; k++) {
         int i = g->sorted[k];

@@ -68,6 +68,11 @@ static inline FL_HD int fl_cell_index(const float lo[3], float cell, const int d
     return ((int)fz * dim[1] + (int)fy) * dim[0] + (int)fx;
 }
 
+/* Counting sort of n points by cell (cell_of[i] in 0 .. ncells - 1): the
+ * cell start table start (ncells + 1 entries) and the order (n entries,
+ * each cell's points ascending). */
+void fl_counting_sort(const int *cell_of, int n, int ncells, int *start, int *order);
+
 /* Sets up the grid for the world's domain and support radius and bins the
  * world's boundary particles. */
 int fl_nbgrid_init(fl_nbgrid *g, const fl_world *w, fl_error *err);

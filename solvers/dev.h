@@ -108,17 +108,22 @@ typedef struct fl_dev_grid {
     const float *bx, *by, *bz, *bvol;
 } fl_dev_grid;
 
-/* The rigid tool (solvers/tool.h) on the device: its particles, a small
- * set that the boundary walks visit after the walls' cells (brute force,
- * and only from points within reach of its centre), and what the solver
- * reports. n = 0: no tool. */
+/* The rigid tool (solvers/tool.h) on the device: its particles, which the
+ * boundary walks visit after the walls' cells, and what the solver
+ * reports. n = 0: no tool. The particles are binned once, in the tool's
+ * own frame, on a grid of cells a little larger than h (the binning
+ * moves with the tool): a walk from a point within reach of the centre
+ * visits the 27 cells around the point's own-frame cell. */
 typedef struct fl_dev_tool {
     int n;                     /* its particles */
     float reach2;              /* (bounding radius + h)^2: a point farther from the centre has no tool neighbor */
+    float lo[3], cell;         /* its own-frame grid: corner and cell size */
+    int dim[3];
+    const int *start;          /* the cell start table (dim[0] dim[1] dim[2] + 1 entries) */
     fl_tool_link link;         /* the host's link: shape, the step's pose, the adhesion and damping constants;
                                 * fx, fy, fz per slot on the device (the force the tool's particles put on
                                 * the particle in the step), and nothing of the host's arrays */
-    const float *ox, *oy, *oz; /* n: own frame */
+    const float *ox, *oy, *oz; /* n: own frame, in cell order */
     const float *vol;          /* n: volumes */
     float *x, *y, *z;          /* n: at the step's pose (tool_place) */
     float *vx, *vy, *vz;       /* n: the material velocity there */

@@ -10,7 +10,8 @@
  * row (z, then y; the three cells of an x row are contiguous in cell
  * order), as the CPU grid's search does, and keeps the points within the
  * support radius at the positions of the sort: the CPU's neighbor lists,
- * in the CPU's order.
+ * in the CPU's order. A rigid tool's particles are walked the same way on
+ * the tool's own grid (dev.h, fl_dev_tool), around the point's cell there.
  *
  * The kernels that walk the boundary come in two versions: fl_dev_<name>
  * over the walls alone, and fl_dev_<name>_tool, whose walks visit a rigid
@@ -28,6 +29,7 @@
 
 typedef struct fl_dev_walk {
     int c[3];                  /* the particle's cell */
+    const int *dim;            /* the cells of the grid walked */
     int row;                   /* next of the 9 rows */
     int k, k1;                 /* slots left in the current row */
     float x, y, z;             /* the particle, at the positions of the sort */
@@ -46,6 +48,7 @@ static inline FL_HD void fl_dev_walk_begin(fl_dev_walk *w, const fl_dev_grid *g,
 {
     int cell = fl_cell_index(g->lo, g->cell, g->dim, x, y, z);
     w->c[0] = cell % g->dim[0], w->c[1] = (cell / g->dim[0]) % g->dim[1], w->c[2] = cell / (g->dim[0] * g->dim[1]);
+    w->dim = g->dim;
     w->row = cell < 0 ? 9 : 0;
     w->k = w->k1 = 0;
     w->x = x, w->y = y, w->z = z;
@@ -57,16 +60,26 @@ static inline FL_HD void fl_dev_walk_begin(fl_dev_walk *w, const fl_dev_grid *g,
     w->on_tool = 0;
 }
 
-/* From the cells to the tool's particles: all of them when the point is
- * within reach of the tool's centre, else none. */
+/* From the cells to the tool's particles: when the point is within reach
+ * of the tool's centre, the 27 cells of the tool's own grid around the
+ * point there (R^T (x - c), its cell clamped to the grid: a point beyond
+ * the grid's margin has no tool neighbor, and the distances decide),
+ * else none. */
 static inline FL_HD void fl_dev_walk_to_tool(fl_dev_walk *w)
 {
     const fl_dev_tool *t = w->tool;
-    const float *c = t->link.pose.c;
-    float dx = w->x - c[0], dy = w->y - c[1], dz = w->z - c[2];
+    const fl_tool_pose *p = &t->link.pose;
+    float d[3] = {w->x - p->c[0], w->y - p->c[1], w->z - p->c[2]};
     w->px = t->x, w->py = t->y, w->pz = t->z, w->vol = t->vol;
-    w->k = 0;
-    w->k1 = dx * dx + dy * dy + dz * dz < t->reach2 ? t->n : 0;
+    w->start = t->start;
+    w->dim = t->dim;
+    w->k = w->k1 = 0;
+    w->row = d[0] * d[0] + d[1] * d[1] + d[2] * d[2] < t->reach2 ? 0 : 9;
+    for (int a = 0; a < 3; a++) {
+        float o = p->rot[a] * d[0] + p->rot[3 + a] * d[1] + p->rot[6 + a] * d[2];
+        int q = (int)floorf((o - t->lo[a]) / t->cell);
+        w->c[a] = q < 0 ? 0 : q >= t->dim[a] ? t->dim[a] - 1 : q;
+    }
     w->on_tool = 1;
 }
 
@@ -87,12 +100,13 @@ static inline FL_HD int fl_dev_walk_next(fl_dev_walk *w, const fl_dev_grid *g)
             fl_dev_walk_to_tool(w);
             continue;
         }
+        const int *dim = w->dim;
         int yy = w->c[1] + w->row % 3 - 1, zz = w->c[2] + w->row / 3 - 1;
         w->row++;
-        if (yy < 0 || zz < 0 || yy >= g->dim[1] || zz >= g->dim[2])
+        if (yy < 0 || zz < 0 || yy >= dim[1] || zz >= dim[2])
             continue;
-        int xa = w->c[0] > 0 ? w->c[0] - 1 : 0, xb = w->c[0] + 1 < g->dim[0] ? w->c[0] + 1 : w->c[0];
-        int first = (zz * g->dim[1] + yy) * g->dim[0];
+        int xa = w->c[0] > 0 ? w->c[0] - 1 : 0, xb = w->c[0] + 1 < dim[0] ? w->c[0] + 1 : w->c[0];
+        int first = (zz * dim[1] + yy) * dim[0];
         w->k = w->start[first + xa];
         w->k1 = w->start[first + xb + 1];
     }
@@ -121,7 +135,6 @@ static inline FL_HD void fl_dev_boundary_walk(fl_dev_walk *w, const fl_dev_view 
 static inline FL_HD void fl_dev_tool_walk(fl_dev_walk *w, const fl_dev_view *v, const float *x, const float *y,
                                           const float *z, int i)
 {
-    w->row = 9;
     w->x = x[i], w->y = y[i], w->z = z[i];
     w->self = -1;
     w->tool = &v->tool;
@@ -155,18 +168,21 @@ static inline FL_HD void fl_dev_cell_key(int i, const fl_dev_view *v)
     v->order[i] = i;
 }
 
-/* The cell start table from the sorted keys: slot i starts the cells
- * after its predecessor's up to its own (the last slot also closes the
- * rest), so every entry is written once. */
-static inline FL_HD void fl_dev_cell_start(int i, const fl_dev_view *v)
+/* Entry c of the cell start table (launched over its ncells + 1
+ * entries): the first slot whose sorted key is c or more (n if none), by
+ * bisection, so that no thread fills a run of empty cells alone. */
+static inline FL_HD void fl_dev_cell_start(int c, const fl_dev_view *v)
 {
     const int *key = v->key;
-    int first = i > 0 ? key[i - 1] + 1 : 0;
-    for (int c = first; c <= key[i]; c++)
-        v->grid.start[c] = i;
-    if (i == v->n - 1)
-        for (int c = key[i] + 1; c <= v->grid.ncells; c++)
-            v->grid.start[c] = v->n;
+    int lo = 0, hi = v->n;
+    while (lo < hi) {
+        int mid = lo + (hi - lo) / 2;
+        if (key[mid] < c)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    v->grid.start[c] = lo;
 }
 
 /* Reorders the gathered arrays into cell order. */

@@ -24,6 +24,7 @@
 #include <string.h>
 
 #include "dev.h"
+#include "nbgrid.h"
 #include "particle_common.h"
 #include "particle_params.h"
 
@@ -230,12 +231,46 @@ static int dev_tool_slot(const dev_solver *s)
     }
 }
 
-/* The tool of w->tool on the device: its particles in its own frame and
- * their volumes, room for them at the step's pose, the link's per-slot
- * forces (and PBF's displacements), and the fluid's densities (the
- * adhesion reads them before the first step computes any). The link is
- * marked on_device, for the world's life: the host then only sets the
- * pose. */
+/* The tool's own-frame grid (dev.h, fl_dev_tool): cells of 1.01 h (so
+ * that rounding in the frame change cannot put a neighbor two cells
+ * away) over its particles' box and one cell more on every side; the
+ * particles' order by cell (order, count entries) and the cell start
+ * table (*start, allocated here), or FL_ERR_MEMORY. */
+static int dev_bin_tool(fl_dev_tool *t, const fl_tool_link *l, int count, float h, int *order, int **start,
+                        fl_error *err)
+{
+    const float *o[3] = {l->ox, l->oy, l->oz};
+    t->cell = 1.01f * h;
+    long cells = 1;
+    for (int a = 0; a < 3; a++) {
+        float lo = count > 0 ? o[a][0] : 0.0f, hi = lo;
+        for (int k = 1; k < count; k++)
+            lo = fminf(lo, o[a][k]), hi = fmaxf(hi, o[a][k]);
+        t->lo[a] = lo - t->cell;
+        t->dim[a] = (int)floorf((hi - t->lo[a]) / t->cell) + 2;
+        cells *= t->dim[a];
+    }
+    int *cell_of = malloc((size_t)count * sizeof(int));
+    *start = cells < (1L << 28) ? malloc((size_t)(cells + 1) * sizeof(int)) : NULL;
+    if (!cell_of || !*start) {
+        free(cell_of);
+        free(*start);
+        *start = NULL;
+        return fl_fail(err, FL_ERR_MEMORY, "out of memory binning the tool's %d particles", count);
+    }
+    for (int k = 0; k < count; k++)
+        cell_of[k] = fl_cell_index(t->lo, t->cell, t->dim, o[0][k], o[1][k], o[2][k]);
+    fl_counting_sort(cell_of, count, (int)cells, *start, order);
+    free(cell_of);
+    return FL_OK;
+}
+
+/* The tool of w->tool on the device: its particles in its own frame,
+ * binned there (dev_bin_tool), and their volumes, room for them at the
+ * step's pose, the link's per-slot forces (and PBF's displacements), and
+ * the fluid's densities (the adhesion reads them before the first step
+ * computes any). The link is marked on_device, for the world's life: the
+ * host then only sets the pose. */
 static int dev_upload_tool(dev_solver *s, fl_world *w, fl_error *err)
 {
     fl_dev_tool *t = &s->v.tool;
@@ -243,10 +278,29 @@ static int dev_upload_tool(dev_solver *s, fl_world *w, fl_error *err)
     const int count = w->boundary.count - l->first;
     t->link = *l;
     t->link.ox = t->link.oy = t->link.oz = NULL;
+    int *order = malloc((size_t)(count > 0 ? count : 1) * sizeof(int)), *start = NULL;
+    float *sorted = malloc((size_t)(count > 0 ? count : 1) * 4 * sizeof(float));
+    if (!order || !sorted) {
+        free(order);
+        free(sorted);
+        return fl_fail(err, FL_ERR_MEMORY, "out of memory for the tool's %d particles", count);
+    }
+    int rc = dev_bin_tool(t, l, count, (float)w->h, order, &start, err);
     const float *src[4] = {l->ox, l->oy, l->oz, w->boundary.volume + l->first};
+    for (int a = 0; a < 4 && rc == FL_OK; a++)
+        for (int k = 0; k < count; k++)
+            sorted[(size_t)a * count + k] = src[a][order[k]];
+    const size_t table = ((size_t)t->dim[0] * t->dim[1] * t->dim[2] + 1) * sizeof(int);
+    int *dstart = rc == FL_OK ? dev_array(s, table / sizeof(int), sizeof(int), err) : NULL;
+    if (rc == FL_OK && !dstart)
+        rc = FL_ERR_MEMORY;
+    if (rc == FL_OK)
+        rc = s->be->write(s->ctx, dstart, start, table, err);
+    t->start = dstart;
+    free(order);
+    free(start);
     float *own[4];
     float **placed[6] = {&t->x, &t->y, &t->z, &t->vx, &t->vy, &t->vz};
-    int rc = FL_OK;
     for (int a = 0; a < 4 && rc == FL_OK; a++)
         if (!(own[a] = dev_array(s, (size_t)count, sizeof(float), err)))
             rc = FL_ERR_MEMORY;
@@ -258,7 +312,8 @@ static int dev_upload_tool(dev_solver *s, fl_world *w, fl_error *err)
     if (rc == FL_OK && s->kind == DEV_PBF)
         rc = dev_floats(s, err, &t->dx, &t->dy, &t->dz, NULL);
     for (int a = 0; a < 4 && rc == FL_OK; a++)
-        rc = s->be->write(s->ctx, own[a], src[a], (size_t)count * sizeof(float), err);
+        rc = s->be->write(s->ctx, own[a], sorted + (size_t)a * count, (size_t)count * sizeof(float), err);
+    free(sorted);
     if (rc == FL_OK)
         rc = dev_write_floats(s, s->v.rho, w->fluid.rho, err);
     if (rc)
@@ -379,7 +434,7 @@ static int dev_sort(dev_solver *s, const float *sx, const float *sy, const float
     if (rc == FL_OK)
         rc = s->be->sort(s->ctx, v, v->n, err);
     if (rc == FL_OK)
-        rc = dev_launch(s, FL_DEV_K_cell_start, err);
+        rc = s->be->launch(s->ctx, FL_DEV_K_cell_start, v->grid.ncells + 1, v, err);
     v->gather_count = carried;
     for (int m = 0; m < carried; m++)
         v->gather_src[m] = *a[m], v->gather_dst[m] = s->spare[m];
