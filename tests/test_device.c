@@ -19,9 +19,10 @@
  *     with its store re-sorted every 1, 2 or 5 steps instead of every 16th
  *     (the same physics, another memory order), moves it by about 1e-3
  *     after 50 steps. Its bound is max(tolerance, 3 x the largest of those
- *     differences), measured here and printed (a GPU, which also fuses
- *     multiply-adds, moved the single last step's value by 7 %, 4.5 times
- *     a single re-sort's 1.6 %: hence the mean and the three). */
+ *     differences), measured here and printed. An H200, which also fuses
+ *     multiply-adds, moved the last step's value alone by 7 %, 4.5 times
+ *     one re-sort's 1.6 %; the mean of the last 20 of 100 steps by
+ *     0.25 %, within the three re-sorts' 0.009 % to 0.31 %. */
 #include <stdlib.h>
 #include <string.h>
 
