@@ -809,6 +809,13 @@ int main(int argc, char **argv)
         fputs(usage, stdout);
         return 0;
     }
+    /* COMMAND --help: run, compare, sweep, bench and list are described in
+     * the one help (tool and figures have their own) */
+    for (int k = 2; k < argc && strcmp(cmd, "tool") != 0 && strcmp(cmd, "figures") != 0; k++)
+        if (strcmp(argv[k], "--help") == 0 || strcmp(argv[k], "-h") == 0) {
+            fputs(usage, stdout);
+            return 0;
+        }
     if ((strcmp(cmd, "--version") == 0 || strcmp(cmd, "list") == 0) && argc > 2)
         return die("%s: unexpected argument (see fluidlab --help)", argv[2]);
     if (strcmp(cmd, "--version") == 0) {

@@ -7,6 +7,7 @@
 # are not refused (a step of 1e300 s) must still end, as an unstable run
 # (status 3), within the time limit. `list` and `--version` refuse
 # arguments they do not take, and `--out` and `--save` an empty value.
+# Every command's --help prints the usage and exits 0.
 #
 # usage: cli_bad_input.sh path/to/fluidlab scratch_dir
 # Prints one line per case, then "N passed, M failed"; exits non-zero when
@@ -241,6 +242,17 @@ arg_case "a scene path of 950 characters" "the scene's path has 951 characters" 
 arg_case "--frames 0x10" "--frames: expected a whole number >= 1, got '0x10'" run "$s" --solver sph --frames 0x10
 # bench wrote DIR/<name>.csv to the file system's root with --log ''
 arg_case "bench --log ''" '--log: expected a folder name' bench sph --particles 500 --repeat 1 --steps 1 --log ''
+# every command's --help is help (exit 0, the usage on stdout), not an
+# unknown option
+for c in run compare sweep bench list tool figures; do
+    n=$((n + 1))
+    why=""
+    out=$("$bin" $c --help 2>"$dir/help.stderr") || why="exit $?"
+    [ -n "$why" ] || [[ "$out" == usage:* ]] || why="stdout does not start with usage:"
+    [ -n "$why" ] || [ ! -s "$dir/help.stderr" ] || why="wrote to stderr"
+    : > "$dir/none.stderr"
+    verdict "$c --help" "$why" "$dir/none.stderr"
+done
 
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]
