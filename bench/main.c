@@ -16,6 +16,7 @@
 #include "fl_commit.h"
 #include "harness.h"
 #include "plot.h"
+#include "render.h"
 #ifdef FL_HAVE_CUDA
 #include "cuda_device.h"
 #endif
@@ -64,6 +65,10 @@ static const char *usage =
     "  bench [grid | SOLVER...] [options]\n"
     "                         timed benchmarks; rows appended to docs/perf/*.csv;\n"
     "                         bench --tool: the tool loop's rate (see bench options)\n"
+    "  render RUN_DIR [--frame N] [--gif]\n"
+    "                         pictures of a run's saved frames (surfaces, or else\n"
+    "                         particles) to DIR/frames/NNNN.png, and with --gif\n"
+    "                         DIR/run.gif; see fluidlab render --help\n"
     "  list                   the solvers, the devices and the shipped scenes\n"
     "  --help, --version\n"
     "\n"
@@ -810,8 +815,9 @@ int main(int argc, char **argv)
         return 0;
     }
     /* COMMAND --help: run, compare, sweep, bench and list are described in
-     * the one help (tool and figures have their own) */
-    for (int k = 2; k < argc && strcmp(cmd, "tool") != 0 && strcmp(cmd, "figures") != 0; k++)
+     * the one help (tool, figures and render have their own) */
+    for (int k = 2; k < argc && strcmp(cmd, "tool") != 0 && strcmp(cmd, "figures") != 0 && strcmp(cmd, "render") != 0;
+         k++)
         if (strcmp(argv[k], "--help") == 0 || strcmp(argv[k], "-h") == 0) {
             fputs(usage, stdout);
             return 0;
@@ -836,5 +842,7 @@ int main(int argc, char **argv)
         return fl_figures_main(argc - 2, argv + 2);
     if (strcmp(cmd, "bench") == 0)
         return fl_bench_main(argc - 2, argv + 2);
+    if (strcmp(cmd, "render") == 0)
+        return fl_render_main(argc - 2, argv + 2);
     return die("%s: unknown command (see fluidlab --help)", cmd);
 }

@@ -1026,3 +1026,55 @@ int fl_write_whole(const char *path, int (*write)(FILE *f, const void *data), co
     free(tmp);
     return rc;
 }
+
+int fl_read_text(const char *path, long max_bytes, const char *what, char **text, fl_error *err)
+{
+    *text = NULL;
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return fl_fail(err, FL_ERR_INPUT, "%s: cannot open: %s", path, strerror(errno));
+    char *buf = NULL;
+    size_t len = 0, cap = 0;
+    /* in chunks rather than trusting ftell: pipes too */
+    for (;;) {
+        if (len + 1 >= cap) {
+            size_t ncap = cap == 0 ? 16384 : 2 * cap;
+            if (ncap > (size_t)max_bytes + 2)
+                ncap = (size_t)max_bytes + 2;
+            if (len + 1 >= ncap) {
+                free(buf);
+                fclose(f);
+                return fl_fail(err, FL_ERR_INPUT, "%s: expected %s of at most %ld bytes, got a larger file", path,
+                               what, max_bytes);
+            }
+            char *grown = realloc(buf, ncap);
+            if (!grown) {
+                free(buf);
+                fclose(f);
+                return fl_fail(err, FL_ERR_MEMORY, "%s: out of memory reading the file", path);
+            }
+            buf = grown, cap = ncap;
+        }
+        size_t got = fread(buf + len, 1, cap - 1 - len, f);
+        len += got;
+        if (got == 0)
+            break;
+    }
+    if (ferror(f)) {
+        int e = errno;
+        free(buf);
+        fclose(f);
+        if (e == EISDIR)
+            return fl_fail(err, FL_ERR_INPUT, "%s: expected %s, got a folder", path, what);
+        return fl_fail(err, FL_ERR_INPUT, "%s: cannot read: %s", path, strerror(e));
+    }
+    fclose(f);
+    buf[len] = '\0';
+    if (strlen(buf) != len) {
+        size_t at = strlen(buf);
+        free(buf);
+        return fl_fail(err, FL_ERR_INPUT, "%s: expected %s, got a NUL byte at offset %zu", path, what, at);
+    }
+    *text = buf;
+    return FL_OK;
+}

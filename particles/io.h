@@ -143,6 +143,13 @@ int fl_pvd_write(const char *path, const char *const *files, const double *times
  * the name. */
 int fl_write_whole(const char *path, int (*write)(FILE *f, const void *data), const void *data, fl_error *err);
 
+/* Reads the text file at path (a pipe too) into *text, NUL-terminated,
+ * malloc'ed. Bad input (FL_ERR_INPUT, one line naming path and what was
+ * expected, `what`: "a scene file", say): a file that cannot be opened or
+ * read, a folder, more than max_bytes, a NUL byte; FL_ERR_MEMORY without
+ * memory. */
+int fl_read_text(const char *path, long max_bytes, const char *what, char **text, fl_error *err);
+
 #ifdef __cplusplus
 }
 #endif

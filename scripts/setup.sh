@@ -8,7 +8,7 @@ build=${1:-build}
 shift || true
 
 need=()
-for pkg in cmake gcc make libcjson-dev gnuplot-nox; do
+for pkg in cmake gcc make libcjson-dev zlib1g-dev gnuplot-nox; do
   dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || need+=("$pkg")
 done
 if [ ${#need[@]} -gt 0 ]; then

@@ -1,0 +1,257 @@
+/* render.c: `fluidlab render RUN_DIR`: pictures of a run's saved frames
+ * without a GUI. Each frame is drawn by the software rasteriser
+ * (plots/raster.h) from its surface, frames/NNNN.obj (`--save obj` or
+ * `fluidlab surface`), or else from its particles, frames/NNNN.bin
+ * (`--save bin`), as spheres of half the particle spacing, inside the
+ * domain's edges, and written to frames/NNNN.png; `--gif` then joins the
+ * pictures into RUN_DIR/run.gif with gnuplot. The domain, the spacing and
+ * the frame rate come from RUN_DIR/run.json. */
+#include "render.h"
+
+#include <cjson/cJSON.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "io.h"
+#include "obj.h"
+#include "particles.h"
+#include "plot.h"
+#include "png.h"
+#include "raster.h"
+#include "solver.h"
+
+static const char *render_usage =
+    "usage: fluidlab render RUN_DIR [--frame N] [--gif] [--size WxH] [--view AZ,EL] [--quiet]\n"
+    "\n"
+    "Pictures of a run's saved frames: each frames/NNNN.obj (a surface: --save obj\n"
+    "or fluidlab surface) or else frames/NNNN.bin (particles: --save bin, drawn as\n"
+    "spheres of half the spacing) to frames/NNNN.png, inside the domain's edges.\n"
+    "  --frame N      only frame N (default: every saved frame)\n"
+    "  --gif          also RUN_DIR/run.gif, every picture at the run's frame rate\n"
+    "                 (needs gnuplot)\n"
+    "  --size WxH     pixels (default 800x600)\n"
+    "  --view AZ,EL   the view: azimuth about the vertical and elevation, degrees\n"
+    "                 (default 30,25)\n"
+    "  --quiet        no progress line\n";
+
+typedef struct render_opts {
+    const char *dir;
+    int frame; /* -1: all */
+    int gif, quiet;
+    int w, h;
+    double az, el;
+} render_opts;
+
+/* What a run's run.json says of it. */
+typedef struct run_info {
+    double lo[3], hi[3];
+    double spacing, fps;
+} run_info;
+
+static int get_vec3(const cJSON *o, const char *key, double v[3])
+{
+    const cJSON *a = cJSON_GetObjectItemCaseSensitive(o, key);
+    if (!cJSON_IsArray(a) || cJSON_GetArraySize(a) != 3)
+        return 0;
+    for (int k = 0; k < 3; k++) {
+        const cJSON *e = cJSON_GetArrayItem(a, k);
+        if (!cJSON_IsNumber(e))
+            return 0;
+        v[k] = e->valuedouble;
+    }
+    return 1;
+}
+
+static int read_run_info(const char *dir, run_info *r, fl_error *err)
+{
+    char path[1200], *text;
+    snprintf(path, sizeof path, "%s/run.json", dir);
+    int rc = fl_read_text(path, 16L << 20, "a run.json", &text, err);
+    if (rc)
+        return rc;
+    cJSON *root = cJSON_Parse(text);
+    free(text);
+    const cJSON *scene = cJSON_GetObjectItemCaseSensitive(root, "scene");
+    const cJSON *domain = cJSON_GetObjectItemCaseSensitive(scene, "domain");
+    const cJSON *fluid = cJSON_GetObjectItemCaseSensitive(scene, "fluid");
+    const cJSON *time = cJSON_GetObjectItemCaseSensitive(scene, "time");
+    const cJSON *spacing = cJSON_GetObjectItemCaseSensitive(fluid, "spacing");
+    const cJSON *fps = cJSON_GetObjectItemCaseSensitive(time, "fps");
+    int ok = root && get_vec3(domain, "min", r->lo) && get_vec3(domain, "max", r->hi) && cJSON_IsNumber(spacing) &&
+             spacing->valuedouble > 0.0;
+    r->spacing = ok ? spacing->valuedouble : 0.0;
+    r->fps = cJSON_IsNumber(fps) && fps->valuedouble > 0.0 ? fps->valuedouble : 30.0;
+    cJSON_Delete(root);
+    if (!ok)
+        return fl_fail(err, FL_ERR_INPUT, "%s: expected fluidlab's run.json with scene.domain.min, .max and "
+                       "scene.fluid.spacing", path);
+    return FL_OK;
+}
+
+static int readable(const char *path)
+{
+    return access(path, R_OK) == 0;
+}
+
+/* 1 when frame k was saved, as a surface (*obj = 1) or as particles. */
+static int frame_saved(const char *dir, int k, int *obj)
+{
+    char path[1200];
+    snprintf(path, sizeof path, "%s/frames/%04d.obj", dir, k);
+    *obj = readable(path);
+    snprintf(path, sizeof path, "%s/frames/%04d.bin", dir, k);
+    return *obj || readable(path);
+}
+
+/* Frame k of the run into frames/NNNN.png. */
+static int render_frame(const render_opts *o, const run_info *r, int k, int obj, fl_error *err)
+{
+    static const float water[3] = {0.20f, 0.47f, 0.85f}, edges[3] = {0.30f, 0.32f, 0.36f};
+    fl_image im;
+    fl_camera cam;
+    char path[1200];
+    int rc = fl_image_init(&im, o->w, o->h, err);
+    if (rc)
+        return rc;
+    fl_camera_frame(&cam, r->lo, r->hi, o->az, o->el, o->w, o->h);
+    if (obj) {
+        fl_mesh m;
+        snprintf(path, sizeof path, "%s/frames/%04d.obj", o->dir, k);
+        rc = fl_obj_read(path, &m, err);
+        float *pos = rc ? NULL : malloc((size_t)(m.vertex_count > 0 ? m.vertex_count : 1) * 3 * sizeof(float));
+        if (!rc && !pos)
+            rc = fl_fail(err, FL_ERR_MEMORY, "%s: out of memory for %d vertices", path, m.vertex_count);
+        for (int v = 0; !rc && v < 3 * m.vertex_count; v++)
+            pos[v] = (float)m.v[v];
+        if (!rc)
+            rc = fl_raster_triangles(&im, &cam, pos, NULL, m.vertex_count, m.tri, m.triangle_count, water, err);
+        free(pos);
+        if (!rc || m.v)
+            fl_mesh_free(&m);
+    } else {
+        fl_particles p;
+        double t;
+        memset(&p, 0, sizeof p);
+        snprintf(path, sizeof path, "%s/frames/%04d.bin", o->dir, k);
+        rc = fl_frame_read_bin(path, &p, &t, err);
+        if (!rc) {
+            fl_raster_spheres(&im, &cam, p.x, p.y, p.z, p.count, 0.5 * r->spacing, water);
+            fl_particles_free(&p);
+        }
+    }
+    if (!rc) {
+        fl_raster_box(&im, &cam, r->lo, r->hi, edges);
+        snprintf(path, sizeof path, "%s/frames/%04d.png", o->dir, k);
+        rc = fl_png_write(path, &im, err);
+    }
+    fl_image_free(&im);
+    return rc;
+}
+
+static int parse(int argc, char **argv, render_opts *o)
+{
+    *o = (render_opts){.frame = -1, .w = 800, .h = 600, .az = 30.0, .el = 25.0};
+    for (int i = 0; i < argc; i++) {
+        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        char tail;
+        if (!strcmp(a, "--gif"))
+            o->gif = 1;
+        else if (!strcmp(a, "--quiet"))
+            o->quiet = 1;
+        else if (!strcmp(a, "--frame") || !strcmp(a, "--size") || !strcmp(a, "--view")) {
+            if (!v) {
+                fprintf(stderr, "fluidlab: render %s: expected a value\n", a);
+                return 1;
+            }
+            i++;
+            if (!strcmp(a, "--frame") && (sscanf(v, "%d%c", &o->frame, &tail) != 1 || o->frame < 0 || o->frame > 9999)) {
+                fprintf(stderr, "fluidlab: render --frame: expected a frame number 0 to 9999, got '%s'\n", v);
+                return 1;
+            }
+            if (!strcmp(a, "--size") && (sscanf(v, "%dx%d%c", &o->w, &o->h, &tail) != 2 || o->w < 16 || o->h < 16 ||
+                                         o->w > 8192 || o->h > 8192)) {
+                fprintf(stderr, "fluidlab: render --size: expected WxH, 16 to 8192 pixels each, got '%s'\n", v);
+                return 1;
+            }
+            if (!strcmp(a, "--view") && (sscanf(v, "%lf,%lf%c", &o->az, &o->el, &tail) != 2 || o->el <= -90.0 ||
+                                         o->el >= 90.0 || o->az != o->az)) {
+                fprintf(stderr, "fluidlab: render --view: expected AZ,EL in degrees, EL between -90 and 90, "
+                                "got '%s'\n", v);
+                return 1;
+            }
+        } else if (a[0] == '-' || o->dir) {
+            fprintf(stderr, "fluidlab: render: %s: unexpected argument (see fluidlab render --help)\n", a);
+            return 1;
+        } else
+            o->dir = a;
+    }
+    if (!o->dir) {
+        fprintf(stderr, "fluidlab: render: expected a run folder (see fluidlab render --help)\n");
+        return 1;
+    }
+    return 0;
+}
+
+int fl_render_main(int argc, char **argv)
+{
+    for (int i = 0; i < argc; i++)
+        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+            fputs(render_usage, stdout);
+            return 0;
+        }
+    render_opts o;
+    if (parse(argc, argv, &o))
+        return 1;
+    fl_error err;
+    run_info r;
+    if (read_run_info(o.dir, &r, &err)) {
+        fprintf(stderr, "fluidlab: %s\n", err.msg);
+        return 1;
+    }
+    if (o.gif && !fl_plot_available()) {
+        fprintf(stderr, "fluidlab: render --gif: gnuplot not found (install it: apt-get install gnuplot-nox)\n");
+        return 1;
+    }
+    int count = 0, obj;
+    while (count < 10000 && frame_saved(o.dir, count, &obj))
+        count++;
+    if (o.frame >= 0 && !frame_saved(o.dir, o.frame, &obj)) {
+        fprintf(stderr, "fluidlab: render: %s/frames/%04d.obj or .bin: no such frame (the run saved %d)\n", o.dir,
+                o.frame, count);
+        return 1;
+    }
+    if (count == 0) {
+        fprintf(stderr, "fluidlab: render: %s/frames/: no saved frame (run with --save bin or --save obj)\n", o.dir);
+        return 1;
+    }
+    const int first = o.frame >= 0 ? o.frame : 0, last = o.frame >= 0 ? o.frame : count - 1;
+    const double t0 = fl_now_ms();
+    for (int k = first; k <= last; k++) {
+        frame_saved(o.dir, k, &obj);
+        int rc = render_frame(&o, &r, k, obj, &err);
+        if (rc) {
+            fprintf(stderr, "%sfluidlab: %s\n", o.quiet || k == first ? "" : "\n", err.msg);
+            return rc == FL_ERR_IO ? 2 : 1;
+        }
+        if (!o.quiet) {
+            const double done = k - first + 1, eta = (fl_now_ms() - t0) * 1e-3 / done * (last - k);
+            fprintf(stderr, "\rfluidlab render: frame %d of %d, %.0f s left   ", (int)done, last - first + 1, eta);
+        }
+    }
+    if (!o.quiet)
+        fprintf(stderr, "\n");
+    if (o.gif) {
+        char fmt[64], msg[512];
+        snprintf(fmt, sizeof fmt, "%d %d %d", o.w, o.h, (int)(100.0 / r.fps + 0.5));
+        if (fl_plot_render(FL_SOURCE_DIR "/plots/run_gif.gp", o.dir, fmt, msg, sizeof msg)) {
+            fprintf(stderr, "fluidlab: render --gif: %s\n", msg);
+            return 2;
+        }
+    }
+    if (!o.quiet)
+        fprintf(stderr, "fluidlab render: %d picture%s in %s/frames/%s\n", last - first + 1, last > first ? "s" : "",
+                o.dir, o.gif ? ", and run.gif" : "");
+    return 0;
+}

@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# Pictures of a run through the real binary: `fluidlab render` draws each
+# saved particle frame (--save bin) to frames/NNNN.png (a PNG of the size
+# asked for, different from frame to frame as the water falls) and, with
+# --gif and gnuplot, run.gif with one image a frame; --frame N draws one;
+# a folder without frames, a missing frame and a bad --size are refused
+# with one line and exit 1, writing nothing.
+# usage: cli_render.sh FLUIDLAB SCRATCH_DIR
+set -u
+source "$(dirname "$0")/cli_common.sh"
+
+out="$dir/run"
+"$bin" run dam_break --solver wcsph --frames 2 --set fluid.spacing=0.04 --save bin --quiet --no-plot \
+  --out "$out" 2>/dev/null
+check "run with --save bin" $?
+"$bin" render "$out" --size 320x240 --quiet
+check "render: exit 0" $?
+for f in 0000 0001 0002; do
+  # the signature, then IHDR's width and height (big-endian) at bytes 16-23
+  [ "$(head -c 8 "$out/frames/$f.png" | od -An -tx1 | tr -d ' \n')" = 89504e470d0a1a0a ] &&
+    [ "$(head -c 24 "$out/frames/$f.png" | tail -c 8 | od -An -tx1 | tr -d ' \n')" = 00000140000000f0 ]
+  check "frames/$f.png: a PNG of 320 x 240" $?
+done
+! cmp -s "$out/frames/0000.png" "$out/frames/0002.png"
+check "the pictures of frames 0 and 2 differ" $?
+rm "$out"/frames/*.png
+"$bin" render "$out" --frame 1 --quiet && [ -s "$out/frames/0001.png" ] && [ ! -e "$out/frames/0000.png" ]
+check "--frame 1 draws frame 1 alone" $?
+if command -v gnuplot >/dev/null; then
+  "$bin" render "$out" --gif --size 160x120 --quiet && [ "$(head -c 6 "$out/run.gif")" = GIF89a ]
+  check "--gif: run.gif" $?
+else
+  echo "note: no gnuplot: --gif left out"
+fi
+# bad input: one line on stderr, exit 1, no picture
+refused() { # name, expected text, arguments...
+  local name=$1 want=$2
+  shift 2
+  "$bin" render "$@" >/dev/null 2>"$dir/err"
+  local rc=$?
+  [ $rc -eq 1 ] && [ "$(wc -l <"$dir/err")" -eq 1 ] && grep -q -- "$want" "$dir/err"
+  check "$name refused (exit $rc: $(head -n 1 "$dir/err"))" $?
+}
+mkdir -p "$dir/empty" && cp "$out/run.json" "$dir/empty/"
+refused "a run without frames" "no saved frame" "$dir/empty"
+refused "a missing frame" "no such frame" "$out" --frame 7
+refused "--size 10x10" "expected WxH" "$out" --size 10x10
+refused "a folder without run.json" "run.json: cannot open" "$dir/nothing"
+[ ! -e "$dir/empty/frames" ]
+check "nothing written for a refused command" $?
+report
