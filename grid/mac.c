@@ -1,8 +1,11 @@
-/* mac.c: the MAC grid (mac.h): construction from a world, the report's
+/* mac.c: the MAC grid (mac.h): construction from a world (its solid
+ * meshes voxelised, scenes/voxelize.h), the report's
  * discrete gradient, divergence and Laplacian (equations 6, 7, 8) with
  * Bridson's free-surface and solid-wall conditions, and the pressure
  * projection that makes the FLUID cells divergence-free. */
 #include "mac.h"
+
+#include "voxelize.h"
 
 #include <limits.h>
 #include <omp.h>
@@ -16,6 +19,27 @@
  * scene loader's particle estimate: it only has to catch a cell size typed
  * in the wrong unit before the allocation is tried. */
 #define MAC_CELL_BYTES 240.0
+
+/* Marks SOLID the cells whose centre lies inside one of the world's solid
+ * meshes (docs/methods/voxelize.md, "Solid meshes"). */
+static int mark_solid_meshes(fl_mac_grid *g, const fl_world *w, fl_error *err)
+{
+    if (w->solid_mesh_count == 0)
+        return FL_OK;
+    unsigned char *in = fl_alloc((size_t)g->ncells);
+    if (!in)
+        return fl_fail(err, FL_ERR_MEMORY, "mac grid: out of memory for the solid meshes' cells");
+    fl_voxel_grid vg = {{g->lo[0], g->lo[1], g->lo[2]}, g->dx, {g->nx, g->ny, g->nz}};
+    int rc = FL_OK;
+    for (int m = 0; m < w->solid_mesh_count && rc == FL_OK; m++) {
+        rc = fl_voxelize(&w->solid_meshes[m], &vg, in, err);
+        for (long c = 0; c < g->ncells && rc == FL_OK; c++)
+            if (in[c])
+                g->label[c] = FL_CELL_SOLID;
+    }
+    fl_free(in);
+    return rc;
+}
 
 fl_mac_config fl_default_mac_config(void)
 {
@@ -118,6 +142,11 @@ int fl_mac_grid_create(const fl_world *w, const fl_mac_config *cfg, fl_mac_grid 
                     solid = inside(&w->obstacles[o], x);
                 g->label[fl_mac_cell(g, i, j, k)] = solid ? FL_CELL_SOLID : FL_CELL_AIR;
             }
+    status = mark_solid_meshes(g, w, err);
+    if (status != FL_OK) {
+        fl_mac_grid_destroy(&g);
+        return status;
+    }
     *out = g;
     return FL_OK;
 }

@@ -4,7 +4,8 @@
  * Cells of size dx; pressure and a label (FLUID, AIR, SOLID) at cell
  * centres; u on the x-faces, v on the y-faces, w on the z-faces. The grid
  * covers the world's domain plus one layer of SOLID cells on every side (the
- * domain walls); the world's box obstacles are rasterised as SOLID cells.
+ * domain walls); the world's box obstacles and solid meshes are rasterised
+ * as SOLID cells.
  * The discrete operators are the report's equations 6 (gradient, at faces),
  * 7 (divergence, at centres) and 8 (7-point Laplacian, at centres), with
  * Bridson's boundary treatment ("Fluid Simulation for Computer Graphics",
@@ -57,8 +58,9 @@ typedef struct fl_mac_grid {
 } fl_mac_grid;
 
 /* Grid over the world's domain: ceil(extent / dx) cells per axis inside it
- * plus the SOLID wall layer; cells whose centre lies outside the domain or
- * inside an obstacle are SOLID, the rest AIR; velocities and pressure 0. */
+ * plus the SOLID wall layer; cells whose centre lies outside the domain,
+ * inside an obstacle or inside a solid mesh are SOLID, the rest AIR;
+ * velocities and pressure 0. */
 int fl_mac_grid_create(const fl_world *w, const fl_mac_config *cfg, fl_mac_grid **out, fl_error *err);
 void fl_mac_grid_destroy(fl_mac_grid **g);
 

@@ -134,12 +134,57 @@ int fl_world_fill_box(fl_world *w, const fl_box *box, double jitter, uint64_t se
     return visit_box(w, box, fill_point, &c);
 }
 
+/* Visits the points not in an obstacle, as visit_box does. */
+static int visit_points(const fl_world *w, const double *points, int count, fl_point_visitor visit,
+                        void *ctx)
+{
+    for (int q = 0; q < count; q++) {
+        const double *x = points + 3 * (size_t)q;
+        if (in_obstacle(w, x))
+            continue;
+        int rc = visit(ctx, x);
+        if (rc)
+            return rc;
+    }
+    return 0;
+}
+
+long long fl_world_count_points(const fl_world *w, const double *points, int count)
+{
+    long long n = 0;
+    visit_points(w, points, count, count_point, &n);
+    return n;
+}
+
+int fl_world_fill_points(fl_world *w, const double *points, int count, double jitter,
+                         uint64_t seed, fl_error *err)
+{
+    long long n = fl_world_count_points(w, points, count);
+    if (n + w->fluid.count > 0x7fffffff)
+        return fl_fail(err, FL_ERR_MEMORY, "%lld fluid particles exceed the store's limit", n);
+    int rc = fl_particles_reserve(&w->fluid, w->fluid.count + (int)n, err);
+    if (rc)
+        return rc;
+    struct fill_ctx c = {w, jitter, seed, err};
+    return visit_points(w, points, count, fill_point, &c);
+}
+
 int fl_world_add_obstacle(fl_world *w, const fl_box *box, fl_error *err)
 {
     if (w->obstacle_count == FL_MAX_BOXES)
         return fl_fail(err, FL_ERR_INPUT, "more than %d obstacles", FL_MAX_BOXES);
     w->obstacles[w->obstacle_count++] = *box;
     return FL_OK;
+}
+
+int fl_world_add_solid_mesh(fl_world *w, const fl_mesh *m, fl_error *err)
+{
+    if (w->solid_mesh_count == FL_MAX_BOXES)
+        return fl_fail(err, FL_ERR_INPUT, "more than %d solid meshes", FL_MAX_BOXES);
+    int rc = fl_mesh_copy(m, &w->solid_meshes[w->solid_mesh_count], err);
+    if (rc == FL_OK)
+        w->solid_mesh_count++;
+    return rc;
 }
 
 int fl_visit_box_shell(const fl_box *box, double d, fl_point_visitor visit, void *ctx)
@@ -223,4 +268,7 @@ void fl_world_free(fl_world *w)
 {
     fl_particles_free(&w->fluid);
     fl_boundary_free(&w->boundary);
+    for (int k = 0; k < w->solid_mesh_count; k++)
+        fl_mesh_free(&w->solid_meshes[k]);
+    w->solid_mesh_count = 0;
 }

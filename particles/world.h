@@ -2,14 +2,15 @@
  *
  * A world is the domain box, gravity, the fluid's rest density and lattice
  * spacing, the support radius h = 2d, the calibrated particle mass, the fluid
- * particles and the boundary particles (domain walls and box obstacles,
- * Akinci et al. 2012). Solvers borrow it during a step; the harness reads
+ * particles and the boundary particles (domain walls, box obstacles and
+ * solid meshes, Akinci et al. 2012). Solvers borrow it during a step; the harness reads
  * only the world. */
 #ifndef FL_WORLD_H
 #define FL_WORLD_H
 
 #include <stdint.h>
 
+#include "mesh.h"
 #include "particles.h"
 
 #ifdef __cplusplus
@@ -125,6 +126,10 @@ typedef struct fl_world {
     double mass;                     /* particle mass, kg (fl_world_calibrate_mass) */
     int obstacle_count;
     fl_box obstacles[FL_MAX_BOXES];  /* solid boxes inside the domain */
+    int solid_mesh_count;
+    fl_mesh solid_meshes[FL_MAX_BOXES]; /* closed solid meshes inside the domain, m (owned; the
+                                          scene samples their boundary particles, the MAC grid
+                                          rasterises them) */
     fl_particles fluid;
     fl_boundary boundary;
     fl_tool_link tool;               /* the rigid tool, when the scene has one */
@@ -161,8 +166,24 @@ int fl_world_fill_box(fl_world *w, const fl_box *box, double jitter, uint64_t se
 /* Number of particles fl_world_fill_box would add (for memory checks). */
 long long fl_world_count_box(const fl_world *w, const fl_box *box);
 
+/* Adds a fluid particle at each of the count points (3 count doubles, m),
+ * in order, except those inside an obstacle box, with the jitter of
+ * fl_world_fill_box: the points of a box's lattice, in its order, give
+ * what fl_world_fill_box gives. For lattices cut by a mesh (scene.c). */
+int fl_world_fill_points(fl_world *w, const double *points, int count, double jitter,
+                         uint64_t seed, fl_error *err);
+
+/* Number of particles fl_world_fill_points would add. */
+long long fl_world_count_points(const fl_world *w, const double *points, int count);
+
 /* Adds the obstacle box (must be called before filling fluid, so fills skip it). */
 int fl_world_add_obstacle(fl_world *w, const fl_box *box, fl_error *err);
+
+/* Adds a copy of the closed, outward mesh m (world coordinates, m) as a
+ * solid. The world keeps it for the grid solvers (grid/mac.h marks the
+ * cells whose centre is inside SOLID); the caller keeps fluid out of it
+ * and samples its boundary particles (scenes/mesh_sample.h). */
+int fl_world_add_solid_mesh(fl_world *w, const fl_mesh *m, fl_error *err);
 
 /* Samples the boundary particles: one layer on the domain walls, offset
  * FL_BOUNDARY_OFFSET * d outside them, and one on each obstacle, offset

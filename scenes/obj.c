@@ -377,16 +377,6 @@ int fl_obj_read(const char *path, fl_mesh *out, fl_error *err)
     return rc;
 }
 
-void fl_mesh_free(fl_mesh *m)
-{
-    free(m->v);
-    free(m->tri);
-    m->v = NULL;
-    m->tri = NULL;
-    m->vertex_count = 0;
-    m->triangle_count = 0;
-}
-
 /* ---- queries -------------------------------------------------------------- */
 
 void fl_mesh_transform(fl_mesh *m, const double a[12])

@@ -13,27 +13,14 @@
 #ifndef FL_OBJ_H
 #define FL_OBJ_H
 
-#include "fl_common.h"
+#include "mesh.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-#define FL_MESH_SOURCE_LEN 256
-
-/* A triangle mesh. Vertex k is (v[3k], v[3k+1], v[3k+2]) in the file's
- * units; triangle t is the 0-based vertex indices tri[3t..3t+2], in the
- * file's order (counter-clockwise seen from outside for an outward mesh). */
-typedef struct fl_mesh {
-    double *v;
-    int *tri;
-    int vertex_count;
-    int triangle_count;
-    char source[FL_MESH_SOURCE_LEN]; /* the file named in messages */
-} fl_mesh;
-
 /* Parses OBJ text; name is the file named in messages. On success *out owns
- * its arrays (fl_mesh_free); on failure *out is empty. Fails with
+ * its arrays (fl_mesh_free, mesh.h); on failure *out is empty. Fails with
  * FL_ERR_INPUT (a bad line, an index out of range, no faces) or
  * FL_ERR_MEMORY. */
 int fl_obj_parse(const char *text, const char *name, fl_mesh *out, fl_error *err);
@@ -41,9 +28,6 @@ int fl_obj_parse(const char *text, const char *name, fl_mesh *out, fl_error *err
 /* Reads and parses the file at path (named in messages as given). Fails as
  * fl_obj_parse does, or with FL_ERR_IO when the file cannot be read. */
 int fl_obj_read(const char *path, fl_mesh *out, fl_error *err);
-
-/* Frees the arrays and empties the mesh; safe on an empty mesh. */
-void fl_mesh_free(fl_mesh *m);
 
 /* Maps every vertex x to A x + t, where a is the 3x4 matrix [A | t] row by
  * row (a[0..3] is the first row). A reflection (det A < 0) reverses every

@@ -11,6 +11,9 @@
 
 #include "scene.h"
 
+#include "mesh_sample.h"
+#include "voxelize.h"
+
 #include <cjson/cJSON.h>
 #include <ctype.h>
 #include <errno.h>
@@ -609,7 +612,7 @@ static int read_fluid(const check *c, const cJSON *fluid, fl_scene *s)
     static const number_rule seed = {0, 9007199254740992.0, 0, 0, 1,
                                      "an integer >= 0 (at most 2^53)"};
     double x;
-    int rc;
+    int rc, fluid_meshes = 0;
     if (!cJSON_IsObject(fluid))
         return fail_value(c, "fluid", "an object {\"spacing\": ..., \"blocks\": [...]}", fluid);
     if ((rc = check_keys(c, fluid, "fluid", keys)) != FL_OK ||
@@ -620,8 +623,12 @@ static int read_fluid(const check *c, const cJSON *fluid, fl_scene *s)
         (rc = get_number(c, fluid, "fluid", "seed", 0, 1, &seed, &x)) != FL_OK)
         return rc;
     s->seed = (unsigned long long)x;
-    if ((rc = read_boxes(c, member(fluid, "blocks"), "fluid.blocks", 1, &s->domain, s->blocks,
-                         &s->block_count)) != FL_OK)
+    /* A fluid mesh may hold all the fluid; otherwise blocks are required. */
+    for (int k = 0; k < s->mesh_count; k++)
+        fluid_meshes += s->meshes[k].as == FL_MESH_FLUID;
+    if ((fluid_meshes == 0 || member(fluid, "blocks") != NULL) &&
+        (rc = read_boxes(c, member(fluid, "blocks"), "fluid.blocks", fluid_meshes == 0, &s->domain,
+                         s->blocks, &s->block_count)) != FL_OK)
         return rc;
     /* Overlapping blocks would put two particles closer than the spacing
      * (each block has its own lattice), and the fluid would start
@@ -961,6 +968,178 @@ static int read_tool(const check *c, const cJSON *tool, fl_scene *s)
     return read_tool_forces(c, tool, s);
 }
 
+/* ---- mesh objects ------------------------------------------------------------ */
+
+/* Rotation about x, then y, then z (degrees): R = Rz Ry Rx, as the tool's. */
+static void euler_rotation(const double deg[3], double r[9])
+{
+    const double rad = 3.14159265358979323846 / 180.0;
+    double ca = cos(deg[0] * rad), sa = sin(deg[0] * rad), cb = cos(deg[1] * rad),
+           sb = sin(deg[1] * rad), cc = cos(deg[2] * rad), sc = sin(deg[2] * rad);
+    r[0] = cc * cb, r[1] = cc * sb * sa - sc * ca, r[2] = cc * sb * ca + sc * sa;
+    r[3] = sc * cb, r[4] = sc * sb * sa + cc * ca, r[5] = sc * sb * ca - cc * sa;
+    r[6] = -sb, r[7] = cb * sa, r[8] = cb * ca;
+}
+
+/* meshes[k].scale: a number > 0, or three of them (one an axis). */
+static int get_scale(const check *c, const cJSON *obj, const char *objpath, double out[3])
+{
+    static const char expected[] = "a number > 0 or an array of 3 numbers > 0";
+    char kp[KEYPATH_LEN];
+    const cJSON *v = member(obj, "scale");
+    join_key(kp, sizeof kp, objpath, "scale");
+    out[0] = out[1] = out[2] = 1.0;
+    if (v == NULL)
+        return FL_OK;
+    if (cJSON_IsNumber(v)) {
+        if (!isfinite(v->valuedouble) || !(v->valuedouble > 0.0))
+            return fail_value(c, kp, expected, v);
+        out[0] = out[1] = out[2] = v->valuedouble;
+        return FL_OK;
+    }
+    if (!cJSON_IsArray(v) || read_vec3(c, v, kp, out) != FL_OK || !(out[0] > 0.0) ||
+        !(out[1] > 0.0) || !(out[2] > 0.0))
+        return fail_value(c, kp, expected, v);
+    return FL_OK;
+}
+
+/* The mesh file's path: as written when absolute, else relative to the
+ * scene file's folder. */
+static void mesh_path(const check *c, const char *name, char *dst, size_t cap)
+{
+    const char *slash = strrchr(c->file, '/');
+    if (name[0] == '/' || slash == NULL)
+        snprintf(dst, cap, "%s", name);
+    else
+        snprintf(dst, cap, "%.*s/%s", (int)(slash - c->file), c->file, name);
+}
+
+/* Reads, checks and places one mesh object: closed, outward, inside the domain. */
+static int read_mesh(const check *c, const cJSON *v, const char *kp, const fl_box *domain,
+                     fl_scene_mesh *out)
+{
+    static const char *const keys[] = {"mesh", "scale", "translate", "rotate", "as", NULL};
+    static const char *const roles[] = {"fluid", "solid", NULL};
+    char sub[KEYPATH_LEN], path[1024], why[FL_ERROR_LEN];
+    const cJSON *file;
+    double r[9], a[12];
+    int rc;
+    if (!cJSON_IsObject(v))
+        return fail_value(c, kp, "a mesh object {\"mesh\": \"file.obj\", \"as\": \"fluid\" or \"solid\"}", v);
+    if ((rc = check_keys(c, v, kp, keys)) != FL_OK)
+        return rc;
+    join_key(sub, sizeof sub, kp, "mesh");
+    file = member(v, "mesh");
+    if (!cJSON_IsString(file) || file->valuestring[0] == '\0')
+        return fail_value(c, sub, "the path of an OBJ file (relative to the scene's folder)", file);
+    join_key(sub, sizeof sub, kp, "as");
+    if (member(v, "as") == NULL)
+        return fail_value(c, sub, "one of \"fluid\", \"solid\"", NULL);
+    if ((rc = get_choice(c, v, kp, "as", roles, FL_MESH_FLUID, &out->as)) != FL_OK ||
+        (rc = get_scale(c, v, kp, out->scale)) != FL_OK ||
+        (rc = get_vec3(c, v, kp, "translate", out->translate)) != FL_OK ||
+        (rc = get_vec3(c, v, kp, "rotate", out->rotate)) != FL_OK)
+        return rc;
+
+    join_key(sub, sizeof sub, kp, "mesh");
+    mesh_path(c, file->valuestring, path, sizeof path);
+    rc = fl_obj_read(path, &out->mesh, c->err);
+    if (rc == FL_OK)
+        rc = fl_mesh_check_closed(&out->mesh, c->err);
+    if (rc != FL_OK) {
+        snprintf(why, sizeof why, "%s", c->err->msg);
+        fl_mesh_free(&out->mesh);
+        if (rc == FL_ERR_IO)
+            return fl_fail(c->err, FL_ERR_INPUT, "%s: %s: expected a readable OBJ file, got %s",
+                           c->file, sub, why);
+        return fl_fail(c->err, rc, "%s: %s: %s", c->file, sub, why);
+    }
+
+    /* x -> translate + R (scale x) */
+    euler_rotation(out->rotate, r);
+    for (int i = 0; i < 3; i++) {
+        for (int j = 0; j < 3; j++)
+            a[4 * i + j] = r[3 * i + j] * out->scale[j];
+        a[4 * i + 3] = out->translate[i];
+    }
+    fl_mesh_transform(&out->mesh, a);
+    out->volume = fl_mesh_volume(&out->mesh);
+    fl_mesh_bounds(&out->mesh, out->lo, out->hi);
+    if (!(out->volume > 0.0)) {
+        char got[96];
+        snprintf(got, sizeof got, "a volume of %g m^3 (its faces turn inwards)", out->volume);
+        return fail_got(c, sub, "a mesh whose faces are counter-clockwise seen from outside", got);
+    }
+    for (int k = 0; k < 3; k++) {
+        if (out->lo[k] < domain->lo[k] || out->hi[k] > domain->hi[k]) {
+            char expected[160], dlo[64], dhi[64], got[192], mlo[64], mhi[64];
+            format_vec3(dlo, sizeof dlo, domain->lo);
+            format_vec3(dhi, sizeof dhi, domain->hi);
+            format_vec3(mlo, sizeof mlo, out->lo);
+            format_vec3(mhi, sizeof mhi, out->hi);
+            snprintf(expected, sizeof expected, "a mesh inside the domain %s..%s", dlo, dhi);
+            snprintf(got, sizeof got, "one spanning %s..%s after scale, rotate and translate", mlo, mhi);
+            return fail_got(c, kp, expected, got);
+        }
+    }
+    return FL_OK;
+}
+
+static int read_meshes(const check *c, const cJSON *v, fl_scene *s)
+{
+    char expected[96];
+    const cJSON *e;
+    int rc;
+    snprintf(expected, sizeof expected, "an array of at most %d mesh objects", FL_MAX_BOXES);
+    if (!cJSON_IsArray(v) || cJSON_GetArraySize(v) > FL_MAX_BOXES)
+        return fail_value(c, "meshes", expected, v);
+    cJSON_ArrayForEach(e, v) {
+        char kp[KEYPATH_LEN];
+        join_index(kp, sizeof kp, "meshes", s->mesh_count);
+        /* counted first, so that fl_scene_free releases a mesh read before a failure */
+        rc = read_mesh(c, e, kp, &s->domain, &s->meshes[s->mesh_count++]);
+        if (rc != FL_OK)
+            return rc;
+    }
+    return FL_OK;
+}
+
+static int boxes_overlap(const double alo[3], const double ahi[3], const double blo[3],
+                         const double bhi[3])
+{
+    int overlap = 1;
+    for (int a = 0; a < 3; a++)
+        overlap &= alo[a] < bhi[a] && blo[a] < ahi[a];
+    return overlap;
+}
+
+/* A fluid mesh has its own lattice, like a block: its bounds must not
+ * overlap a block's or another fluid mesh's (docs: the blocks' rule). */
+static int check_fluid_overlaps(const check *c, const fl_scene *s)
+{
+    for (int i = 0; i < s->mesh_count; i++) {
+        const fl_scene_mesh *m = &s->meshes[i];
+        char kp[KEYPATH_LEN], got[64];
+        if (m->as != FL_MESH_FLUID)
+            continue;
+        join_index(kp, sizeof kp, "meshes", i);
+        for (int b = 0; b < s->block_count; b++) {
+            if (boxes_overlap(m->lo, m->hi, s->blocks[b].lo, s->blocks[b].hi)) {
+                snprintf(got, sizeof got, "bounds overlapping fluid.blocks[%d]", b);
+                return fail_got(c, kp, "a fluid mesh whose bounds overlap no fluid block", got);
+            }
+        }
+        for (int j = 0; j < i; j++) {
+            if (s->meshes[j].as == FL_MESH_FLUID &&
+                boxes_overlap(m->lo, m->hi, s->meshes[j].lo, s->meshes[j].hi)) {
+                snprintf(got, sizeof got, "bounds overlapping meshes[%d]", j);
+                return fail_got(c, kp, "a fluid mesh whose bounds overlap no other fluid mesh", got);
+            }
+        }
+    }
+    return FL_OK;
+}
+
 /* The file's basename without ".json": the default scene name. */
 static void default_name(const char *path, char *dst, size_t cap)
 {
@@ -979,7 +1158,8 @@ static void default_name(const char *path, char *dst, size_t cap)
 static int read_scene(const check *c, const cJSON *root, fl_scene *s)
 {
     static const char *const keys[] = {"name", "description", "domain", "gravity", "fluid",
-                                       "obstacles", "time", "solvers", "tool", NULL};
+                                       "obstacles", "meshes", "time", "solvers", "tool",
+                                       NULL};
     const cJSON *v;
     int rc;
     if (!cJSON_IsObject(root)) {
@@ -1012,7 +1192,11 @@ static int read_scene(const check *c, const cJSON *root, fl_scene *s)
         (rc = read_boxes(c, v, "obstacles", 0, &s->domain, s->obstacles, &s->obstacle_count)))
         return rc;
 
+    if ((v = member(root, "meshes")) != NULL && (rc = read_meshes(c, v, s)) != FL_OK)
+        return rc;
+
     if ((rc = read_fluid(c, member(root, "fluid"), s)) != FL_OK ||
+        (rc = check_fluid_overlaps(c, s)) != FL_OK ||
         (rc = read_time(c, member(root, "time"), s)) != FL_OK)
         return rc;
 
@@ -1021,6 +1205,165 @@ static int read_scene(const check *c, const cJSON *root, fl_scene *s)
     if ((v = member(root, "tool")) != NULL && (rc = read_tool(c, v, s)) != FL_OK)
         return rc;
     return FL_OK;
+}
+
+/* ---- the fluid's regions: blocks, and fluid meshes ---------------------------- */
+
+/* Regions of fluid: the blocks, then the fluid meshes (region
+ * block_count + j is the j-th fluid mesh). Region r's jitter uses seed + r. */
+static int region_count(const fl_scene *s)
+{
+    int n = s->block_count;
+    for (int k = 0; k < s->mesh_count; k++)
+        n += s->meshes[k].as == FL_MESH_FLUID;
+    return n;
+}
+
+/* The fluid mesh of region r (r >= block_count). */
+static const fl_scene_mesh *region_mesh(const fl_scene *s, int r)
+{
+    int j = r - s->block_count;
+    for (int k = 0; k < s->mesh_count; k++)
+        if (s->meshes[k].as == FL_MESH_FLUID && j-- == 0)
+            return &s->meshes[k];
+    return NULL;
+}
+
+/* Whether a solid mesh's bounds overlap the box lo..hi. */
+static int touches_solid(const fl_scene *s, const double lo[3], const double hi[3])
+{
+    for (int k = 0; k < s->mesh_count; k++)
+        if (s->meshes[k].as == FL_MESH_SOLID && boxes_overlap(lo, hi, s->meshes[k].lo, s->meshes[k].hi))
+            return 1;
+    return 0;
+}
+
+/* The lattice points of region r cut by the solid meshes, x fastest:
+ * a block's lattice lo + d/2 + i d (world.c's), or the cells of the
+ * domain's lattice (domain.lo + d/2 + i d) whose centre lies inside a
+ * fluid mesh; less the points inside a solid mesh. *points (3 *count
+ * doubles) is freed with free(). *cut is 0, and nothing computed, for a
+ * block that no solid mesh touches: fl_world_fill_box fills it as it
+ * stands. docs/methods/voxelize.md, "Meshes in scenes". */
+static int region_points(const fl_scene *s, int r, double **points, int *count, int *cut,
+                         fl_error *err)
+{
+    const double d = s->spacing;
+    const fl_scene_mesh *fm = r < s->block_count ? NULL : region_mesh(s, r);
+    fl_voxel_grid g;
+    size_t cells;
+    unsigned char *keep = NULL, *in = NULL;
+    int rc = FL_OK;
+    *points = NULL;
+    *count = 0;
+    *cut = 1;
+    if (fm == NULL) {
+        const fl_box *b = &s->blocks[r];
+        if (!touches_solid(s, b->lo, b->hi)) {
+            *cut = 0;
+            return FL_OK;
+        }
+        g.spacing = d;
+        for (int a = 0; a < 3; a++) {
+            double n = floor((b->hi[a] - b->lo[a]) / d + 1e-6);
+            g.origin[a] = b->lo[a];
+            g.dims[a] = n > 0 ? (int)n : 0;
+        }
+    } else {
+        g.spacing = d;
+        for (int a = 0; a < 3; a++) {
+            g.origin[a] = s->domain.lo[a] + floor((fm->lo[a] - s->domain.lo[a]) / d) * d;
+            g.dims[a] = (int)fmax(1.0, ceil((fm->hi[a] - g.origin[a]) / d));
+        }
+    }
+    if (g.dims[0] == 0 || g.dims[1] == 0 || g.dims[2] == 0)
+        return FL_OK;
+    cells = (size_t)g.dims[0] * (size_t)g.dims[1] * (size_t)g.dims[2];
+    keep = malloc(cells);
+    in = malloc(cells);
+    if (!keep || !in) {
+        rc = fl_fail(err, FL_ERR_MEMORY, "out of memory for %zu lattice points", cells);
+        goto done;
+    }
+    if (fm != NULL)
+        rc = fl_voxelize(&fm->mesh, &g, keep, err);
+    else
+        memset(keep, 1, cells);
+    double glo[3], ghi[3];
+    for (int a = 0; a < 3; a++) {
+        glo[a] = g.origin[a];
+        ghi[a] = g.origin[a] + g.dims[a] * d;
+    }
+    for (int k = 0; k < s->mesh_count && rc == FL_OK; k++) {
+        const fl_scene_mesh *m = &s->meshes[k];
+        if (m->as != FL_MESH_SOLID || !boxes_overlap(glo, ghi, m->lo, m->hi))
+            continue;
+        rc = fl_voxelize(&m->mesh, &g, in, err);
+        for (size_t c = 0; c < cells && rc == FL_OK; c++)
+            keep[c] &= (unsigned char)!in[c];
+    }
+    size_t n = 0;
+    for (size_t c = 0; c < cells && rc == FL_OK; c++)
+        n += keep[c];
+    if (rc == FL_OK && n > (size_t)MAX_PARTICLES)
+        rc = fl_fail(err, FL_ERR_INPUT, "%zu lattice points, more than the %d a store can index", n,
+                     MAX_PARTICLES);
+    if (rc == FL_OK && n > 0) {
+        double *xyz = malloc(3 * n * sizeof *xyz);
+        size_t q = 0, nx = (size_t)g.dims[0], ny = (size_t)g.dims[1];
+        if (!xyz) {
+            rc = fl_fail(err, FL_ERR_MEMORY, "out of memory for %zu lattice points", n);
+            goto done;
+        }
+        for (size_t c = 0; c < cells; c++) {
+            if (!keep[c])
+                continue;
+            size_t i = c % nx, j = (c / nx) % ny, k = c / (nx * ny);
+            /* the same expression as world.c's lattice, so that the points are its points */
+            xyz[3 * q] = g.origin[0] + ((double)i + 0.5) * d;
+            xyz[3 * q + 1] = g.origin[1] + ((double)j + 0.5) * d;
+            xyz[3 * q + 2] = g.origin[2] + ((double)k + 0.5) * d;
+            q++;
+        }
+        *points = xyz;
+        *count = (int)n;
+    }
+done:
+    free(keep);
+    free(in);
+    return rc;
+}
+
+/* Particles region r adds to a world with the scene's obstacles. */
+static int region_fluid_count(const fl_scene *s, const fl_world *w, int r, long long *n,
+                              fl_error *err)
+{
+    double *pts;
+    int count, cut, rc = region_points(s, r, &pts, &count, &cut, err);
+    if (rc != FL_OK)
+        return rc;
+    *n = cut ? fl_world_count_points(w, pts, count) : fl_world_count_box(w, &s->blocks[r]);
+    free(pts);
+    return FL_OK;
+}
+
+static int count_point(void *ctx, const double x[3])
+{
+    (void)x;
+    ++*(long long *)ctx;
+    return 0;
+}
+
+/* Boundary particles on the solid meshes' surfaces. */
+static int mesh_boundary_count(const fl_scene *s, long long *n, fl_error *err)
+{
+    int rc = FL_OK;
+    *n = 0;
+    for (int k = 0; k < s->mesh_count && rc == FL_OK; k++)
+        if (s->meshes[k].as == FL_MESH_SOLID)
+            rc = fl_mesh_visit_surface(&s->meshes[k].mesh, s->spacing,
+                                       FL_BOUNDARY_OFFSET * s->spacing, count_point, n, err);
+    return rc;
 }
 
 /* ---- particle counts and the memory check --------------------------------- */
@@ -1127,6 +1470,23 @@ static double tool_points(const fl_scene *s)
     return 0.0;
 }
 
+/* A solid mesh's boundary points, generously: its area over d^2 twice,
+ * and a point for every vertex and every edge's end. */
+static double mesh_points(const fl_mesh *m, double d)
+{
+    double area = 0.0;
+    for (int t = 0; t < m->triangle_count; t++) {
+        const double *p0 = m->v + 3 * (size_t)m->tri[3 * t], *p1 = m->v + 3 * (size_t)m->tri[3 * t + 1],
+                     *p2 = m->v + 3 * (size_t)m->tri[3 * t + 2];
+        double u[3], w[3];
+        for (int a = 0; a < 3; a++)
+            u[a] = p1[a] - p0[a], w[a] = p2[a] - p0[a];
+        area += 0.5 * sqrt(pow(u[1] * w[2] - u[2] * w[1], 2) + pow(u[2] * w[0] - u[0] * w[2], 2) +
+                           pow(u[0] * w[1] - u[1] * w[0], 2));
+    }
+    return 2.0 * area / (d * d) + (double)m->vertex_count + 6.0 * m->triangle_count;
+}
+
 static int count_particles(const check *c, fl_scene *s)
 {
     double fluid_est = 0.0, boundary_est = surface_points(&s->domain, s->spacing);
@@ -1146,6 +1506,17 @@ static int count_particles(const check *c, fl_scene *s)
     }
     for (int k = 0; k < s->obstacle_count; k++)
         boundary_est += surface_points(&s->obstacles[k], s->spacing);
+    for (int k = 0; k < s->mesh_count; k++) {
+        const fl_scene_mesh *m = &s->meshes[k];
+        if (m->as == FL_MESH_FLUID) {
+            double n = 1.0;
+            for (int a = 0; a < 3; a++)
+                n *= (m->hi[a] - m->lo[a]) / s->spacing + 1.0;
+            fluid_est += n;
+        } else {
+            boundary_est += mesh_points(&m->mesh, s->spacing);
+        }
+    }
     boundary_est += tool_points(s);
     if ((rc = check_size(c, fluid_est, boundary_est, 2.0)) != FL_OK)
         return rc;
@@ -1161,24 +1532,40 @@ static int count_particles(const check *c, fl_scene *s)
             rc = fl_fail(c->err, rc, "%s: obstacles[%d]: %s", c->file, k, why);
         }
     }
-    for (int k = 0; k < s->block_count && rc == FL_OK; k++) {
-        long long n = fl_world_count_box(&tmp, &s->blocks[k]);
-        if (n <= 0) {
+    for (int r = 0; r < region_count(s) && rc == FL_OK; r++) {
+        long long n = 0;
+        rc = region_fluid_count(s, &tmp, r, &n, c->err);
+        if (rc != FL_OK) {
+            char why[FL_ERROR_LEN];
+            snprintf(why, sizeof why, "%s", c->err->msg);
+            rc = fl_fail(c->err, rc, "%s: %s", c->file, why);
+        } else if (n <= 0 && r < s->block_count) {
             char kp[KEYPATH_LEN], expected[160];
-            join_index(kp, sizeof kp, "fluid.blocks", k);
+            join_index(kp, sizeof kp, "fluid.blocks", r);
             snprintf(expected, sizeof expected,
                      "a block holding fluid particles at spacing %g m (at least one spacing "
                      "thick, not all inside obstacles)",
+                     s->spacing);
+            rc = fail_got(c, kp, expected, "none (an empty fluid)");
+        } else if (n <= 0) {
+            char kp[KEYPATH_LEN], expected[160];
+            join_index(kp, sizeof kp, "meshes", (int)(region_mesh(s, r) - s->meshes));
+            snprintf(expected, sizeof expected,
+                     "a fluid mesh holding fluid particles at spacing %g m (at least one spacing "
+                     "thick, not all inside obstacles or solid meshes)",
                      s->spacing);
             rc = fail_got(c, kp, expected, "none (an empty fluid)");
         }
         fluid += n;
     }
     if (rc == FL_OK) {
+        long long on_meshes = 0;
+        rc = mesh_boundary_count(s, &on_meshes, c->err);
         s->fluid_count = fluid;
-        s->boundary_count = fl_world_count_boundary(&tmp) + (long long)tool_points(s);
-        rc = check_size(c, (double)s->fluid_count, (double)s->boundary_count, 1.0);
+        s->boundary_count = fl_world_count_boundary(&tmp) + on_meshes + (long long)tool_points(s);
     }
+    if (rc == FL_OK)
+        rc = check_size(c, (double)s->fluid_count, (double)s->boundary_count, 1.0);
     if (rc == FL_OK)
         rc = check_grid(c, s, (double)s->fluid_count, (double)s->boundary_count);
     fl_world_free(&tmp);
@@ -1333,6 +1720,17 @@ static int prefix_error(const fl_scene *s, fl_error *err, int rc)
     return fl_fail(err, rc, "%s: %s", s->path, why);
 }
 
+struct boundary_ctx {
+    fl_boundary *b;
+    fl_error *err;
+};
+
+static int add_boundary_point(void *ctx, const double x[3])
+{
+    struct boundary_ctx *c = ctx;
+    return fl_boundary_add(c->b, (float)x[0], (float)x[1], (float)x[2], c->err);
+}
+
 int fl_scene_build_world(const fl_scene *s, fl_world *w, fl_error *err)
 {
     int rc = FL_OK;
@@ -1345,12 +1743,28 @@ int fl_scene_build_world(const fl_scene *s, fl_world *w, fl_error *err)
         rc = fl_particles_reserve(&w->fluid, (int)s->fluid_count, err);
     if (rc == FL_OK && s->boundary_count > 0)
         rc = fl_boundary_reserve(&w->boundary, (int)s->boundary_count, err);
-    /* seed + k: blocks of the same size get different jitter. */
-    for (int k = 0; k < s->block_count && rc == FL_OK; k++)
-        rc = fl_world_fill_box(w, &s->blocks[k], s->jitter, (uint64_t)(s->seed + (unsigned)k),
-                               err);
+    /* seed + r: regions of the same size get different jitter. */
+    for (int r = 0; r < region_count(s) && rc == FL_OK; r++) {
+        double *pts;
+        int count, cut;
+        uint64_t seed = (uint64_t)(s->seed + (unsigned)r);
+        rc = region_points(s, r, &pts, &count, &cut, err);
+        if (rc == FL_OK)
+            rc = cut ? fl_world_fill_points(w, pts, count, s->jitter, seed, err)
+                     : fl_world_fill_box(w, &s->blocks[r], s->jitter, seed, err);
+        free(pts);
+    }
     if (rc == FL_OK)
         rc = fl_world_sample_boundary(w, err);
+    for (int k = 0; k < s->mesh_count && rc == FL_OK; k++) {
+        struct boundary_ctx bc = {&w->boundary, err};
+        if (s->meshes[k].as != FL_MESH_SOLID)
+            continue;
+        rc = fl_world_add_solid_mesh(w, &s->meshes[k].mesh, err);
+        if (rc == FL_OK)
+            rc = fl_mesh_visit_surface(&s->meshes[k].mesh, s->spacing, FL_BOUNDARY_OFFSET * s->spacing,
+                                       add_boundary_point, &bc, err);
+    }
     if (rc != FL_OK) {
         fl_world_free(w);
         return prefix_error(s, err, rc);
@@ -1362,6 +1776,8 @@ void fl_scene_free(fl_scene *s)
 {
     if (s == NULL)
         return;
+    for (int k = 0; k < s->mesh_count; k++)
+        fl_mesh_free(&s->meshes[k].mesh);
     free(s->json);
     memset(s, 0, sizeof *s);
 }

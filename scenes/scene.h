@@ -9,6 +9,8 @@
  *     "fluid":   { "spacing": 0.02, "rest_density": 1000, "jitter": 0, "seed": 1,
  *                  "blocks": [ { "min": [...], "max": [...] } ] },
  *     "obstacles": [ { "min": [...], "max": [...] } ],
+ *     "meshes":  [ { "mesh": "../reference/bunny.obj", "scale": 0.05, "translate": [...],
+ *                    "rotate": [0, 90, 0], "as": "fluid" or "solid" } ],
  *     "time":    { "duration": 1.0, "fps": 30, "substeps": 20, "dt": 0.0005 or "cfl" },
  *     "solvers": { "sph": { "stiffness": 1000, ... }, "pbf": { ... } },
  *     "tool":    { "shape": "sphere", "radius": 0.05, "path": [ { "t": 0, "position": [...] }, ... ],
@@ -19,6 +21,7 @@
 #ifndef FL_SCENE_H
 #define FL_SCENE_H
 
+#include "obj.h"
 #include "world.h"
 
 #ifdef __cplusplus
@@ -31,6 +34,19 @@ typedef struct fl_scene_solver {
     char name[32];
     fl_params params;   /* source: "<path>: solvers.<name>" */
 } fl_scene_solver;
+
+typedef enum fl_mesh_role { FL_MESH_FLUID = 0, FL_MESH_SOLID = 1 } fl_mesh_role;
+
+/* A mesh object of the scene (scenes/README.md, "meshes"). */
+typedef struct fl_scene_mesh {
+    int as;                  /* fl_mesh_role */
+    double scale[3];         /* along the file's axes */
+    double rotate[3];        /* degrees about x, then y, then z */
+    double translate[3];     /* m */
+    fl_mesh mesh;            /* scaled, rotated, translated: scene coordinates, m (owned) */
+    double volume;           /* enclosed, m^3 */
+    double lo[3], hi[3];     /* its bounds, m */
+} fl_scene_mesh;
 
 typedef struct fl_scene {
     char path[512];
@@ -46,6 +62,8 @@ typedef struct fl_scene {
     fl_box blocks[FL_MAX_BOXES];
     int obstacle_count;
     fl_box obstacles[FL_MAX_BOXES];
+    int mesh_count;
+    fl_scene_mesh meshes[FL_MAX_BOXES];
     double duration;         /* time.duration, s */
     double fps;              /* time.fps, frames per second (default 30) */
     int substeps;            /* time.substeps, steps per frame (default 1) */
@@ -85,8 +103,9 @@ double fl_scene_dt(const fl_scene *s);
  * source naming the scene) when the scene has none for it. */
 void fl_scene_solver_params(const fl_scene *s, const char *name, fl_params *out);
 
-/* Builds the world: obstacles, fluid blocks, boundary particles (volumes
- * are left for fl_boundary_compute_volumes, grid/). */
+/* Builds the world: obstacles and solid meshes, fluid blocks and fluid
+ * meshes (no fluid inside a solid), boundary particles (volumes are left
+ * for fl_boundary_compute_volumes, grid/). */
 int fl_scene_build_world(const fl_scene *s, fl_world *w, fl_error *err);
 
 void fl_scene_free(fl_scene *s);

@@ -175,6 +175,30 @@ run_case "domain too large for its grid" 'domain: the neighbor grid' "$s" --set 
 run_case "FLIP: dx = 1e-5 (1e15 cells)" 'solvers\.flip\.dx: a MAC grid' "$s" --solver flip \
     --set solvers.flip.dx=1e-5
 
+# Mesh objects: a unit cube of 0.2 m (and the same with a face missing),
+# referred to from the scene's folder.
+cube='v 0 0 0\nv 1 0 0\nv 1 1 0\nv 0 1 0\nv 0 0 1\nv 1 0 1\nv 1 1 1\nv 0 1 1\n'
+faces='f 1 4 3\nf 1 3 2\nf 5 6 7\nf 5 7 8\nf 1 2 6\nf 1 6 5\nf 4 8 7\nf 4 7 3\nf 1 5 8\nf 1 8 4\nf 2 3 7\n'
+printf "$cube$faces"'f 2 7 6\n' >"$dir/cube.obj"
+printf "$cube$faces" >"$dir/open_cube.obj"
+mesh() { printf "meshes=[{\"mesh\": \"%s\", \"scale\": 0.2, \"translate\": [0.6, 0.6, 0.6]%s}]" "$@"; }
+run_case "mesh: missing file" 'valid\.json: meshes\[0\]\.mesh: expected a readable OBJ file, got .*no_such\.obj' \
+    "$s" --set "$(mesh no_such.obj ', "as": "solid"')"
+run_case "mesh: open mesh" 'meshes\[0\]\.mesh: .*open_cube\.obj: edge .*hole' "$s" \
+    --set "$(mesh open_cube.obj ', "as": "fluid"')"
+run_case "mesh: unknown key" 'meshes\[0\]\.rotation: unknown key' "$s" \
+    --set "$(mesh cube.obj ', "as": "solid", "rotation": [0, 0, 0]')"
+run_case "mesh: no role" 'meshes\[0\]\.as: expected one of "fluid", "solid", got nothing' "$s" \
+    --set "$(mesh cube.obj '')"
+run_case "mesh: bad role" 'meshes\[0\]\.as: expected one of "fluid", "solid", got "water"' "$s" \
+    --set "$(mesh cube.obj ', "as": "water"')"
+run_case "mesh: scale 0" 'meshes\[0\]\.scale: expected a number > 0' "$s" \
+    --set "$(mesh cube.obj ', "as": "solid"')" --set meshes.0.scale=0
+run_case "mesh: outside the domain" 'meshes\[0\]: expected a mesh inside the domain' "$s" \
+    --set "$(mesh cube.obj ', "as": "solid"')" --set 'meshes.0.translate=[0.9, 0.6, 0.6]'
+run_case "mesh: fluid mesh over a block" 'meshes\[0\]: expected a fluid mesh whose bounds overlap no fluid block' \
+    "$s" --set "$(mesh cube.obj ', "as": "fluid"')" --set 'meshes.0.translate=[0.4, 0.4, 0.4]'
+
 # end_case DESCRIPTION SOLVER [EXTRA ARGS...]: not refused, but the run must
 # end unstable (status 3, one line) within the time limit.
 end_case() {
