@@ -19,6 +19,8 @@
 #include <math.h>
 #include <string.h>
 
+#include "multigrid.h"
+
 /* FLUID cells per block of a dot product: small enough for many blocks per
  * thread, large enough that the partial sums cost nothing. */
 #define PCG_BLOCK 4096
@@ -95,6 +97,7 @@ void fl_pcg_destroy(fl_pcg **sp)
     fl_free(s->old_len);
     fl_free(s->plane_runs);
     fl_free(s->block_run);
+    fl_mg_destroy(&s->mg);
     fl_free(s);
     *sp = NULL;
 }
@@ -378,6 +381,10 @@ static double precondition_dot(fl_pcg *s, fl_precond kind)
 {
     if (kind == FL_PRECOND_MIC0)
         return mic0_apply_dot(s);
+    if (kind == FL_PRECOND_MG) {
+        fl_mg_apply(s->mg, s->r, s->z);
+        return dot(s, s->z, s->r);
+    }
     const double *r = s->r, *pc = s->precon;
     double *z = s->z;
     const int plain = kind == FL_PRECOND_NONE;
@@ -457,6 +464,8 @@ static void iterate(fl_pcg *s, const unsigned char *label, double *p, double bno
         mic0_factor(s, label, opt->mic_tau, opt->mic_sigma);
     else if (opt->precond == FL_PRECOND_JACOBI)
         jacobi_factor(s);
+    else if (opt->precond == FL_PRECOND_MG)
+        fl_mg_setup(s->mg, label);
     double zr = precondition_dot(s, opt->precond);
     update_direction(s, 0.0);
 
@@ -488,7 +497,7 @@ int fl_pcg_solve(fl_pcg *s, const unsigned char *label, const double *b, double 
     memset(res, 0, sizeof *res);
     if (!(opt->tol > 0.0) || opt->max_iter < 0 || opt->history_cap < 0 ||
         (opt->precond != FL_PRECOND_MIC0 && opt->precond != FL_PRECOND_JACOBI &&
-         opt->precond != FL_PRECOND_NONE) ||
+         opt->precond != FL_PRECOND_NONE && opt->precond != FL_PRECOND_MG) ||
         !(opt->mic_tau >= 0.0 && opt->mic_tau <= 1.0) || !(opt->mic_sigma >= 0.0 && opt->mic_sigma <= 1.0))
         return fl_fail(err, FL_ERR_INPUT,
                        "pcg: options out of range (tol %g > 0, max_iter %d >= 0, tau %g and sigma %g in [0, 1])",
@@ -496,6 +505,8 @@ int fl_pcg_solve(fl_pcg *s, const unsigned char *label, const double *b, double 
     long outer = fluid_on_outer_layer(s, label);
     if (outer >= 0)
         return fl_fail(err, FL_ERR_INPUT, "pcg: FLUID cell %ld lies on the grid's outer layer", outer);
+    if (opt->precond == FL_PRECOND_MG && !s->mg && fl_mg_create(s->nx, s->ny, s->nz, &s->mg, err))
+        return FL_ERR_MEMORY;
 
     clear_old_runs(s);
     const int warm = opt->warm_start != 0;

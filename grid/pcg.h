@@ -11,10 +11,11 @@
  * face, Neumann). A is symmetric positive definite whenever every connected
  * FLUID region touches AIR.
  *
- * fl_pcg_solve runs conjugate gradient on it with one of three
+ * fl_pcg_solve runs conjugate gradient on it with one of four
  * preconditioners: MIC(0), Bridson's modified incomplete Cholesky with
  * tau = 0.97 and safety sigma = 0.25 (his ch. 5, "Modified Incomplete
- * Cholesky"), Jacobi (the diagonal), or none. Vectors and dot products are in
+ * Cholesky"), a multigrid V-cycle (multigrid.h, McAdams et al. 2010),
+ * Jacobi (the diagonal), or none. Vectors and dot products are in
  * double, the dot products summed over fixed blocks so that the iterates do
  * not depend on the thread count. */
 #ifndef FL_PCG_H
@@ -55,7 +56,8 @@ static inline double fl_poisson_apply_cell(const unsigned char *label, const dou
 typedef enum fl_precond {
     FL_PRECOND_MIC0 = 0,   /* modified incomplete Cholesky, level 0 */
     FL_PRECOND_JACOBI = 1, /* diagonal */
-    FL_PRECOND_NONE = 2    /* plain CG */
+    FL_PRECOND_NONE = 2,   /* plain CG */
+    FL_PRECOND_MG = 3      /* a geometric multigrid V-cycle (multigrid.h): MGPCG */
 } fl_precond;
 
 /* Why a solve ended, PETSc style: converged > 0, diverged < 0. */
@@ -113,6 +115,7 @@ typedef struct fl_pcg {
     long *block_run;     /* block b of the dot products: runs [block_run[b], block_run[b + 1]) */
     double *partial;     /* one sum per block */
     long nblocks;
+    struct fl_mg *mg;    /* the multigrid hierarchy, made by the first FL_PRECOND_MG solve */
 } fl_pcg;
 
 int fl_pcg_create(int nx, int ny, int nz, fl_pcg **out, fl_error *err);

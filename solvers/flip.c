@@ -969,7 +969,7 @@ static void *flip_create_alpha(fl_world *w, const fl_params *p, double alpha_def
         fl_params_get(p, "dx", 2.0 * w->spacing, 1e-6, 1e3, &prm.dx, err) ||
         fl_params_get(p, "tolerance", 1e-6, 1e-14, 1.0, &prm.tol, err) ||
         fl_params_get_int(p, "max_iterations", 1000, 1, 1000000, &prm.max_iter, err) ||
-        fl_params_get(p, "preconditioner", FL_PRECOND_MIC0, FL_PRECOND_MIC0, FL_PRECOND_NONE, &pre, err) ||
+        fl_params_get(p, "preconditioner", FL_PRECOND_MIC0, FL_PRECOND_MIC0, FL_PRECOND_MG, &pre, err) ||
         fl_params_get(p, "cfl", 1.0, 0.01, 1.0, &prm.cfl, err) ||
         fl_params_get(p, "jitter", 1.0, 0.0, 1.0, &prm.jitter, err) ||
         fl_params_get(p, "seed", 1.0, 0.0, 1e15, &prm.seed, err) ||
@@ -977,7 +977,7 @@ static void *flip_create_alpha(fl_world *w, const fl_params *p, double alpha_def
         fl_params_get(p, "warm_start", 1.0, 0.0, 1.0, &warm, err))
         return NULL;
     if (pre != floor(pre)) {
-        fl_fail(err, FL_ERR_INPUT, "%s.preconditioner: expected 0 (MIC(0)), 1 (Jacobi) or 2 (none), got %g",
+        fl_fail(err, FL_ERR_INPUT, "%s.preconditioner: expected 0 (MIC(0)), 1 (Jacobi), 2 (none) or 3 (multigrid), got %g",
                 p->source, pre);
         return NULL;
     }

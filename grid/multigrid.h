@@ -1,0 +1,51 @@
+/* multigrid.h: a geometric multigrid V-cycle on the labelled pressure grid
+ * of pcg.h, the preconditioner of MGPCG (McAdams, Sifakis and Teran 2010,
+ * "A parallel multigrid Poisson solver for fluids simulation on large
+ * grids"; docs/methods/flip.md, section 4).
+ *
+ * Level 0 is the caller's grid; each coarser level halves the interior
+ * (a coarse cell covers 2 x 2 x 2 fine ones; the outer layer covers the
+ * outer layer, which holds no FLUID). A coarse cell is AIR when any of its
+ * fine cells is AIR, else
+ * FLUID when any is FLUID, else SOLID, and its operator is pcg.h's
+ * 7-point stencil on those labels. Transfers: trilinear interpolation of
+ * the cell-centred values (P), and restriction R = P^T / 2 (P^T sums 8
+ * times a smooth field, and the coarse stencil, unscaled, needs 4 times
+ * the fine residual). Smoothing: red-black Gauss-Seidel, the sweeps after
+ * the coarse correction those before it in reverse colour order, and many
+ * on the coarsest level. So the cycle is a fixed symmetric positive
+ * definite operator, as conjugate gradient needs, and every stage is a
+ * parallel loop over the cells: nothing sequential, unlike MIC(0)'s
+ * triangular solves. */
+#ifndef FL_MULTIGRID_H
+#define FL_MULTIGRID_H
+
+#include "fl_common.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct fl_mg fl_mg;
+
+/* The hierarchy for an nx x ny x nz grid (the finest level's outer layer
+ * SOLID, as pcg.h requires), or FL_ERR_MEMORY / FL_ERR_INPUT. */
+int fl_mg_create(int nx, int ny, int nz, fl_mg **out, fl_error *err);
+void fl_mg_destroy(fl_mg **m);
+
+/* The coarse levels' labels under label (the finest level's, kept by
+ * pointer until the next setup). */
+void fl_mg_setup(fl_mg *m, const unsigned char *label);
+
+/* z = one V-cycle applied to r: written on the FLUID cells of the finest
+ * level (z elsewhere is not touched; r is read on the FLUID cells). */
+void fl_mg_apply(fl_mg *m, const double *r, double *z);
+
+/* The number of levels (the finest included). */
+int fl_mg_levels(const fl_mg *m);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
