@@ -81,7 +81,10 @@ static const char *usage =
     "  --save LIST            also write particle frames, LIST of: bin (frames/NNNN.bin,\n"
     "                         positions), vtu (frames/NNNN.vtu, binary VTK XML, and\n"
     "                         frames.pvd: open it in ParaView as one time series),\n"
-    "                         vtk (frames/NNNN.vtk, legacy ASCII VTK)\n"
+    "                         vtk (frames/NNNN.vtk, legacy ASCII VTK), obj (frames/NNNN.obj,\n"
+    "                         the fluid's surface: a closed triangle mesh with normals)\n"
+    "  --surface-spacing S    grid spacing of --save obj's surfaces in metres (default half\n"
+    "                         the particle spacing; see fluidlab surface --help)\n"
     "  --device cpu|cuda|emu  where the particles live (default cpu): cuda runs sph,\n"
     "                         wcsph, pcisph and pbf on the GPU; emu runs the same GPU\n"
     "                         kernels on the CPU over the GPU's data layout (a check)\n"
@@ -257,7 +260,7 @@ static int run_option(const char *a, const char *v, fl_run_config *c, int *plot,
     *takes = strcmp(a, "--dt") == 0 || strcmp(a, "--substeps") == 0 || strcmp(a, "--frames") == 0 ||
              strcmp(a, "--set") == 0 || strcmp(a, "--out") == 0 || strcmp(a, "--save") == 0 ||
              strcmp(a, "--threads") == 0 || strcmp(a, "--plot") == 0 || strcmp(a, "--per-solver") == 0 ||
-             strcmp(a, "--device") == 0;
+             strcmp(a, "--device") == 0 || strcmp(a, "--surface-spacing") == 0;
     if (*takes && !v)
         return -die("%s: expected a value", a);
     if (strcmp(a, "--dt") == 0) {
@@ -303,8 +306,8 @@ static int run_option(const char *a, const char *v, fl_run_config *c, int *plot,
         c->out_dir = v;
     } else if (strcmp(a, "--save") == 0) {
         char buf[64];
-        if (strlen(v) >= sizeof buf || strspn(v, ",") == strlen(v)) /* too long to be a list of three, or empty */
-            return -die("--save: expected a comma-separated list of bin, vtu and vtk, got '%s'", v);
+        if (strlen(v) >= sizeof buf || strspn(v, ",") == strlen(v)) /* too long to be a list of the four, or empty */
+            return -die("--save: expected a comma-separated list of bin, vtu, vtk and obj, got '%s'", v);
         snprintf(buf, sizeof buf, "%s", v);
         for (char *t = strtok(buf, ","); t; t = strtok(NULL, ",")) {
             if (strcmp(t, "bin") == 0)
@@ -313,9 +316,14 @@ static int run_option(const char *a, const char *v, fl_run_config *c, int *plot,
                 c->save_vtk = 1;
             else if (strcmp(t, "vtu") == 0)
                 c->save_vtu = 1;
+            else if (strcmp(t, "obj") == 0)
+                c->save_obj = 1;
             else
-                return -die("--save: expected a comma-separated list of bin, vtu and vtk, got '%s'", v);
+                return -die("--save: expected a comma-separated list of bin, vtu, vtk and obj, got '%s'", v);
         }
+    } else if (strcmp(a, "--surface-spacing") == 0) {
+        if (!parse_number(v, &c->surface_spacing) || c->surface_spacing <= 0.0)
+            return -die("--surface-spacing: expected a positive number of metres, got '%s'", v);
     } else if (strcmp(a, "--quiet") == 0) {
         c->progress = 0;
     } else if (strcmp(a, "--no-plot") == 0 || (strcmp(a, "--plot") == 0 && strcmp(v, "none") == 0)) {
