@@ -16,6 +16,7 @@
 #include "fl_commit.h"
 #include "harness.h"
 #include "plot.h"
+#include "surface.h"
 #ifdef FL_HAVE_CUDA
 #include "cuda_device.h"
 #endif
@@ -61,6 +62,10 @@ static const char *usage =
     "                         fluid's force on it, N) on stdout per line; tool.csv\n"
     "                         and run.json in DIR (default out/tool); see\n"
     "                         fluidlab tool --help\n"
+    "  surface RUN_DIR [--spacing S] [--radius R] [--threads N] [--quiet]\n"
+    "                         the fluid's surface from a run's saved frames: every\n"
+    "                         RUN_DIR/frames/NNNN.bin (--save bin) to NNNN.obj, the\n"
+    "                         same mesh --save obj writes; see fluidlab surface --help\n"
     "  bench [grid | SOLVER...] [options]\n"
     "                         timed benchmarks; rows appended to docs/perf/*.csv;\n"
     "                         bench --tool: the tool loop's rate (see bench options)\n"
@@ -837,5 +842,7 @@ int main(int argc, char **argv)
         return fl_figures_main(argc - 2, argv + 2);
     if (strcmp(cmd, "bench") == 0)
         return fl_bench_main(argc - 2, argv + 2);
+    if (strcmp(cmd, "surface") == 0)
+        return fl_surface_main(argc - 2, argv + 2);
     return die("%s: unknown command (see fluidlab --help)", cmd);
 }
