@@ -22,7 +22,7 @@
  * (the particles binned by layer and row), one layer a thread; every
  * node's sums run over its particles in the binned order, so the field,
  * and the mesh, are the same for any thread count.
- * docs/methods/surface.md, section 7, gives the details. */
+ * docs/methods/surface.md, sections 8 and 9, give the details. */
 #ifndef FL_BLOBBY_H
 #define FL_BLOBBY_H
 
