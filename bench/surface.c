@@ -18,6 +18,7 @@
 #include <errno.h>
 #include <math.h>
 #include <omp.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -54,11 +55,21 @@ static const char *usage =
     "Exit codes: 0 done, 1 bad input (options, no RUN_DIR, no frames, a frame that\n"
     "cannot be read: one line on stderr), 2 an OBJ could not be written.\n";
 
-static int fail(const char *fmt, const char *a, const char *b)
+/* One line on stderr, "fluidlab: surface: ..."; returns 1, the exit code. */
+static int fail(const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 1, 2)))
+#endif
+    ;
+
+static int fail(const char *fmt, ...)
 {
+    va_list ap;
+    va_start(ap, fmt);
     fprintf(stderr, "fluidlab: surface: ");
-    fprintf(stderr, fmt, a, b);
+    vfprintf(stderr, fmt, ap);
     fputc('\n', stderr);
+    va_end(ap);
     return 1;
 }
 
@@ -70,24 +81,25 @@ static double json_number(const cJSON *root, const char *a, const char *b)
 }
 
 /* What run.json says: the surface's parameters where --save obj recorded
- * them (else def->spacing is half the scene's fluid.spacing and the rest
- * stay), and the domain's box (*has_domain). Returns 0, or 1 with one line
- * when the file is there but not a run's run.json. */
+ * them (else def->spacing is half the scene's fluid.spacing, NAN when it
+ * has none, and the rest stay), and the domain's box (*has_domain).
+ * Returns 0 (also when there is no run.json), or 1 with one line when the
+ * file is there but does not parse. */
 static int read_run_json(const char *path, fl_blobby_def *def, fl_box *domain, int *has_domain)
 {
+    *has_domain = 0;
     FILE *f = fopen(path, "rb");
     if (!f)
         return 0;
     char *text = NULL;
     long len = fseek(f, 0, SEEK_END) == 0 ? ftell(f) : -1;
-    if (len >= 0 && len < (1L << 26) && fseek(f, 0, SEEK_SET) == 0 && (text = malloc((size_t)len + 1)) != NULL) {
+    if (len >= 0 && len < (1L << 26) && fseek(f, 0, SEEK_SET) == 0 && (text = malloc((size_t)len + 1)) != NULL)
         text[fread(text, 1, (size_t)len, f)] = '\0';
-    }
     fclose(f);
     cJSON *root = text ? cJSON_Parse(text) : NULL;
     free(text);
     if (!root)
-        return fail("%s: not a run's run.json (it does not parse as JSON)%s", path, "");
+        return fail("%s: not a run's run.json (it does not parse as JSON)", path);
     const cJSON *scene = cJSON_GetObjectItemCaseSensitive(root, "scene");
     const cJSON *box = cJSON_GetObjectItemCaseSensitive(scene, "domain");
     const cJSON *lo = cJSON_GetObjectItemCaseSensitive(box, "min"), *hi = cJSON_GetObjectItemCaseSensitive(box, "max");
@@ -99,17 +111,11 @@ static int read_run_json(const char *path, fl_blobby_def *def, fl_box *domain, i
             domain->lo[a] = l->valuedouble, domain->hi[a] = h->valuedouble;
     }
     const double spacing = json_number(root, "surface", "spacing");
-    if (spacing > 0.0) {
-        def->spacing = spacing;
-        def->radius = json_number(root, "surface", "radius");
-        def->support = json_number(root, "surface", "search_radius");
-    } else {
-        def->spacing = fl_blobby_default_spacing(json_number(scene, "fluid", "spacing"));
-    }
+    const double radius = json_number(root, "surface", "radius"), support = json_number(root, "surface", "search_radius");
+    def->spacing = spacing > 0.0 ? spacing : fl_blobby_default_spacing(json_number(scene, "fluid", "spacing"));
+    if (spacing > 0.0 && radius > 0.0 && support > 0.0)
+        def->radius = radius, def->support = support;
     cJSON_Delete(root);
-    if (!(def->spacing > 0.0 && def->radius > 0.0 && def->support > 0.0))
-        return fail("%s: no scene.fluid.spacing or surface parameters to take the grid from (give --spacing)%s",
-                    path, "");
     return 0;
 }
 
@@ -142,13 +148,13 @@ static int list_frames(const char *dir, char ***names)
             char **grown = realloc(*names, (size_t)cap * sizeof **names);
             if (!grown) {
                 closedir(d);
-                return -fail("%s: out of memory for the list of frames%s", dir, "");
+                return -fail("%s: out of memory for the list of frames", dir);
             }
             *names = grown;
         }
         if (!((*names)[n] = strdup(e->d_name))) {
             closedir(d);
-            return -fail("%s: out of memory for the list of frames%s", dir, "");
+            return -fail("%s: out of memory for the list of frames", dir);
         }
         n++;
     }
@@ -165,13 +171,15 @@ static void free_names(char **names, int n)
     free(names);
 }
 
-/* One frame: dir/name (.bin) to dir/NNNN.obj. Returns 0, or the exit
- * code with one line on stderr. */
-static int rebuild(const char *dir, const char *name, const fl_blobby_def *def, const fl_box *domain, int *triangles)
+/* One frame: dir/name (.bin) to dir/NNNN.obj, its triangles into
+ * *triangles. Returns 0, or the exit code with one line on stderr (below
+ * the progress line when after_progress). */
+static int rebuild(const char *dir, const char *name, const fl_blobby_def *def, const fl_box *domain,
+                   int after_progress, int *triangles)
 {
     char bin[2 * FL_MAX_PATH], obj[2 * FL_MAX_PATH];
     snprintf(bin, sizeof bin, "%s/%s", dir, name);
-    memcpy(obj, bin, sizeof obj);
+    snprintf(obj, sizeof obj, "%s", bin);
     memcpy(obj + strlen(obj) - 3, "obj", 3); /* NNNN.bin -> NNNN.obj */
     fl_particles p;
     memset(&p, 0, sizeof p);
@@ -187,7 +195,7 @@ static int rebuild(const char *dir, const char *name, const fl_blobby_def *def, 
     else if (fl_obj_write(obj, &m, &err) != FL_OK)
         code = 2;
     if (code)
-        fprintf(stderr, "%sfluidlab: surface: %s%s%s\n", isatty(STDERR_FILENO) ? "\n" : "", where,
+        fprintf(stderr, "%sfluidlab: surface: %s%s%s\n", after_progress ? "\n" : "", where,
                 where[0] ? ": " : "", err.msg);
     *triangles = m.ntri;
     fl_trimesh_free(&m);
@@ -226,20 +234,20 @@ int fl_surface_main(int argc, char **argv)
         } else if (strcmp(a, "--quiet") == 0) {
             quiet = 1;
         } else if (a[0] == '-') {
-            return fail("%s: unknown option (see fluidlab surface --help)%s", a, "");
+            return fail("%s: unknown option (see fluidlab surface --help)", a);
         } else if (run_dir) {
-            return fail("%s: more than one run folder given (see fluidlab surface --help)%s", a, "");
+            return fail("%s: more than one run folder given (see fluidlab surface --help)", a);
         } else if (strlen(a) > FL_MAX_PATH) {
-            return fail("the run folder's path is longer than %s characters%s", "900", "");
+            return fail("the run folder's path has %zu characters, expected at most %d", strlen(a), FL_MAX_PATH);
         } else {
             run_dir = a;
         }
     }
     if (!run_dir)
-        return fail("expected a run folder (see fluidlab surface --help)%s%s", "", "");
+        return fail("expected a run folder (see fluidlab surface --help)");
     struct stat sb;
     if (stat(run_dir, &sb) != 0 || !S_ISDIR(sb.st_mode))
-        return fail("%s: no such run folder%s", run_dir, "");
+        return fail("%s: no such run folder", run_dir);
     if (threads > 0)
         omp_set_num_threads(threads);
 
@@ -248,7 +256,7 @@ int fl_surface_main(int argc, char **argv)
     int has_domain = 0;
     char path[FL_MAX_PATH + 300], frames[FL_MAX_PATH + 300];
     snprintf(path, sizeof path, "%s/run.json", run_dir);
-    if (read_run_json(path, &def, &domain, &has_domain) != 0 && spacing == 0.0)
+    if (read_run_json(path, &def, &domain, &has_domain) != 0)
         return 1;
     if (spacing > 0.0)
         def.spacing = spacing;
@@ -257,9 +265,11 @@ int fl_surface_main(int argc, char **argv)
     if (support > 0.0)
         def.support = support;
     if (!(def.spacing > 0.0))
-        return fail("%s: not found; give the grid spacing with --spacing%s", path, "");
+        return fail("%s: %s; give the grid spacing with --spacing", path,
+                    access(path, F_OK) == 0 ? "no scene.fluid.spacing to take the grid spacing from" : "not found");
     if (!(def.support > def.radius))
-        return fail("--radius and --search-radius: expected the particle radius below the search radius%s%s", "", "");
+        return fail("--radius %g, --search-radius %g: expected the particle radius below the search radius",
+                    def.radius, def.support);
 
     snprintf(frames, sizeof frames, "%s/frames", run_dir);
     char **names;
@@ -268,7 +278,7 @@ int fl_surface_main(int argc, char **argv)
         return 1;
     if (n == 0) {
         free_names(names, 0);
-        return fail("%s: no particle frames (NNNN.bin) to rebuild; run with --save bin%s", frames, "");
+        return fail("%s: no particle frames (NNNN.bin) to rebuild; run with --save bin", frames);
     }
     const int tty = isatty(STDERR_FILENO);
     const double start = fl_now_ms();
@@ -276,7 +286,7 @@ int fl_surface_main(int argc, char **argv)
     long long triangles = 0;
     for (int k = 0; k < n && code == 0; k++) {
         int t = 0;
-        code = rebuild(frames, names[k], &def, has_domain ? &domain : NULL, &t);
+        code = rebuild(frames, names[k], &def, has_domain ? &domain : NULL, tty && !quiet && k > 0, &t);
         triangles += t;
         if (!quiet && code == 0) {
             const double s = (fl_now_ms() - start) * 1e-3;

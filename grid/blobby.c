@@ -102,17 +102,17 @@ static int place_grid(const fl_particles *p, const fl_box *domain, sampler *s, f
 
 /* The bin (row + rows * layer) of the particle at (x, y, z), or -1 when it
  * is beyond the reach of every node of the grid along x, y or z. */
-static long bin_of(const sampler *s, double x, double y, double z)
+static long long bin_of(const sampler *s, double x, double y, double z)
 {
     const double at[3] = {x, y, z};
-    long b[3];
+    long long b[3];
     for (int a = 0; a < 3; a++) {
         double l = floor((at[a] - s->lo[a]) / s->h) + s->reach + 1;
         if (!(l >= 0.0 && l < s->n[a] + 2.0 * s->reach + 2.0))
             return -1;
-        b[a] = (long)l;
+        b[a] = (long long)l;
     }
-    return b[1] + (long)s->rows * b[2];
+    return b[1] + (long long)s->rows * b[2];
 }
 
 /* Bins the particles of p within reach of the grid (stable counting sort
@@ -120,7 +120,7 @@ static long bin_of(const sampler *s, double x, double y, double z)
 static int bin_particles(const fl_particles *p, sampler *s, fl_error *err)
 {
     const size_t bins = (size_t)s->rows * (size_t)s->layers;
-    long *bin = malloc(((size_t)p->count + 1) * sizeof *bin);
+    long long *bin = malloc(((size_t)p->count + 1) * sizeof *bin);
     s->start = calloc(bins + 1, sizeof *s->start);
     if (bin == NULL || s->start == NULL) {
         free(bin);
