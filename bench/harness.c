@@ -602,6 +602,8 @@ static int run_load(const fl_run_config *c, run_state *r, fl_error *err)
     if (!(c->surface_spacing >= 0.0 && isfinite(c->surface_spacing)))
         return fl_fail(err, FL_ERR_INPUT, "--surface-spacing: expected a positive number of metres, got %g",
                        c->surface_spacing);
+    if (c->surface_spacing > 0.0 && !c->save_obj)
+        return fl_fail(err, FL_ERR_INPUT, "--surface-spacing: the surfaces' grid, only with --save obj");
     return fl_scene_load(path, c->sets, c->set_count, &r->scene, err);
 }
 

@@ -70,6 +70,8 @@ check "surface: no OBJ and no .tmp for the truncated frame" $?
 one_line 1 "$bin" surface "$again" --spacing -1; check "surface: a negative spacing" $?
 one_line 1 "$bin" run dam_break --save objx --out "$dir/x"; check "run --save objx" $?
 one_line 1 "$bin" run dam_break --save obj --surface-spacing 0 --out "$dir/x"; check "run --surface-spacing 0" $?
+one_line 1 "$bin" run dam_break --surface-spacing 0.01 --out "$dir/x"; check "run --surface-spacing without --save obj" $?
+[ ! -e "$dir/x" ]; check "bad options: nothing written" $?
 "$bin" surface --help | grep -q "RUN_DIR"; check "surface --help" $?
 "$bin" --help | grep -q "surface RUN_DIR"; check "fluidlab --help lists surface" $?
 
