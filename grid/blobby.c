@@ -48,14 +48,14 @@ typedef struct sampler {
 } sampler;
 
 /* The node range along one axis: the particles' extent [lo, hi] and R
- * beyond it, on the lattice origin + h i, clipped to [dlo, dhi] when
- * clip is set. *first is the first node's index on the lattice. */
-static void axis_range(double lo, double hi, double origin, double h, double R, int clip, double dlo, double dhi,
-                       double *first, double *count)
+ * beyond it, on the lattice origin + h i; clipped to the nodes 0 .. last
+ * when last >= 0 (the domain, from origin on). *first is the first node's
+ * index on the lattice. */
+static void axis_range(double lo, double hi, double origin, double h, double R, double last, double *first,
+                       double *count)
 {
     double i0 = floor((lo - R - origin) / h), i1 = ceil((hi + R - origin) / h);
-    if (clip) {
-        double last = floor((dhi - dlo) / h + 1e-9);
+    if (last >= 0.0) {
         i0 = fmin(fmax(i0, 0.0), fmax(last - 1.0, 0.0));
         i1 = fmax(fmin(i1, last), i0 + 1.0);
     }
@@ -83,8 +83,8 @@ static int place_grid(const fl_particles *p, const fl_box *domain, sampler *s, f
         if (p->count == 0)
             first = 0.0, count = 2.0;
         else
-            axis_range(lo[a], hi[a], origin, s->h, s->R, domain != NULL, domain ? domain->lo[a] : 0.0,
-                       domain ? domain->hi[a] : 0.0, &first, &count);
+            axis_range(lo[a], hi[a], origin, s->h, s->R,
+                       domain ? floor((domain->hi[a] - domain->lo[a]) / s->h + 1e-9) : -1.0, &first, &count);
         if (!(count <= INT_MAX / 4))
             return fl_fail(err, FL_ERR_MEMORY, "blobbies: %.3g nodes along axis %d at spacing %g m, too many", count,
                            a, s->h);
