@@ -813,9 +813,9 @@ int main(int argc, char **argv)
      * reported like a full disk, instead of killing the process */
     signal(SIGXFSZ, SIG_IGN);
     const char *cmd = argc < 2 ? "figures" : argv[1];
-    /* the commands that run scenes stop cleanly at the end of a step */
+    /* the commands that run scenes stop cleanly at the end of a step (surface: of a frame) */
     if (strcmp(cmd, "run") == 0 || strcmp(cmd, "compare") == 0 || strcmp(cmd, "sweep") == 0 ||
-        strcmp(cmd, "figures") == 0 || strcmp(cmd, "tool") == 0)
+        strcmp(cmd, "figures") == 0 || strcmp(cmd, "tool") == 0 || strcmp(cmd, "surface") == 0)
         fl_interrupt_install();
     if (argc < 2) {
         char *def[] = {"--quick"};

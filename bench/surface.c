@@ -53,7 +53,9 @@ static const char *usage =
     "writes. The domain's box is read from RUN_DIR/run.json; without it the grid\n"
     "covers the particles only. An existing NNNN.obj is replaced.\n"
     "Exit codes: 0 done, 1 bad input (options, no RUN_DIR, no frames, a frame that\n"
-    "cannot be read: one line on stderr), 2 an OBJ could not be written.\n";
+    "cannot be read: one line on stderr), 2 an OBJ could not be written, 130 / 143\n"
+    "interrupted by SIGINT / SIGTERM (it stops after the frame it is on; a second\n"
+    "signal stops at once, leaving at most a NNNN.obj.tmp).\n";
 
 /* One line on stderr, "fluidlab: surface: ..."; returns 1, the exit code. */
 static int fail(const char *fmt, ...)
@@ -221,7 +223,7 @@ int fl_surface_main(int argc, char **argv)
         if (num || strcmp(a, "--threads") == 0) {
             char *end = NULL;
             double x = v ? strtod(v, &end) : NAN;
-            if (!v || end == v || *end != '\0' || !isfinite(x) || x <= 0.0 ||
+            if (!v || end == v || *end != '\0' || strpbrk(v, "xX") || !isfinite(x) || x <= 0.0 ||
                 (!num && (x != floor(x) || x > 256)))
                 return fail(num ? "%s: expected a positive number, got '%s'"
                                 : "%s: expected a whole number in [1, 256], got '%s'",
@@ -284,7 +286,8 @@ int fl_surface_main(int argc, char **argv)
     const double start = fl_now_ms();
     int code = 0;
     long long triangles = 0;
-    for (int k = 0; k < n && code == 0; k++) {
+    int done = 0;
+    for (int k = 0; k < n && code == 0 && !fl_interrupted(); k++, done++) {
         int t = 0;
         code = rebuild(frames, names[k], &def, has_domain ? &domain : NULL, tty && !quiet && k > 0, &t);
         triangles += t;
@@ -296,7 +299,11 @@ int fl_surface_main(int argc, char **argv)
     }
     if (!quiet && tty && code == 0)
         fputc('\n', stderr);
-    if (code == 0)
+    if (code == 0 && fl_interrupted()) {
+        fprintf(stderr, "fluidlab: surface: interrupted after %d of %d frames; their OBJ files are in %s/\n", done, n,
+                frames);
+        code = 128 + fl_interrupted();
+    } else if (code == 0)
         fprintf(stderr, "fluidlab: surface: %d frames, %lld triangles, grid spacing %g m, in %.1f s; output in %s/\n",
                 n, triangles, def.spacing, (fl_now_ms() - start) * 1e-3, frames);
     free_names(names, n);

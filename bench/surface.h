@@ -7,7 +7,8 @@
 
 /* `fluidlab surface`: argv are the words after "surface". Returns an exit
  * code: 0 done, 1 bad input (options, a missing folder, no frames, a frame
- * that cannot be read), 2 an OBJ could not be written. */
+ * that cannot be read), 2 an OBJ could not be written, 130 / 143 stopped
+ * by SIGINT / SIGTERM between two frames (fl_interrupt_install). */
 int fl_surface_main(int argc, char **argv);
 
 #endif
