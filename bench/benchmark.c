@@ -19,6 +19,7 @@
 #include <sys/stat.h>
 #include <time.h>
 
+#include "blobby.h"
 #include "fl_commit.h"
 #include "harness.h"
 #ifdef FL_HAVE_CUDA
@@ -31,6 +32,7 @@ typedef struct bench_opts {
     const char *sets[FL_MAX_SETS];     /* --set overrides */
     int set_count;
     double dt;                         /* s; 0: the scene's, scaled with the spacing */
+    double surface_spacing;            /* bench surface: the grid's spacing, m; 0: half the particle spacing */
     long long particles;
     int repeat, steps, warmup;
     int metrics;                       /* --metrics: the run's per-step metrics inside the timed step */
@@ -194,6 +196,74 @@ static int bench_grid(const bench_opts *o)
     }
     free(build), free(search), free(total), fl_free(scratch);
     fl_nbgrid_free(&g);
+    fl_world_free(&w);
+    fl_scene_free(&s);
+    return rc;
+}
+
+/* bench surface: the scene's particles at rest (its initial state, as the
+ * world is built) reconstructed --repeat times, each timed in its two
+ * stages: the blobbies field (fl_blobby_sample) and marching cubes with
+ * the wall padding (fl_marching_cubes), as --save obj runs them. */
+static int bench_surface(const bench_opts *o)
+{
+    fl_scene s;
+    fl_world w;
+    fl_error err;
+    double dt;
+    if (load_scaled_scene(o, &s, &dt, &err) || fl_build_world(&s, &w, &err)) {
+        fprintf(stderr, "fluidlab: %s\n", err.msg);
+        return 1;
+    }
+    const fl_blobby_def def =
+        fl_default_blobby_def(o->surface_spacing > 0.0 ? o->surface_spacing : fl_blobby_default_spacing(w.spacing));
+    const int n = o->repeat;
+    double *field = calloc((size_t)n, sizeof *field), *mesh = calloc((size_t)n, sizeof *mesh);
+    double *total = calloc((size_t)n, sizeof *total);
+    int dim[3] = {0, 0, 0}, nvert = 0, ntri = 0, rc = field && mesh && total ? 0 : 1;
+    for (int r = -o->warmup; r < n && rc == 0; r++) {
+        fl_blobby_field f;
+        fl_trimesh m;
+        memset(&m, 0, sizeof m);
+        double t0 = fl_now_ms();
+        rc = fl_blobby_sample(&w.fluid, &def, &w.domain, &f, &err) != FL_OK;
+        double t1 = fl_now_ms();
+        rc = rc || fl_marching_cubes(&f.field, f.outside, &m, &err) != FL_OK;
+        double t2 = fl_now_ms();
+        if (r >= 0 && rc == 0)
+            field[r] = t1 - t0, mesh[r] = t2 - t1, total[r] = t2 - t0;
+        memcpy(dim, f.field.dim, sizeof dim);
+        nvert = m.nvert, ntri = m.ntri;
+        fl_blobby_field_free(&f);
+        fl_trimesh_free(&m);
+    }
+    if (rc)
+        fprintf(stderr, "fluidlab: bench surface: %s\n", field && mesh && total ? err.msg : "out of memory");
+    FILE *log = NULL;
+    char log_path[1200];
+    if (rc == 0) {
+        double sf[3], sm[3], st[3];
+        summarize(field, n, sf), summarize(mesh, n, sm), summarize(total, n, st);
+        printf("surface: %d particles, grid %d x %d x %d at %.4g m, %d vertices, %d triangles, %d threads, %d "
+               "repeats\n",
+               w.fluid.count, dim[0], dim[1], dim[2], def.spacing, nvert, ntri, omp_get_max_threads(), n);
+        printf("| stage | median ms | min ms | max ms |\n|---|---|---|---|\n");
+        printf("| field | %.3f | %.3f | %.3f |\n| mesh | %.3f | %.3f | %.3f |\n| total | %.3f | %.3f | %.3f |\n",
+               sf[0], sf[1], sf[2], sm[0], sm[1], sm[2], st[0], st[1], st[2]);
+        rc = open_log(o, "surface",
+                      "date,commit,benchmark,machine,threads,particles,command,repeats,spacing,nodes_x,nodes_y,"
+                      "nodes_z,vertices,triangles,field_ms_median,field_ms_min,field_ms_max,mesh_ms_median,"
+                      "mesh_ms_min,mesh_ms_max,total_ms_median,total_ms_min,total_ms_max",
+                      &log, log_path, sizeof log_path);
+        if (log) {
+            log_prefix(log, o, "surface", w.fluid.count);
+            fprintf(log, ",%d,%.6g,%d,%d,%d,%d,%d,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f\n", n, def.spacing,
+                    dim[0], dim[1], dim[2], nvert, ntri, sf[0], sf[1], sf[2], sm[0], sm[1], sm[2], st[0], st[1],
+                    st[2]);
+            rc = close_log(log, log_path);
+        }
+    }
+    free(field), free(mesh), free(total);
     fl_world_free(&w);
     fl_scene_free(&s);
     return rc;
@@ -492,7 +562,7 @@ int fl_bench_main(int argc, char **argv)
         int takes = !strcmp(a, "--particles") || !strcmp(a, "--repeat") || !strcmp(a, "--steps") ||
                     !strcmp(a, "--threads") || !strcmp(a, "--scene") || !strcmp(a, "--log") ||
                     !strcmp(a, "--warmup") || !strcmp(a, "--set") || !strcmp(a, "--dt") || !strcmp(a, "--device") ||
-                    !strcmp(a, "--sizes");
+                    !strcmp(a, "--sizes") || !strcmp(a, "--surface-spacing");
         if (takes && !v) {
             fprintf(stderr, "fluidlab: bench %s: expected a value\n", a);
             return 1;
@@ -520,6 +590,8 @@ int fl_bench_main(int argc, char **argv)
             o.sets[o.set_count++] = v;
         else if (!strcmp(a, "--dt") && num > 0.0 && num <= 10.0)
             o.dt = num;
+        else if (!strcmp(a, "--surface-spacing") && num > 0.0 && num <= 10.0)
+            o.surface_spacing = num;
         else if (!strcmp(a, "--log") && *v && strlen(v) <= FL_MAX_PATH)
             o.log_dir = v;
         else if (!strcmp(a, "--no-log"))
@@ -558,7 +630,9 @@ int fl_bench_main(int argc, char **argv)
         if ((rc = tool_defaults(&o, sizes)))
             return rc;
     } else {
-        o.scene = o.scene ? o.scene : "dam_break";
+        /* bench surface alone: the report's case 1 */
+        const int surface_only = ntargets == 1 && !strcmp(targets[0], "surface");
+        o.scene = o.scene ? o.scene : surface_only ? "flip_case1" : "dam_break";
         o.repeat = o.repeat ? o.repeat : 7;
         o.steps = o.steps ? o.steps : 10;
         o.warmup = o.warmup >= 0 ? o.warmup : 3;
@@ -569,8 +643,8 @@ int fl_bench_main(int argc, char **argv)
         targets[ntargets++] = o.tool ? "pbf" : "grid";
     fl_error err;
     for (int t = 0; t < ntargets; t++) { /* every target, and its device, before anything is written */
-        if (!strcmp(targets[t], "grid") && o.tool) {
-            fprintf(stderr, "fluidlab: bench --tool grid: expected solvers (the tool loop's, default pbf)\n");
+        if ((!strcmp(targets[t], "grid") || !strcmp(targets[t], "surface")) && o.tool) {
+            fprintf(stderr, "fluidlab: bench --tool %s: expected solvers (the tool loop's, default pbf)\n", targets[t]);
             return 1;
         }
         if (!strcmp(targets[t], "grid") && strcmp(o.device, "cpu") != 0) {
@@ -578,10 +652,14 @@ int fl_bench_main(int argc, char **argv)
                             "(a device's grid is timed in its solvers' grid_build stage)\n", o.device);
             return 1;
         }
-        if (!strcmp(targets[t], "grid"))
+        if (!strcmp(targets[t], "surface") && strcmp(o.device, "cpu") != 0) {
+            fprintf(stderr, "fluidlab: bench surface: --device %s: the surface is rebuilt on the CPU\n", o.device);
+            return 1;
+        }
+        if (!strcmp(targets[t], "grid") || !strcmp(targets[t], "surface"))
             continue;
         if (!fl_solver_find(targets[t])) {
-            fprintf(stderr, "fluidlab: bench %s: unknown solver or benchmark (grid, or see fluidlab list)\n",
+            fprintf(stderr, "fluidlab: bench %s: unknown solver or benchmark (grid, surface, or see fluidlab list)\n",
                     targets[t]);
             return 1;
         }
@@ -595,7 +673,9 @@ int fl_bench_main(int argc, char **argv)
         return 2;
     }
     for (int t = 0; t < ntargets && rc == 0; t++)
-        rc = o.tool ? bench_tool(&o, targets[t]) : !strcmp(targets[t], "grid") ? bench_grid(&o)
-                                                                               : bench_solver(&o, targets[t]);
+        rc = o.tool                             ? bench_tool(&o, targets[t])
+             : !strcmp(targets[t], "grid")    ? bench_grid(&o)
+             : !strcmp(targets[t], "surface") ? bench_surface(&o)
+                                              : bench_solver(&o, targets[t]);
     return rc;
 }

@@ -18,11 +18,13 @@
 #include "cuda_device.h"
 #endif
 
+#include "blobby.h"
 #include "fl_commit.h"
 #include "dev.h"
 #include "harness.h"
 #include "io.h"
 #include "live.h"
+#include "obj_write.h"
 #include "tool.h"
 
 /* How the run advances: a fixed step, or ("dt": "cfl") each step as large
@@ -304,7 +306,25 @@ static int pvd_reserve(pvd_list *l, double t_end, double frame_dt, fl_error *err
 /* 1 when the run saves particle frames (--save, any format). */
 static int saves_frames(const fl_run_config *c)
 {
-    return c->save_bin || c->save_vtk || c->save_vtu;
+    return c->save_bin || c->save_vtk || c->save_vtu || c->save_obj;
+}
+
+double fl_surface_spacing(const fl_run_config *c, const fl_world *w)
+{
+    return c->surface_spacing > 0.0 ? c->surface_spacing : fl_blobby_default_spacing(w->spacing);
+}
+
+/* The fluid's surface (grid/blobby.h: the report's parameters at the
+ * run's surface spacing, closed at the domain's walls) into path as OBJ. */
+static int write_surface(const char *path, const fl_run_config *c, const fl_world *w, fl_error *err)
+{
+    const fl_blobby_def def = fl_default_blobby_def(fl_surface_spacing(c, w));
+    fl_trimesh mesh;
+    int rc = fl_blobby_surface(&w->fluid, &def, &w->domain, &mesh, err);
+    if (rc == FL_OK)
+        rc = fl_obj_write(path, &mesh, err);
+    fl_trimesh_free(&mesh);
+    return rc;
 }
 
 /* Frame number frame of the world into DIR/frames/ in every format asked
@@ -322,6 +342,12 @@ static int write_frame(const fl_run_config *c, const fl_world *w, pvd_list *pvd,
         snprintf(path, sizeof path, "%s/frames/%04d.vtk", c->out_dir, frame);
         if (fl_frame_write_vtk(path, &w->fluid, w->time, err))
             return FL_ERR_IO;
+    }
+    if (c->save_obj) {
+        snprintf(path, sizeof path, "%s/frames/%04d.obj", c->out_dir, frame);
+        int rc = write_surface(path, c, w, err);
+        if (rc)
+            return rc;
     }
     if (c->save_vtu) {
         if (pvd->count == pvd->capacity)
@@ -411,6 +437,13 @@ static int write_run_json(const fl_run_config *c, const fl_scene *s, const fl_pa
     cJSON_AddNumberToObject(root, "boundary_particles", w->boundary.count);
     cJSON_AddNumberToObject(root, "particle_mass", w->mass);
     cJSON_AddNumberToObject(root, "support_radius", w->h);
+    if (c->save_obj) { /* what `fluidlab surface` needs to rebuild the same OBJ from .bin frames */
+        const fl_blobby_def def = fl_default_blobby_def(fl_surface_spacing(c, w));
+        cJSON *surface = cJSON_AddObjectToObject(root, "surface");
+        cJSON_AddNumberToObject(surface, "spacing", def.spacing);
+        cJSON_AddNumberToObject(surface, "radius", def.radius);
+        cJSON_AddNumberToObject(surface, "search_radius", def.support);
+    }
     cJSON *r = cJSON_AddObjectToObject(root, "result");
     cJSON_AddStringToObject(r, "status", status);
     cJSON_AddStringToObject(r, "reason", res->reason);
@@ -566,6 +599,11 @@ static int run_load(const fl_run_config *c, run_state *r, fl_error *err)
         return FL_ERR_INPUT;
     if (!(c->dt >= 0.0))
         return fl_fail(err, FL_ERR_INPUT, "--dt: expected a positive number of seconds, got %g", c->dt);
+    if (!(c->surface_spacing >= 0.0 && isfinite(c->surface_spacing)))
+        return fl_fail(err, FL_ERR_INPUT, "--surface-spacing: expected a positive number of metres, got %g",
+                       c->surface_spacing);
+    if (c->surface_spacing > 0.0 && !c->save_obj)
+        return fl_fail(err, FL_ERR_INPUT, "--surface-spacing: the surfaces' grid, only with --save obj");
     return fl_scene_load(path, c->sets, c->set_count, &r->scene, err);
 }
 

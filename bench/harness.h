@@ -29,6 +29,8 @@ typedef struct fl_run_config {
     const char *out_dir;          /* default "out" */
     int save_bin, save_vtk;       /* --save bin, vtk: frames/NNNN.bin, .vtk (legacy ASCII) */
     int save_vtu;                 /* --save vtu: frames/NNNN.vtu (binary VTK XML) and frames.pvd */
+    int save_obj;                 /* --save obj: frames/NNNN.obj, the fluid's surface (grid/blobby.h) */
+    double surface_spacing;       /* --surface-spacing: its grid spacing, m; 0 = half the particle spacing */
     int threads;                  /* 0 = OpenMP's default */
     int progress;                 /* progress line on stderr */
     int live_plot;                /* --plot live: compression and speed streamed to gnuplot (plots/live.h) */
@@ -194,6 +196,10 @@ int fl_device_check(const char *device, fl_error *err);
  * device does not run, a CUDA backend not built or without a usable
  * device (the CUDA runtime's reason). */
 const fl_solver_ops *fl_solver_on(const char *name, const char *device, fl_error *err);
+
+/* The grid spacing of --save obj's surfaces, m: c->surface_spacing, or
+ * half the world's particle spacing when that is 0. */
+double fl_surface_spacing(const fl_run_config *c, const fl_world *w);
 
 /* Builds the world of a scene, boundary volumes included. */
 int fl_build_world(const fl_scene *s, fl_world *w, fl_error *err);

@@ -17,6 +17,7 @@
 #include "harness.h"
 #include "plot.h"
 #include "render.h"
+#include "surface.h"
 #ifdef FL_HAVE_CUDA
 #include "cuda_device.h"
 #endif
@@ -62,8 +63,15 @@ static const char *usage =
     "                         fluid's force on it, N) on stdout per line; tool.csv\n"
     "                         and run.json in DIR (default out/tool); see\n"
     "                         fluidlab tool --help\n"
-    "  bench [grid | SOLVER...] [options]\n"
+    "  surface RUN_DIR [--spacing S] [--radius R] [--threads N] [--quiet]\n"
+    "                         the fluid's surface from a run's saved frames: every\n"
+    "                         RUN_DIR/frames/NNNN.bin (--save bin) to NNNN.obj, the\n"
+    "                         same mesh --save obj writes; see fluidlab surface --help\n"
+    "  bench [grid | surface | SOLVER...] [options]\n"
     "                         timed benchmarks; rows appended to docs/perf/*.csv;\n"
+    "                         bench surface: the surface of --scene's particles at rest\n"
+    "                         (default flip_case1) rebuilt --repeat times, the field and\n"
+    "                         marching cubes timed (--surface-spacing S: its grid);\n"
     "                         bench --tool: the tool loop's rate (see bench options)\n"
     "  render RUN_DIR [--frame N] [--gif]\n"
     "                         pictures of a run's saved frames (surfaces, or else\n"
@@ -86,7 +94,10 @@ static const char *usage =
     "  --save LIST            also write particle frames, LIST of: bin (frames/NNNN.bin,\n"
     "                         positions), vtu (frames/NNNN.vtu, binary VTK XML, and\n"
     "                         frames.pvd: open it in ParaView as one time series),\n"
-    "                         vtk (frames/NNNN.vtk, legacy ASCII VTK)\n"
+    "                         vtk (frames/NNNN.vtk, legacy ASCII VTK), obj (frames/NNNN.obj,\n"
+    "                         the fluid's surface: a closed triangle mesh with normals)\n"
+    "  --surface-spacing S    grid spacing of --save obj's surfaces in metres (default half\n"
+    "                         the particle spacing; see fluidlab surface --help)\n"
     "  --device cpu|cuda|emu  where the particles live (default cpu): cuda runs sph,\n"
     "                         wcsph, pcisph and pbf on the GPU; emu runs the same GPU\n"
     "                         kernels on the CPU over the GPU's data layout (a check)\n"
@@ -263,7 +274,7 @@ static int run_option(const char *a, const char *v, fl_run_config *c, int *plot,
     *takes = strcmp(a, "--dt") == 0 || strcmp(a, "--substeps") == 0 || strcmp(a, "--frames") == 0 ||
              strcmp(a, "--set") == 0 || strcmp(a, "--out") == 0 || strcmp(a, "--save") == 0 ||
              strcmp(a, "--threads") == 0 || strcmp(a, "--plot") == 0 || strcmp(a, "--per-solver") == 0 ||
-             strcmp(a, "--device") == 0;
+             strcmp(a, "--device") == 0 || strcmp(a, "--surface-spacing") == 0;
     if (*takes && !v)
         return -die("%s: expected a value", a);
     if (strcmp(a, "--dt") == 0) {
@@ -309,8 +320,8 @@ static int run_option(const char *a, const char *v, fl_run_config *c, int *plot,
         c->out_dir = v;
     } else if (strcmp(a, "--save") == 0) {
         char buf[64];
-        if (strlen(v) >= sizeof buf || strspn(v, ",") == strlen(v)) /* too long to be a list of three, or empty */
-            return -die("--save: expected a comma-separated list of bin, vtu and vtk, got '%s'", v);
+        if (strlen(v) >= sizeof buf || strspn(v, ",") == strlen(v)) /* too long to be a list of the four, or empty */
+            return -die("--save: expected a comma-separated list of bin, vtu, vtk and obj, got '%s'", v);
         snprintf(buf, sizeof buf, "%s", v);
         for (char *t = strtok(buf, ","); t; t = strtok(NULL, ",")) {
             if (strcmp(t, "bin") == 0)
@@ -319,9 +330,14 @@ static int run_option(const char *a, const char *v, fl_run_config *c, int *plot,
                 c->save_vtk = 1;
             else if (strcmp(t, "vtu") == 0)
                 c->save_vtu = 1;
+            else if (strcmp(t, "obj") == 0)
+                c->save_obj = 1;
             else
-                return -die("--save: expected a comma-separated list of bin, vtu and vtk, got '%s'", v);
+                return -die("--save: expected a comma-separated list of bin, vtu, vtk and obj, got '%s'", v);
         }
+    } else if (strcmp(a, "--surface-spacing") == 0) {
+        if (!parse_number(v, &c->surface_spacing) || c->surface_spacing <= 0.0)
+            return -die("--surface-spacing: expected a positive number of metres, got '%s'", v);
     } else if (strcmp(a, "--quiet") == 0) {
         c->progress = 0;
     } else if (strcmp(a, "--no-plot") == 0 || (strcmp(a, "--plot") == 0 && strcmp(v, "none") == 0)) {
@@ -803,9 +819,9 @@ int main(int argc, char **argv)
      * reported like a full disk, instead of killing the process */
     signal(SIGXFSZ, SIG_IGN);
     const char *cmd = argc < 2 ? "figures" : argv[1];
-    /* the commands that run scenes stop cleanly at the end of a step */
+    /* the commands that run scenes stop cleanly at the end of a step (surface: of a frame) */
     if (strcmp(cmd, "run") == 0 || strcmp(cmd, "compare") == 0 || strcmp(cmd, "sweep") == 0 ||
-        strcmp(cmd, "figures") == 0 || strcmp(cmd, "tool") == 0)
+        strcmp(cmd, "figures") == 0 || strcmp(cmd, "tool") == 0 || strcmp(cmd, "surface") == 0)
         fl_interrupt_install();
     if (argc < 2) {
         char *def[] = {"--quick"};
@@ -845,5 +861,7 @@ int main(int argc, char **argv)
         return fl_bench_main(argc - 2, argv + 2);
     if (strcmp(cmd, "render") == 0)
         return fl_render_main(argc - 2, argv + 2);
+    if (strcmp(cmd, "surface") == 0)
+        return fl_surface_main(argc - 2, argv + 2);
     return die("%s: unknown command (see fluidlab --help)", cmd);
 }

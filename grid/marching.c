@@ -86,8 +86,11 @@ static void edge_vertex(const grid *g, int i, int j, int k, int a, float pos[3],
 
 /* Visits the crossed edges of node layer k in id order: per node (x
  * fastest), its x, y and z edges. With pos == NULL it only counts them;
- * otherwise it numbers them from first, writing ids into eid (-1 for
- * edges not crossed) and vertices into pos and normal. Returns the count. */
+ * otherwise it numbers them from first, writing ids into eid and vertices
+ * into pos and normal. Edges not crossed are left alone: pass 3 reads the
+ * ids of crossed edges only, so most of eid is never written (nor, for a
+ * grid mostly away from the surface, given memory by the system). Returns
+ * the count. */
 static long long layer_vertices(const grid *g, int k, int *const eid[3], long long first,
                                 float *pos, float *normal)
 {
@@ -99,11 +102,9 @@ static long long layer_vertices(const grid *g, int k, int *const eid[3], long lo
             const size_t c = node_index(g, i, j, k);
             for (int a = 0; a < 3; a++) {
                 int hit = at[a] + 1 < g->n[a] && crossed(g->phi[c], g->phi[c + stride[a]]);
-                if (pos != NULL) {
-                    eid[a][c] = hit ? (int)(first + count) : -1;
-                    if (hit)
-                        edge_vertex(g, i, j, k, a, pos + 3 * (first + count),
-                                    normal + 3 * (first + count));
+                if (pos != NULL && hit) {
+                    eid[a][c] = (int)(first + count);
+                    edge_vertex(g, i, j, k, a, pos + 3 * (first + count), normal + 3 * (first + count));
                 }
                 count += hit;
             }
@@ -279,7 +280,10 @@ static void cube_triangles(const float v[8], const int id[12], const fl_trimesh 
     }
 }
 
-/* The triangles of the cubes of layer k (between node layers k and k + 1). */
+/* The triangles of the cubes of layer k (between node layers k and k + 1).
+ * A cube wholly inside or outside is skipped before its edges are read;
+ * of the others, only the crossed edges' ids are read (the only ones
+ * written, and the only ones cube_triangles uses). */
 static void layer_triangles(const grid *g, int k, int *const eid[3], const fl_trimesh *m, piece *p)
 {
     const size_t stride[3] = {1, (size_t)g->n[0], (size_t)g->n[0] * (size_t)g->n[1]};
@@ -287,14 +291,21 @@ static void layer_triangles(const grid *g, int k, int *const eid[3], const fl_tr
         for (int i = 0; i + 1 < g->n[0]; i++) {
             const size_t base = node_index(g, i, j, k);
             float v[8];
+            int inside = 0;
             for (int c = 0; c < 8; c++) {
                 const int *o = fl_mc_corner_offset[c];
                 v[c] = g->phi[base + o[0] * stride[0] + o[1] * stride[1] + o[2] * stride[2]];
+                inside |= (v[c] < 0.0f) << c;
             }
+            if (inside == 0 || inside == 255)
+                continue;
             int id[12];
             for (int e = 0; e < 12; e++) {
-                const int *o = fl_mc_corner_offset[fl_mc_edge_corner[e][0]];
-                id[e] = eid[e / 4][base + o[0] * stride[0] + o[1] * stride[1] + o[2] * stride[2]];
+                const int a = fl_mc_edge_corner[e][0], b = fl_mc_edge_corner[e][1];
+                const int *o = fl_mc_corner_offset[a];
+                id[e] = ((inside >> a) ^ (inside >> b)) & 1
+                            ? eid[e / 4][base + o[0] * stride[0] + o[1] * stride[1] + o[2] * stride[2]]
+                            : -1;
             }
             cube_triangles(v, id, m, p);
         }

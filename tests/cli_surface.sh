@@ -1,0 +1,78 @@
+#!/usr/bin/env bash
+# The fluid's surface through the real binary: `run --save bin,obj` writes
+# frames/NNNN.obj beside the .bin frames, each read back by the OBJ reader
+# (test_blobby check-obj) with the counts its header states, closed, and
+# enclosing between half and all of the particles' volume; `fluidlab
+# surface` rebuilds the same OBJ, byte for byte, from the .bin frames
+# alone (with 1 and 2 threads, and with run.json's --surface-spacing); bad
+# input ends with one line on stderr, exit 1, and no OBJ for a frame that
+# cannot be read.
+# usage: cli_surface.sh FLUIDLAB SCRATCH_DIR TEST_BLOBBY
+set -u
+source "$(dirname "$0")/cli_common.sh"
+test_blobby=$3
+export OMP_WAIT_POLICY=passive
+
+out="$dir/run"
+"$bin" run dam_break --solver wcsph --frames 3 --set fluid.spacing=0.02 --save bin,obj --quiet --no-plot \
+  --out "$out" 2>/dev/null
+check "run with --save bin,obj" $?
+for f in 0000 0001 0002 0003; do
+  "$test_blobby" check-obj 0.02 "$out/frames/$f.bin" "$out/frames/$f.obj"
+  check "frame $f: the OBJ reads back with its counts, closed, with the fluid's volume" $?
+done
+[ -z "$(ls "$out"/frames/*.tmp 2>/dev/null)" ]; check "no .tmp left" $?
+
+again="$dir/again"
+cp -r "$out" "$again" && rm "$again"/frames/*.obj
+"$bin" surface "$again" --quiet 2>/dev/null
+check "surface on the .bin frames" $?
+same=0
+for f in 0000 0001 0002 0003; do cmp -s "$out/frames/$f.obj" "$again/frames/$f.obj" || same=1; done
+check "surface: the same OBJ as --save obj, byte for byte" $same
+rm "$again"/frames/*.obj
+"$bin" surface "$again" --threads 1 --quiet 2>/dev/null
+same=$?
+for f in 0000 0001 0002 0003; do cmp -s "$out/frames/$f.obj" "$again/frames/$f.obj" || same=1; done
+check "surface --threads 1: the same OBJ" $same
+"$bin" surface "$again" --spacing 0.015 --quiet 2>/dev/null && ! cmp -s "$out/frames/0003.obj" "$again/frames/0003.obj"
+check "surface --spacing 0.015: another mesh" $?
+"$test_blobby" check-obj 0.02 "$again/frames/0003.bin" "$again/frames/0003.obj"
+check "surface --spacing 0.015: closed, with the fluid's volume" $?
+
+coarse="$dir/coarse"
+"$bin" run dam_break --solver wcsph --frames 1 --set fluid.spacing=0.02 --save bin,obj --surface-spacing 0.015 \
+  --quiet --no-plot --out "$coarse" 2>/dev/null
+check "run with --surface-spacing 0.015" $?
+cp "$coarse/frames/0001.obj" "$dir/coarse.obj" && rm "$coarse"/frames/*.obj
+"$bin" surface "$coarse" --quiet 2>/dev/null && cmp -s "$dir/coarse.obj" "$coarse/frames/0001.obj"
+check "surface takes run.json's surface spacing: the same OBJ" $?
+
+# bad input: one line on stderr, exit 1
+one_line() { # expected exit status, then the command
+  local want=$1
+  shift
+  "$@" >/dev/null 2>"$dir/err"
+  local rc=$?
+  [ "$rc" -eq "$want" ] && [ "$(wc -l <"$dir/err")" -eq 1 ]
+}
+one_line 1 "$bin" surface "$dir/missing"; check "surface: a missing folder" $?
+mkdir -p "$dir/empty/frames" && cp "$out/run.json" "$dir/empty/"
+one_line 1 "$bin" surface "$dir/empty"; check "surface: no frames" $?
+grep -q "no particle frames" "$dir/err"; check "surface: no frames, said so" $?
+bad="$dir/bad"
+cp -r "$out" "$bad" && rm "$bad"/frames/*.obj
+head -c 100 "$out/frames/0002.bin" >"$bad/frames/0002.bin"
+one_line 1 "$bin" surface "$bad" --quiet; check "surface: a truncated frame" $?
+grep -q "0002.bin" "$dir/err"; check "surface: the truncated frame named" $?
+[ ! -e "$bad/frames/0002.obj" ] && [ -z "$(ls "$bad"/frames/*.tmp 2>/dev/null)" ]
+check "surface: no OBJ and no .tmp for the truncated frame" $?
+one_line 1 "$bin" surface "$again" --spacing -1; check "surface: a negative spacing" $?
+one_line 1 "$bin" run dam_break --save objx --out "$dir/x"; check "run --save objx" $?
+one_line 1 "$bin" run dam_break --save obj --surface-spacing 0 --out "$dir/x"; check "run --surface-spacing 0" $?
+one_line 1 "$bin" run dam_break --surface-spacing 0.01 --out "$dir/x"; check "run --surface-spacing without --save obj" $?
+[ ! -e "$dir/x" ]; check "bad options: nothing written" $?
+"$bin" surface --help | grep -q "RUN_DIR"; check "surface --help" $?
+"$bin" --help | grep -q "surface RUN_DIR"; check "fluidlab --help lists surface" $?
+
+report
