@@ -20,6 +20,8 @@
 #include <time.h>
 
 #include "blobby.h"
+#include "io.h"
+#include "voxelize.h"
 #include "fl_commit.h"
 #include "harness.h"
 #ifdef FL_HAVE_CUDA
@@ -33,6 +35,7 @@ typedef struct bench_opts {
     int set_count;
     double dt;                         /* s; 0: the scene's, scaled with the spacing */
     double surface_spacing;            /* bench surface: the grid's spacing, m; 0: half the particle spacing */
+    const char *frame;                 /* bench surface --frame: a saved frame's particles instead of the scene's */
     long long particles;
     int repeat, steps, warmup;
     int metrics;                       /* --metrics: the run's per-step metrics inside the timed step */
@@ -202,9 +205,11 @@ static int bench_grid(const bench_opts *o)
 }
 
 /* bench surface: the scene's particles at rest (its initial state, as the
- * world is built) reconstructed --repeat times, each timed in its two
- * stages: the blobbies field (fl_blobby_sample) and marching cubes with
- * the wall padding (fl_marching_cubes), as --save obj runs them. */
+ * world is built), or with --frame those of a saved frame (a run's
+ * frames/NNNN.bin, the scene giving the domain and the spacing),
+ * reconstructed --repeat times, each timed in its two stages: the
+ * blobbies field (fl_blobby_sample) and marching cubes with the wall
+ * padding (fl_marching_cubes), as --save obj runs them. */
 static int bench_surface(const bench_opts *o)
 {
     fl_scene s;
@@ -213,6 +218,12 @@ static int bench_surface(const bench_opts *o)
     double dt;
     if (load_scaled_scene(o, &s, &dt, &err) || fl_build_world(&s, &w, &err)) {
         fprintf(stderr, "fluidlab: %s\n", err.msg);
+        return 1;
+    }
+    if (o->frame && fl_frame_read_bin(o->frame, &w.fluid, NULL, &err)) {
+        fprintf(stderr, "fluidlab: bench surface --frame: %s\n", err.msg);
+        fl_world_free(&w);
+        fl_scene_free(&s);
         return 1;
     }
     const fl_blobby_def def =
@@ -265,6 +276,80 @@ static int bench_surface(const bench_opts *o)
     }
     free(field), free(mesh), free(total);
     fl_world_free(&w);
+    fl_scene_free(&s);
+    return rc;
+}
+
+/* bench voxelize: each mesh object of the scene (default pbf_bunny, its
+ * bunny as placed) filled onto the domain's lattice of the scene's
+ * particle spacing over the mesh's bounds (fl_voxelize, as the scene
+ * loader fills a fluid mesh), --repeat times after --warmup. */
+static int bench_voxelize(const bench_opts *o)
+{
+    fl_scene s;
+    fl_error err;
+    double dt;
+    if (load_scaled_scene(o, &s, &dt, &err)) {
+        fprintf(stderr, "fluidlab: %s\n", err.msg);
+        return 1;
+    }
+    if (s.mesh_count == 0) {
+        fprintf(stderr, "fluidlab: bench voxelize: %s has no mesh objects (\"meshes\")\n", s.path);
+        fl_scene_free(&s);
+        return 1;
+    }
+    FILE *log = NULL;
+    char log_path[1200];
+    int rc = open_log(o, "voxelize",
+                      "date,commit,benchmark,machine,threads,particles,command,repeats,mesh,triangles,spacing,"
+                      "cells_x,cells_y,cells_z,inside,ms_median,ms_min,ms_max",
+                      &log, log_path, sizeof log_path);
+    for (int k = 0; k < s.mesh_count && rc == 0; k++) {
+        const fl_scene_mesh *m = &s.meshes[k];
+        fl_voxel_grid g;
+        g.spacing = s.spacing;
+        size_t cells = 1;
+        for (int a = 0; a < 3; a++) { /* the domain's lattice, as the loader places the particles */
+            g.origin[a] = s.domain.lo[a] + floor((m->lo[a] - s.domain.lo[a]) / s.spacing) * s.spacing;
+            g.dims[a] = (int)fmax(1.0, ceil((m->hi[a] - g.origin[a]) / s.spacing));
+            cells *= (size_t)g.dims[a];
+        }
+        unsigned char *inside = malloc(cells);
+        double *ms = calloc((size_t)o->repeat, sizeof *ms);
+        if (!inside || !ms)
+            rc = fprintf(stderr, "fluidlab: bench voxelize: out of memory for %zu cells\n", cells) > 0;
+        for (int r = -o->warmup; r < o->repeat && rc == 0; r++) {
+            double t0 = fl_now_ms();
+            if (fl_voxelize(&m->mesh, &g, inside, &err)) {
+                fprintf(stderr, "fluidlab: bench voxelize: mesh %d: %s\n", k, err.msg);
+                rc = 1;
+            }
+            if (r >= 0)
+                ms[r] = fl_now_ms() - t0;
+        }
+        if (rc == 0) {
+            size_t in = 0;
+            for (size_t c = 0; c < cells; c++)
+                in += inside[c];
+            double t[3];
+            summarize(ms, o->repeat, t);
+            printf("voxelize: mesh %d of %s (%d triangles), %d x %d x %d cells of %.4g m, %zu inside, %d threads: "
+                   "median %.2f ms (min %.2f, max %.2f) over %d repeats\n",
+                   k, s.name, m->mesh.triangle_count, g.dims[0], g.dims[1], g.dims[2], s.spacing, in,
+                   omp_get_max_threads(), t[0], t[1], t[2], o->repeat);
+            if (log) {
+                log_prefix(log, o, "voxelize", (int)in);
+                fprintf(log, ",%d,%d,%d,%.6g,%d,%d,%d,%zu,%.4f,%.4f,%.4f\n", o->repeat, k, m->mesh.triangle_count,
+                        s.spacing, g.dims[0], g.dims[1], g.dims[2], in, t[0], t[1], t[2]);
+            }
+        }
+        free(inside);
+        free(ms);
+    }
+    if (log) {
+        int lc = close_log(log, log_path);
+        rc = rc ? rc : lc;
+    }
     fl_scene_free(&s);
     return rc;
 }
@@ -562,7 +647,7 @@ int fl_bench_main(int argc, char **argv)
         int takes = !strcmp(a, "--particles") || !strcmp(a, "--repeat") || !strcmp(a, "--steps") ||
                     !strcmp(a, "--threads") || !strcmp(a, "--scene") || !strcmp(a, "--log") ||
                     !strcmp(a, "--warmup") || !strcmp(a, "--set") || !strcmp(a, "--dt") || !strcmp(a, "--device") ||
-                    !strcmp(a, "--sizes") || !strcmp(a, "--surface-spacing");
+                    !strcmp(a, "--sizes") || !strcmp(a, "--surface-spacing") || !strcmp(a, "--frame");
         if (takes && !v) {
             fprintf(stderr, "fluidlab: bench %s: expected a value\n", a);
             return 1;
@@ -592,6 +677,8 @@ int fl_bench_main(int argc, char **argv)
             o.dt = num;
         else if (!strcmp(a, "--surface-spacing") && num > 0.0 && num <= 10.0)
             o.surface_spacing = num;
+        else if (!strcmp(a, "--frame") && *v)
+            o.frame = v;
         else if (!strcmp(a, "--log") && *v && strlen(v) <= FL_MAX_PATH)
             o.log_dir = v;
         else if (!strcmp(a, "--no-log"))
@@ -630,9 +717,10 @@ int fl_bench_main(int argc, char **argv)
         if ((rc = tool_defaults(&o, sizes)))
             return rc;
     } else {
-        /* bench surface alone: the report's case 1 */
+        /* bench surface alone: the report's case 1; voxelize alone: the bunny drop */
         const int surface_only = ntargets == 1 && !strcmp(targets[0], "surface");
-        o.scene = o.scene ? o.scene : surface_only ? "flip_case1" : "dam_break";
+        const int voxelize_only = ntargets == 1 && !strcmp(targets[0], "voxelize");
+        o.scene = o.scene ? o.scene : surface_only ? "flip_case1" : voxelize_only ? "pbf_bunny" : "dam_break";
         o.repeat = o.repeat ? o.repeat : 7;
         o.steps = o.steps ? o.steps : 10;
         o.warmup = o.warmup >= 0 ? o.warmup : 3;
@@ -643,7 +731,9 @@ int fl_bench_main(int argc, char **argv)
         targets[ntargets++] = o.tool ? "pbf" : "grid";
     fl_error err;
     for (int t = 0; t < ntargets; t++) { /* every target, and its device, before anything is written */
-        if ((!strcmp(targets[t], "grid") || !strcmp(targets[t], "surface")) && o.tool) {
+        const int cpu_only = !strcmp(targets[t], "grid") || !strcmp(targets[t], "surface") ||
+                             !strcmp(targets[t], "voxelize");
+        if (cpu_only && o.tool) {
             fprintf(stderr, "fluidlab: bench --tool %s: expected solvers (the tool loop's, default pbf)\n", targets[t]);
             return 1;
         }
@@ -652,14 +742,15 @@ int fl_bench_main(int argc, char **argv)
                             "(a device's grid is timed in its solvers' grid_build stage)\n", o.device);
             return 1;
         }
-        if (!strcmp(targets[t], "surface") && strcmp(o.device, "cpu") != 0) {
-            fprintf(stderr, "fluidlab: bench surface: --device %s: the surface is rebuilt on the CPU\n", o.device);
+        if ((!strcmp(targets[t], "surface") || !strcmp(targets[t], "voxelize")) && strcmp(o.device, "cpu") != 0) {
+            fprintf(stderr, "fluidlab: bench %s: --device %s: it runs on the CPU\n", targets[t], o.device);
             return 1;
         }
-        if (!strcmp(targets[t], "grid") || !strcmp(targets[t], "surface"))
+        if (cpu_only)
             continue;
         if (!fl_solver_find(targets[t])) {
-            fprintf(stderr, "fluidlab: bench %s: unknown solver or benchmark (grid, surface, or see fluidlab list)\n",
+            fprintf(stderr, "fluidlab: bench %s: unknown solver or benchmark (grid, surface, voxelize, or see fluidlab "
+                            "list)\n",
                     targets[t]);
             return 1;
         }
@@ -676,6 +767,7 @@ int fl_bench_main(int argc, char **argv)
         rc = o.tool                             ? bench_tool(&o, targets[t])
              : !strcmp(targets[t], "grid")    ? bench_grid(&o)
              : !strcmp(targets[t], "surface") ? bench_surface(&o)
-                                              : bench_solver(&o, targets[t]);
+             : !strcmp(targets[t], "voxelize") ? bench_voxelize(&o)
+                                               : bench_solver(&o, targets[t]);
     return rc;
 }

@@ -67,11 +67,14 @@ static const char *usage =
     "                         the fluid's surface from a run's saved frames: every\n"
     "                         RUN_DIR/frames/NNNN.bin (--save bin) to NNNN.obj, the\n"
     "                         same mesh --save obj writes; see fluidlab surface --help\n"
-    "  bench [grid | surface | SOLVER...] [options]\n"
+    "  bench [grid | surface | voxelize | SOLVER...] [options]\n"
     "                         timed benchmarks; rows appended to docs/perf/*.csv;\n"
     "                         bench surface: the surface of --scene's particles at rest\n"
     "                         (default flip_case1) rebuilt --repeat times, the field and\n"
-    "                         marching cubes timed (--surface-spacing S: its grid);\n"
+    "                         marching cubes timed (--surface-spacing S: its grid;\n"
+    "                         --frame FILE.bin: a saved frame's particles instead);\n"
+    "                         bench voxelize: each mesh of --scene (default pbf_bunny)\n"
+    "                         filled onto a grid of its particle spacing\n"
     "                         bench --tool: the tool loop's rate (see bench options)\n"
     "  render RUN_DIR [--frame N] [--gif]\n"
     "                         pictures of a run's saved frames (surfaces, or else\n"
@@ -832,8 +835,9 @@ int main(int argc, char **argv)
         return 0;
     }
     /* COMMAND --help: run, compare, sweep, bench and list are described in
-     * the one help (tool, figures and render have their own) */
-    for (int k = 2; k < argc && strcmp(cmd, "tool") != 0 && strcmp(cmd, "figures") != 0 && strcmp(cmd, "render") != 0;
+     * the one help (tool, figures, render and surface have their own) */
+    for (int k = 2; k < argc && strcmp(cmd, "tool") != 0 && strcmp(cmd, "figures") != 0 && strcmp(cmd, "render") != 0 &&
+                    strcmp(cmd, "surface") != 0;
          k++)
         if (strcmp(argv[k], "--help") == 0 || strcmp(argv[k], "-h") == 0) {
             fputs(usage, stdout);

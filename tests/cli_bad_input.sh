@@ -268,7 +268,7 @@ arg_case "--frames 0x10" "--frames: expected a whole number >= 1, got '0x10'" ru
 arg_case "bench --log ''" '--log: expected a folder name' bench sph --particles 500 --repeat 1 --steps 1 --log ''
 # every command's --help is help (exit 0, the usage on stdout), not an
 # unknown option
-for c in run compare sweep bench list tool figures; do
+for c in run compare sweep bench list tool figures render surface; do
     n=$((n + 1))
     why=""
     out=$("$bin" $c --help 2>"$dir/help.stderr") || why="exit $?"

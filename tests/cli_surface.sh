@@ -74,5 +74,14 @@ one_line 1 "$bin" run dam_break --surface-spacing 0.01 --out "$dir/x"; check "ru
 [ ! -e "$dir/x" ]; check "bad options: nothing written" $?
 "$bin" surface --help | grep -q "RUN_DIR"; check "surface --help" $?
 "$bin" --help | grep -q "surface RUN_DIR"; check "fluidlab --help lists surface" $?
+# the benchmarks on a saved frame and on the bunny, logging nowhere
+"$bin" bench surface --scene dam_break --frame "$out/frames/0002.bin" --repeat 1 --warmup 0 --no-log \
+  --set fluid.spacing=0.04 >"$dir/bench.txt" 2>&1 && grep -q "triangles" "$dir/bench.txt"
+check "bench surface --frame: a saved frame rebuilt" $?
+one_line 1 "$bin" bench surface --frame "$dir/none.bin" --no-log; check "bench surface --frame: a missing frame" $?
+"$bin" bench voxelize --scene pbf_bunny --set fluid.spacing=0.2 --repeat 1 --warmup 0 --no-log >"$dir/vox.txt" 2>&1 &&
+  grep -q "inside" "$dir/vox.txt"
+check "bench voxelize: the bunny" $?
+one_line 1 "$bin" bench voxelize --scene dam_break --no-log; check "bench voxelize: a scene without meshes" $?
 
 report
