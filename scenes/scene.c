@@ -1018,7 +1018,7 @@ static void mesh_path(const check *c, const char *name, char *dst, size_t cap)
 static int read_mesh(const check *c, const cJSON *v, const char *kp, const fl_box *domain,
                      fl_scene_mesh *out)
 {
-    static const char *const keys[] = {"mesh", "scale", "translate", "rotate", "as", NULL};
+    static const char *const keys[] = {"mesh", "scale", "translate", "rotate", "as", "velocity", NULL};
     static const char *const roles[] = {"fluid", "solid", NULL};
     char sub[KEYPATH_LEN], path[1024], why[FL_ERROR_LEN];
     const cJSON *file;
@@ -1038,8 +1038,13 @@ static int read_mesh(const check *c, const cJSON *v, const char *kp, const fl_bo
     if ((rc = get_choice(c, v, kp, "as", roles, FL_MESH_FLUID, &out->as)) != FL_OK ||
         (rc = get_scale(c, v, kp, out->scale)) != FL_OK ||
         (rc = get_vec3(c, v, kp, "translate", out->translate)) != FL_OK ||
-        (rc = get_vec3(c, v, kp, "rotate", out->rotate)) != FL_OK)
+        (rc = get_vec3(c, v, kp, "rotate", out->rotate)) != FL_OK ||
+        (rc = get_vec3(c, v, kp, "velocity", out->velocity)) != FL_OK)
         return rc;
+    join_key(sub, sizeof sub, kp, "velocity");
+    if (out->as == FL_MESH_SOLID && member(v, "velocity") != NULL)
+        return fl_fail(c->err, FL_ERR_INPUT, "%s: %s: expected no velocity for a solid mesh (it stands still)",
+                       c->file, sub);
 
     join_key(sub, sizeof sub, kp, "mesh");
     mesh_path(c, file->valuestring, path, sizeof path);
@@ -1748,11 +1753,17 @@ int fl_scene_build_world(const fl_scene *s, fl_world *w, fl_error *err)
         double *pts;
         int count, cut;
         uint64_t seed = (uint64_t)(s->seed + (unsigned)r);
+        const int before = w->fluid.count;
         rc = region_points(s, r, &pts, &count, &cut, err);
         if (rc == FL_OK)
             rc = cut ? fl_world_fill_points(w, pts, count, s->jitter, seed, err)
                      : fl_world_fill_box(w, &s->blocks[r], s->jitter, seed, err);
         free(pts);
+        /* a fluid mesh's start velocity */
+        const fl_scene_mesh *fm = r < s->block_count ? NULL : region_mesh(s, r);
+        for (int i = before; fm && rc == FL_OK && i < w->fluid.count; i++)
+            w->fluid.vx[i] = (float)fm->velocity[0], w->fluid.vy[i] = (float)fm->velocity[1],
+            w->fluid.vz[i] = (float)fm->velocity[2];
     }
     if (rc == FL_OK)
         rc = fl_world_sample_boundary(w, err);

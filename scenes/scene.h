@@ -43,6 +43,7 @@ typedef struct fl_scene_mesh {
     double scale[3];         /* along the file's axes */
     double rotate[3];        /* degrees about x, then y, then z */
     double translate[3];     /* m */
+    double velocity[3];      /* m/s: a fluid mesh's particles' start velocity */
     fl_mesh mesh;            /* scaled, rotated, translated: scene coordinates, m (owned) */
     double volume;           /* enclosed, m^3 */
     double lo[3], hi[3];     /* its bounds, m */

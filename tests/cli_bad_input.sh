@@ -196,6 +196,8 @@ run_case "mesh: scale 0" 'meshes\[0\]\.scale: expected a number > 0' "$s" \
     --set "$(mesh cube.obj ', "as": "solid"')" --set meshes.0.scale=0
 run_case "mesh: outside the domain" 'meshes\[0\]: expected a mesh inside the domain' "$s" \
     --set "$(mesh cube.obj ', "as": "solid"')" --set 'meshes.0.translate=[0.9, 0.6, 0.6]'
+run_case "mesh: a solid mesh with a velocity" 'meshes\[0\]\.velocity: expected no velocity for a solid mesh' "$s" \
+    --set "$(mesh cube.obj ', "as": "solid", "velocity": [1, 0, 0]')"
 run_case "mesh: fluid mesh over a block" 'meshes\[0\]: expected a fluid mesh whose bounds overlap no fluid block' \
     "$s" --set "$(mesh cube.obj ', "as": "fluid"')" --set 'meshes.0.translate=[0.4, 0.4, 0.4]'
 

@@ -132,6 +132,40 @@ static void test_fluid_meshes(void)
     }
 }
 
+/* A fluid mesh's "velocity": its particles start with it, a block's do not. */
+static void test_mesh_velocity(void)
+{
+    fl_scene s;
+    fl_world w;
+    FILE *f = fopen("test_mesh_scene_velocity.json", "w");
+    ENSURE(f != NULL && write_cube());
+    if (!f)
+        return;
+    fprintf(f, "{ \"domain\": { \"min\": [0, 0, 0], \"max\": [1, 1, 1] },\n"
+               "  \"fluid\": { \"spacing\": 0.05, \"blocks\": [ { \"min\": [0, 0, 0], \"max\": [1, 0.2, 1] } ] },\n"
+               "  \"meshes\": [ { \"mesh\": \"%s\", \"scale\": %g, \"translate\": [0.5, 0.6, 0.5], \"as\": \"fluid\",\n"
+               "                  \"velocity\": [1, -2, 0.5] } ],\n"
+               "  \"time\": { \"duration\": 0.1 } }\n",
+            CUBE_OBJ, CUBE_SIDE);
+    ENSURE(fclose(f) == 0);
+    if (!load("test_mesh_scene_velocity.json", &s, &w)) {
+        ENSURE(0);
+        return;
+    }
+    int moving = 0, still = 0, wrong = 0;
+    for (int i = 0; i < w.fluid.count; i++) {
+        const int in_cube = w.fluid.y[i] > 0.3;
+        const double v[3] = {w.fluid.vx[i], w.fluid.vy[i], w.fluid.vz[i]};
+        const int fast = v[0] == 1.0 && v[1] == -2.0 && v[2] == 0.5, rest = v[0] == 0 && v[1] == 0 && v[2] == 0;
+        moving += in_cube && fast, still += !in_cube && rest, wrong += in_cube ? !fast : !rest;
+    }
+    printf("mesh velocity: %d particles of the cube at (1, -2, 0.5) m/s, %d of the block at rest, %d otherwise\n",
+           moving, still, wrong);
+    ENSURE(moving == 216 && still == 1600 && wrong == 0);
+    fl_world_free(&w);
+    fl_scene_free(&s);
+}
+
 static void test_solid_cube(void)
 {
     static const double centre[3] = {0.5, 0.2, 0.5};
@@ -292,6 +326,7 @@ int main(int argc, char **argv)
         test_flip_solid();
     } else {
         test_fluid_meshes();
+        test_mesh_velocity();
         test_solid_cube();
     }
     return fl_test_report("test_mesh_scene");
