@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -26,11 +27,16 @@
 #include "front.h"
 #include "harness.h"
 #include "plot.h"
+#include "render.h"
+#include "surface.h"
 #ifdef FL_HAVE_CUDA
 #include "cuda_device.h"
 #endif
 
 #define FIG_COUNT 8
+/* the PIC/FLIP report's Table 2 beside ours (--only report_table2): not a
+ * numbered figure, made after them */
+#define FIG_TABLE2 (FIG_COUNT + 1)
 #define MAX_CASES 256
 #define MAX_CASE_SETS 8
 
@@ -43,6 +49,7 @@ typedef struct fig_case {
     double dt;                          /* s; 0: substeps or the scene's step */
     int dt_cfl;
     int substeps;
+    int frames;                         /* frames to run (0: the scene's duration); report_table2 saves them */
     int group;                          /* figure 2: 1 particle solver, 2 pressure solve; 4: substeps; 6, 8:
                                          * particles */
     char sets[MAX_CASE_SETS][96];
@@ -60,7 +67,7 @@ typedef struct figures {
     int threads, quiet, plot;
     const char *device;                 /* --device cuda or emu: the particle solvers' device; NULL: the CPU */
     const char *fig6_device;            /* figure 6's second device: --device's, else cuda where a GPU is usable */
-    int only[FIG_COUNT + 1];            /* only[f]: figure f is made */
+    int only[FIG_TABLE2 + 1];           /* only[f]: figure f is made (FIG_TABLE2: the report's Table 2) */
     char command[512];
     /* resolutions (particle spacing, m) */
     double d_drop, d_conv, d_dam, d_stab;
@@ -76,7 +83,7 @@ typedef struct figures {
     int plots_skipped;
 } figures;
 
-static const char *const fig_titles[FIG_COUNT + 1] = {
+static const char *const fig_titles[FIG_TABLE2 + 1] = {
     "",
     "Density over time (PBF paper, Fig. 4)",
     "Convergence over iterations (PBF paper, Fig. 6)",
@@ -86,11 +93,12 @@ static const char *const fig_titles[FIG_COUNT + 1] = {
     "Cost scaling",
     "Tool force over time (rigid-tool paper, Fig. 6)",
     "Tool-loop rate (rigid-tool paper, Fig. 7)",
+    "The PIC/FLIP report's Table 2, side by side",
 };
 
-static const char *const fig_files[FIG_COUNT + 1] = {
+static const char *const fig_files[FIG_TABLE2 + 1] = {
     "",           "fig1_density", "fig2_convergence", "fig3_stages",     "fig4_stability",
-    "fig5_front", "fig6_scaling", "fig7_tool_force",  "fig8_tool_rate",
+    "fig5_front", "fig6_scaling", "fig7_tool_force",  "fig8_tool_rate",  "report_table2",
 };
 
 static int fail_line(const char *fmt, ...)
@@ -242,6 +250,32 @@ static void plan_tool_rate(figures *F)
         }
 }
 
+/* The report's five cases (scenes/flip_case1..5.json, FLIP, each scene's
+ * own PIC share), their frames saved: the full run the report's 250 frames
+ * at the scenes' sizes; --quick 10 frames with the particle spacing and the
+ * cell doubled (an eighth of the particles), --smoke 2 frames at four
+ * times both. */
+static void plan_table2(figures *F)
+{
+    const double factor = F->smoke ? 4.0 : F->quick ? 2.0 : 1.0;
+    static const char *const scenes[5] = {"flip_case1", "flip_case2", "flip_case3", "flip_case4", "flip_case5"};
+    for (int q = 1; q <= 5; q++) {
+        char label[32], path[1024];
+        snprintf(label, sizeof label, "case %d", q);
+        fig_case *k = add_case(F, FIG_TABLE2, "flip", scenes[q - 1], label);
+        k->dt = 1.0 / 25.0; /* one frame a step; FLIP takes its own CFL substeps inside */
+        k->frames = F->smoke ? 2 : F->quick ? 10 : 250;
+        fl_scene sc;
+        fl_error err;
+        fl_resolve_scene(scenes[q - 1], path, sizeof path);
+        if (factor != 1.0 && fl_scene_load(path, NULL, 0, &sc, &err) == FL_OK) {
+            add_set(k, "fluid.spacing=%.9g", factor * sc.spacing);
+            add_set(k, "solvers.flip.dx=%.9g", factor * 0.01);
+            fl_scene_free(&sc);
+        }
+    }
+}
+
 static void plan(figures *F)
 {
     char label[64];
@@ -337,6 +371,8 @@ static void plan(figures *F)
         plan_tool_force(F);
     if (F->only[8])
         plan_tool_rate(F);
+    if (F->only[FIG_TABLE2])
+        plan_table2(F);
 }
 
 /* "dt = 1/240 s", "CFL-adaptive", "10 steps per frame" */
@@ -369,6 +405,8 @@ static int run_cases(figures *F)
         c.dt = k->dt;
         c.dt_cfl = k->dt_cfl;
         c.substeps = k->substeps;
+        c.frames = k->frames;
+        c.save_bin = k->fig == FIG_TABLE2;
         for (int q = 0; q < k->nsets; q++)
             c.sets[c.set_count++] = k->sets[q];
         c.out_dir = k->dir;
@@ -1367,7 +1405,11 @@ static const char *figures_usage =
     "  --smoke       the smallest sizes and a tenth of each run's time: checks the\n"
     "                pipeline in seconds; the figures mean nothing\n"
     "  --only LIST   only these figures, e.g. --only 1,4; tool: figures 7 and 8\n"
-    "                (--only 1,tool)\n"
+    "                (--only 1,tool); report_table2: the PIC/FLIP report's five\n"
+    "                cases (flip_case1..5: FLIP, every frame saved and rebuilt as a\n"
+    "                surface, the last drawn) and its Table 2 beside ours; full: 250\n"
+    "                frames each at the scenes' sizes (hours), --quick: 10 frames at\n"
+    "                an eighth of the particles\n"
     "  --out DIR     output folder (default out/figures)\n"
     "  --device D    the particle solvers (sph, wcsph, pcisph, pbf) on device D: cuda\n"
     "                (the GPU), emu (the GPU kernels on the CPU, slow: a check), or\n"
@@ -1377,6 +1419,162 @@ static const char *figures_usage =
     "  --threads N   OpenMP threads\n"
     "  --quiet       no progress lines\n"
     "  --no-plot     the CSV files and report.md only\n";
+
+/* ---- the report's Table 2 ------------------------------------------------- */
+
+/* One row of reference/pic_flip_report_2011_table2.csv. */
+typedef struct report_row {
+    char description[64];
+    double particles, pic, sim_min, recon_min, sim_gb, surface_gb;
+} report_row;
+
+/* The report's rows 1..5 into rows[1..5]; 0, or 1 with one line. */
+static int read_report_table(report_row rows[6])
+{
+    const char *path = FL_SOURCE_DIR "/reference/pic_flip_report_2011_table2.csv";
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return fail_line("%s: cannot open: %s", path, strerror(errno));
+    char line[512];
+    int n = 0, header = 0;
+    /* comment lines (#), then the header, then a row a case */
+    while (fgets(line, sizeof line, f)) {
+        if (line[0] == '#' || line[0] == '\n')
+            continue;
+        if (!header++)
+            continue;
+        /* the columns, empty ones kept */
+        char *field[11];
+        int nf = 0;
+        line[strcspn(line, "\n")] = '\0';
+        for (char *t = line; nf < 11; t++) {
+            field[nf++] = t;
+            if (!(t = strchr(t, ',')))
+                break;
+            *t = '\0';
+        }
+        int q = nf == 11 ? atoi(field[0]) : 0;
+        if (q < 1 || q > 5) {
+            fclose(f);
+            return fail_line("%s: a row of case %s: expected case 1 to 5 and 11 columns", path, field[0]);
+        }
+        report_row *r = &rows[q];
+        snprintf(r->description, sizeof r->description, "%s", field[1]);
+        r->particles = atof(field[3]), r->pic = atof(field[5]), r->sim_min = atof(field[6]);
+        r->recon_min = atof(field[7]), r->sim_gb = atof(field[9]), r->surface_gb = atof(field[10]);
+        n++;
+    }
+    fclose(f);
+    return n == 5 ? 0 : fail_line("%s: expected the 5 cases, got %d", path, n);
+}
+
+/* Bytes of the file at path, or -1. */
+static double file_bytes(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0 ? (double)st.st_size : -1.0;
+}
+
+/* The report's Table 2 beside ours: each case's saved frames rebuilt as
+ * surfaces (fluidlab surface, at the report's grid: half the cell), timed;
+ * the last frame drawn (fluidlab render); per-frame times scaled to the
+ * report's 250 frames. */
+static int table2(figures *F)
+{
+    report_row rows[6];
+    memset(rows, 0, sizeof rows);
+    if (read_report_table(rows))
+        return 1;
+    char path[1200];
+    FILE *csv = open_csv(F, fig_files[FIG_TABLE2], path, sizeof path);
+    if (!csv)
+        return 2;
+    fprintf(csv, "case,description,frames,particles,report_particles,pic_share,report_pic_share,"
+                 "simulation_s_per_frame,simulation_min_250,report_simulation_min,reconstruction_s_per_frame,"
+                 "reconstruction_min_250,report_reconstruction_min,simulation_mb_per_frame,"
+                 "report_simulation_mb_per_frame,surface_mb_per_frame,report_surface_mb_per_frame\n");
+    FILE *r = F->report;
+    fprintf(r, "\n## %s\n\n", fig_titles[FIG_TABLE2]);
+    fprintf(r, "The report's five cases (`scenes/flip_case1.json` to `flip_case5.json`; the Stanford bunny "
+               "stands in for its dragon) run by FLIP at each scene's PIC share, every frame saved (`--save bin`), "
+               "then rebuilt as surfaces by `fluidlab surface` at the report's reconstruction grid (half the "
+               "simulation cell) and the last frame drawn by `fluidlab render`. Times per frame are scaled to the "
+               "report's 250 frames. The report's figures (`reference/pic_flip_report_2011_table2.csv`) come from "
+               "its own code and machine (2011). Data: `%s.csv`.\n\n", fig_files[FIG_TABLE2]);
+    fprintf(r, "| case | particles (ours / report) | PIC share | frames run | simulation, min for 250 frames "
+               "(ours / report) | reconstruction, min for 250 frames | simulation data a frame, MB | surface "
+               "data a frame, MB |\n| --- | --- | --- | --- | --- | --- | --- | --- |\n");
+    int rc = 0;
+    for (int i = 0; i < F->n && rc == 0; i++) {
+        fig_case *k = &F->cases[i];
+        if (k->fig != FIG_TABLE2)
+            continue;
+        const int q = k->scene[strlen(k->scene) - 1] - '0';
+        const report_row *rep = &rows[q];
+        if (!k->ran || k->res.frames_saved < 1) {
+            char st[700];
+            fprintf(r, "| %d | %s | | | %s | | | |\n", q, rep->description, status_text(k, st, sizeof st));
+            continue;
+        }
+        const int saved = k->res.frames_saved, last = saved - 1;
+        char frame[1300], spacing[32], lastf[16];
+        snprintf(frame, sizeof frame, "%s/frames/0000.bin", k->dir);
+        const double bin = file_bytes(frame), particles = bin > 32 ? (bin - 32) / 12 : 0;
+        /* the report's grid: half the simulation cell (the Nyquist rule for 8 particles a cell) */
+        double dx = 0.01;
+        for (int s = 0; s < k->nsets; s++)
+            if (!strncmp(k->sets[s], "solvers.flip.dx=", 16))
+                dx = atof(k->sets[s] + 16);
+        snprintf(spacing, sizeof spacing, "%.9g", 0.5 * dx);
+        char *surf[] = {k->dir, "--spacing", spacing, "--quiet", NULL};
+        const double t0 = fl_now_ms();
+        if (fl_surface_main(4, surf) != 0) {
+            fprintf(r, "| %d | %s | | | the surface could not be rebuilt | | | |\n", q, rep->description);
+            continue;
+        }
+        const double recon = (fl_now_ms() - t0) * 1e-3 / saved;
+        double obj = 0.0;
+        for (int f = 0; f < saved; f++) {
+            snprintf(frame, sizeof frame, "%s/frames/%04d.obj", k->dir, f);
+            obj += fmax(file_bytes(frame), 0.0) / saved;
+        }
+        snprintf(lastf, sizeof lastf, "%d", last);
+        char *draw_argv[] = {k->dir, "--frame", lastf, "--size", "640x400", "--quiet", NULL};
+        const int drawn = fl_render_main(6, draw_argv) == 0;
+        /* the PIC share the run used: the scene's solvers.flip.alpha, or FLIP's default */
+        double pic = 0.05;
+        fl_scene sc;
+        fl_error err;
+        char scene_path[1024];
+        fl_resolve_scene(k->scene, scene_path, sizeof scene_path);
+        if (fl_scene_load(scene_path, NULL, 0, &sc, &err) == FL_OK) {
+            fl_params prm;
+            fl_scene_solver_params(&sc, "flip", &prm);
+            if (fl_params_get(&prm, "alpha", 0.05, 0.0, 1.0, &pic, &err) != FL_OK)
+                pic = 0.05;
+            fl_scene_free(&sc);
+        }
+        const double sim = k->res.wall_s / (saved > 1 ? saved - 1 : 1);
+        fprintf(csv, "%d,%s,%d,%.0f,%.0f,%g,%g,%.4f,%.2f,%g,%.4f,%.2f,%g,%.3f,%.3f,%.3f,%.3f\n", q, rep->description,
+                saved - 1, particles, rep->particles, pic, rep->pic, sim, sim * 250 / 60, rep->sim_min, recon,
+                recon * 250 / 60, rep->recon_min, bin / 1e6, rep->sim_gb * 1073.741824 / 250, obj / 1e6,
+                rep->surface_gb * 1073.741824 / 250);
+        fprintf(r, "| %d %s | %.0f / %.0f | %g / %g | %d | %.1f / %g | %.1f / %g | %.2f / %.2f | %.2f / %.2f |\n", q,
+                rep->description, particles, rep->particles, pic, rep->pic, saved - 1, sim * 250 / 60, rep->sim_min,
+                recon * 250 / 60, rep->recon_min, bin / 1e6, rep->sim_gb * 1073.741824 / 250, obj / 1e6,
+                rep->surface_gb * 1073.741824 / 250);
+        if (!drawn)
+            fprintf(stderr, "fluidlab: figures: %s: its last frame not drawn\n", k->label);
+    }
+    fprintf(r, "\nThe last frame of each case (`runs/fig%d/<case>/frames/NNNN.png`):\n\n", FIG_TABLE2);
+    for (int i = 0; i < F->n; i++) {
+        const fig_case *k = &F->cases[i];
+        if (k->fig == FIG_TABLE2 && k->ran && k->res.frames_saved > 0)
+            fprintf(r, "![%s](runs/fig%d/%s/frames/%04d.png)\n", k->label, FIG_TABLE2,
+                    strrchr(k->dir, '/') + 1, k->res.frames_saved - 1);
+    }
+    return close_csv(F, csv, fig_files[FIG_TABLE2]) ? 2 : rc;
+}
 
 /* The report's words on where the runs ran, after its first line: "" when
  * every run was on the CPU. */
@@ -1442,17 +1640,21 @@ static int parse_args(figures *F, int argc, char **argv)
                     F->only[7] = F->only[8] = 1;
                     continue;
                 }
+                if (strcmp(t, "report_table2") == 0) {
+                    F->only[FIG_TABLE2] = 1;
+                    continue;
+                }
                 if (*end || f < 1 || f > FIG_COUNT)
-                    return fail_line("--only %s: expected figure numbers from 1 to %d or tool, comma-separated", v,
-                                     FIG_COUNT);
+                    return fail_line("--only %s: expected figure numbers from 1 to %d, tool or report_table2, "
+                                     "comma-separated", v, FIG_COUNT);
                 F->only[f] = 1;
             }
             int any = 0;
-            for (int f = 1; f <= FIG_COUNT; f++)
+            for (int f = 1; f <= FIG_TABLE2; f++)
                 any |= F->only[f];
             if (!any)
-                return fail_line("--only '%s': expected figure numbers from 1 to %d or tool, comma-separated", v,
-                                 FIG_COUNT);
+                return fail_line("--only '%s': expected figure numbers from 1 to %d, tool or report_table2, "
+                                 "comma-separated", v, FIG_COUNT);
             i++;
         } else {
             return fail_line("%s: unknown option%s (see fluidlab figures --help)", a,
@@ -1556,6 +1758,8 @@ static int figures_run(figures *F)
     for (int f = 1; f <= FIG_COUNT && rc == 0; f++)
         if (F->only[f])
             rc = make[f](F);
+    if (F->only[FIG_TABLE2] && rc == 0)
+        rc = table2(F);
     if (fl_close_written(F->report, tmp_path, &err) && rc == 0)
         rc = fail_line("%s", err.msg) + 1;
     if (rc == 0 && rename(tmp_path, report_path) != 0)
@@ -1579,7 +1783,7 @@ int fl_figures_main(int argc, char **argv)
     memset(&F, 0, sizeof F);
     F.out = "out/figures";
     F.plot = 1;
-    for (int f = 1; f <= FIG_COUNT; f++)
+    for (int f = 1; f <= FIG_TABLE2; f++)
         F.only[f] = 1;
     int prc = parse_args(&F, argc, argv);
     if (prc)
