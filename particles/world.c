@@ -69,6 +69,12 @@ static int in_obstacle(const fl_world *w, const double x[3])
     return 0;
 }
 
+/* visit(ctx, x) for a point outside the obstacles; 0 for one inside. */
+static int visit_free(const fl_world *w, const double x[3], fl_point_visitor visit, void *ctx)
+{
+    return in_obstacle(w, x) ? 0 : visit(ctx, x);
+}
+
 /* Calls visit(x) for every lattice point of box that is not in an obstacle;
  * stops early and returns the first non-zero result of visit. */
 
@@ -83,9 +89,7 @@ static int visit_box(const fl_world *w, const fl_box *box, fl_point_visitor visi
             for (int i = 0; i < n[0]; i++) {
                 double x[3] = {box->lo[0] + (i + 0.5) * d, box->lo[1] + (j + 0.5) * d,
                                box->lo[2] + (k + 0.5) * d};
-                if (in_obstacle(w, x))
-                    continue;
-                int rc = visit(ctx, x);
+                int rc = visit_free(w, x, visit, ctx);
                 if (rc)
                     return rc;
             }
@@ -122,16 +126,19 @@ static int fill_point(void *ctx, const double x[3])
     return fl_particles_add(&c->w->fluid, (float)p[0], (float)p[1], (float)p[2], c->err);
 }
 
-int fl_world_fill_box(fl_world *w, const fl_box *box, double jitter, uint64_t seed, fl_error *err)
+/* Room for n more fluid particles. */
+static int reserve_more(fl_world *w, long long n, fl_error *err)
 {
-    long long n = fl_world_count_box(w, box);
     if (n + w->fluid.count > 0x7fffffff)
         return fl_fail(err, FL_ERR_MEMORY, "%lld fluid particles exceed the store's limit", n);
-    int rc = fl_particles_reserve(&w->fluid, w->fluid.count + (int)n, err);
-    if (rc)
-        return rc;
+    return fl_particles_reserve(&w->fluid, w->fluid.count + (int)n, err);
+}
+
+int fl_world_fill_box(fl_world *w, const fl_box *box, double jitter, uint64_t seed, fl_error *err)
+{
+    int rc = reserve_more(w, fl_world_count_box(w, box), err);
     struct fill_ctx c = {w, jitter, seed, err};
-    return visit_box(w, box, fill_point, &c);
+    return rc ? rc : visit_box(w, box, fill_point, &c);
 }
 
 /* Visits the points not in an obstacle, as visit_box does. */
@@ -139,10 +146,7 @@ static int visit_points(const fl_world *w, const double *points, int count, fl_p
                         void *ctx)
 {
     for (int q = 0; q < count; q++) {
-        const double *x = points + 3 * (size_t)q;
-        if (in_obstacle(w, x))
-            continue;
-        int rc = visit(ctx, x);
+        int rc = visit_free(w, points + 3 * (size_t)q, visit, ctx);
         if (rc)
             return rc;
     }
@@ -159,14 +163,9 @@ long long fl_world_count_points(const fl_world *w, const double *points, int cou
 int fl_world_fill_points(fl_world *w, const double *points, int count, double jitter,
                          uint64_t seed, fl_error *err)
 {
-    long long n = fl_world_count_points(w, points, count);
-    if (n + w->fluid.count > 0x7fffffff)
-        return fl_fail(err, FL_ERR_MEMORY, "%lld fluid particles exceed the store's limit", n);
-    int rc = fl_particles_reserve(&w->fluid, w->fluid.count + (int)n, err);
-    if (rc)
-        return rc;
+    int rc = reserve_more(w, fl_world_count_points(w, points, count), err);
     struct fill_ctx c = {w, jitter, seed, err};
-    return visit_points(w, points, count, fill_point, &c);
+    return rc ? rc : visit_points(w, points, count, fill_point, &c);
 }
 
 int fl_world_add_obstacle(fl_world *w, const fl_box *box, fl_error *err)
@@ -241,14 +240,9 @@ long long fl_world_count_boundary(const fl_world *w)
     return count;
 }
 
-struct boundary_ctx {
-    fl_boundary *b;
-    fl_error *err;
-};
-
-static int add_boundary_point(void *ctx, const double x[3])
+int fl_boundary_sink_add(void *ctx, const double x[3])
 {
-    struct boundary_ctx *c = ctx;
+    fl_boundary_sink *c = ctx;
     return fl_boundary_add(c->b, (float)x[0], (float)x[1], (float)x[2], c->err);
 }
 
@@ -260,8 +254,8 @@ int fl_world_sample_boundary(fl_world *w, fl_error *err)
     int rc = fl_boundary_reserve(&w->boundary, w->boundary.count + (int)n, err);
     if (rc)
         return rc;
-    struct boundary_ctx c = {&w->boundary, err};
-    return visit_boundary(w, add_boundary_point, &c);
+    fl_boundary_sink c = {&w->boundary, err};
+    return visit_boundary(w, fl_boundary_sink_add, &c);
 }
 
 void fl_world_free(fl_world *w)

@@ -197,6 +197,14 @@ int fl_world_sample_boundary(fl_world *w, fl_error *err);
 typedef int (*fl_point_visitor)(void *ctx, const double x[3]);
 int fl_visit_box_shell(const fl_box *box, double d, fl_point_visitor visit, void *ctx);
 
+/* A point visitor that adds each point to a store of boundary particles:
+ * ctx is an fl_boundary_sink; non-zero (with err set) when one does not fit. */
+typedef struct fl_boundary_sink {
+    fl_boundary *b;
+    fl_error *err;
+} fl_boundary_sink;
+int fl_boundary_sink_add(void *ctx, const double x[3]);
+
 /* Number of boundary particles fl_world_sample_boundary would add. */
 long long fl_world_count_boundary(const fl_world *w);
 

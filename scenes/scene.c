@@ -11,6 +11,7 @@
 
 #include "scene.h"
 
+#include "io.h"
 #include "mesh_sample.h"
 #include "voxelize.h"
 
@@ -1633,9 +1634,7 @@ int fl_scene_parse(const char *text, const char *path, const char *const *sets, 
 int fl_scene_load(const char *path, const char *const *sets, int set_count, fl_scene *s,
                   fl_error *err)
 {
-    FILE *f;
     char *text = NULL;
-    size_t len = 0, cap = 0;
     int rc;
 
     memset(s, 0, sizeof *s);
@@ -1643,54 +1642,8 @@ int fl_scene_load(const char *path, const char *const *sets, int set_count, fl_s
      * (FL_ERR_INPUT, exit 1), not an output that could not be written. */
     if (path == NULL)
         return fl_fail(err, FL_ERR_INPUT, "(scene): cannot open: no file name");
-    f = fopen(path, "rb");
-    if (f == NULL)
-        return fl_fail(err, FL_ERR_INPUT, "%s: cannot open: %s", path, strerror(errno));
-    /* Read in chunks rather than trusting ftell: works for pipes too. */
-    for (;;) {
-        size_t got;
-        if (len + 1 >= cap) {
-            size_t ncap = cap == 0 ? 16384 : 2 * cap;
-            char *grown;
-            if ((long)ncap > MAX_FILE_BYTES + 1)
-                ncap = (size_t)MAX_FILE_BYTES + 2;
-            if (len + 1 >= ncap) {
-                free(text);
-                fclose(f);
-                return fl_fail(err, FL_ERR_INPUT,
-                               "%s: expected a scene file of at most %ld MiB, got a larger file",
-                               path, MAX_FILE_BYTES / (1024 * 1024));
-            }
-            grown = realloc(text, ncap);
-            if (grown == NULL) {
-                free(text);
-                fclose(f);
-                return fl_fail(err, FL_ERR_MEMORY, "%s: out of memory reading the file", path);
-            }
-            text = grown;
-            cap = ncap;
-        }
-        got = fread(text + len, 1, cap - 1 - len, f);
-        len += got;
-        if (got == 0)
-            break;
-    }
-    if (ferror(f)) {
-        int e = errno;
-        free(text);
-        fclose(f);
-        if (e == EISDIR)
-            return fl_fail(err, FL_ERR_INPUT, "%s: expected a scene file, got a folder", path);
-        return fl_fail(err, FL_ERR_INPUT, "%s: cannot read: %s", path, strerror(e));
-    }
-    fclose(f);
-    text[len] = '\0';
-    if (strlen(text) != len) {
-        rc = fl_fail(err, FL_ERR_INPUT, "%s: malformed JSON: a NUL byte at offset %zu", path,
-                     strlen(text));
-        free(text);
+    if ((rc = fl_read_text(path, MAX_FILE_BYTES, "a scene file", &text, err)) != FL_OK)
         return rc;
-    }
     rc = fl_scene_parse(text, path, sets, set_count, s, err);
     free(text);
     return rc;
@@ -1725,16 +1678,6 @@ static int prefix_error(const fl_scene *s, fl_error *err, int rc)
     return fl_fail(err, rc, "%s: %s", s->path, why);
 }
 
-struct boundary_ctx {
-    fl_boundary *b;
-    fl_error *err;
-};
-
-static int add_boundary_point(void *ctx, const double x[3])
-{
-    struct boundary_ctx *c = ctx;
-    return fl_boundary_add(c->b, (float)x[0], (float)x[1], (float)x[2], c->err);
-}
 
 int fl_scene_build_world(const fl_scene *s, fl_world *w, fl_error *err)
 {
@@ -1768,13 +1711,13 @@ int fl_scene_build_world(const fl_scene *s, fl_world *w, fl_error *err)
     if (rc == FL_OK)
         rc = fl_world_sample_boundary(w, err);
     for (int k = 0; k < s->mesh_count && rc == FL_OK; k++) {
-        struct boundary_ctx bc = {&w->boundary, err};
+        fl_boundary_sink bc = {&w->boundary, err};
         if (s->meshes[k].as != FL_MESH_SOLID)
             continue;
         rc = fl_world_add_solid_mesh(w, &s->meshes[k].mesh, err);
         if (rc == FL_OK)
             rc = fl_mesh_visit_surface(&s->meshes[k].mesh, s->spacing, FL_BOUNDARY_OFFSET * s->spacing,
-                                       add_boundary_point, &bc, err);
+                                       fl_boundary_sink_add, &bc, err);
     }
     if (rc != FL_OK) {
         fl_world_free(w);
