@@ -14,7 +14,10 @@
 #   5. the GPU scaling series, 100k to 4M particles, every device solver.
 # Benchmark rows go to docs/perf/*.csv as usual; OUT_DIR gets log.txt and
 # perf.tgz (docs/perf and the CTest log), refreshed after every stage, so a
-# run cut short still brings back what it measured.
+# run cut short still brings back what it measured. A machine without
+# Debian's packages needs those the build links: `apt-get download
+# libcjson1 libcjson-dev zlib1g-dev` into a folder carried along, unpacked
+# there with `dpkg -x` before this script runs.
 set -u
 cd "$(dirname "$0")/.."
 out=${1:?usage: scripts/gpu_check.sh OUT_DIR [SECONDS]}
