@@ -19,6 +19,9 @@
  * walls, where the coarse levels see the boundary worst (McAdams et al.'s
  * boundary smoothing) */
 #define MG_BAND_SWEEPS 4
+/* a level with fewer rows holding FLUID runs its loops on one thread: the
+ * threads' start would cost more than the work */
+#define MG_PARALLEL_ROWS 64
 
 typedef struct mg_level {
     int n[3];
@@ -30,8 +33,9 @@ typedef struct mg_level {
     long *row_c0;               /* the rows holding FLUID: first FLUID cell */
     int *row_len;               /* and the cells to the last one */
     long nrows;
-    long *band;                 /* the FLUID cells beside a non-FLUID one (of the 26), in cell order */
-    long nband;
+    long *band;                 /* the FLUID cells beside a non-FLUID one (of the 26): the red ones
+                                 * ((i + j + k) even) first, then the black, each in cell order */
+    long nband, nred;
 } mg_level;
 
 struct fl_mg {
@@ -178,19 +182,25 @@ static void level_rows(mg_level *l)
     for (long r = 0; r < l->nrows; r++)
         for (long c = l->row_c0[r], e = c + l->row_len[r]; c < e; c++)
             l->idiag[c] = label[c] == FL_CELL_FLUID ? 1.0 / fl_poisson_diag(label, c, l->sx, l->sxy) : 0.0;
+    /* the band, red cells first: two passes over the rows */
     l->nband = 0;
-    for (long r = 0; r < l->nrows; r++)
-        for (long c = l->row_c0[r], e = c + l->row_len[r]; c < e; c++) {
-            if (label[c] != FL_CELL_FLUID)
-                continue;
-            int edge = 0;
-            for (int dk = -1; dk <= 1 && !edge; dk++)
-                for (int dj = -1; dj <= 1 && !edge; dj++)
-                    for (int di = -1; di <= 1 && !edge; di++)
-                        edge = label[c + di + l->sx * dj + l->sxy * dk] != FL_CELL_FLUID;
-            if (edge)
-                l->band[l->nband++] = c;
-        }
+    for (int colour = 0; colour < 2; colour++) {
+        for (long r = 0; r < l->nrows; r++)
+            for (long c = l->row_c0[r], e = c + l->row_len[r]; c < e; c++) {
+                const long i = c % l->sx, j = (c / l->sx) % l->n[1], k = c / l->sxy;
+                if (label[c] != FL_CELL_FLUID || ((i + j + k) & 1) != colour)
+                    continue;
+                int edge = 0;
+                for (int dk = -1; dk <= 1 && !edge; dk++)
+                    for (int dj = -1; dj <= 1 && !edge; dj++)
+                        for (int di = -1; di <= 1 && !edge; di++)
+                            edge = label[c + di + l->sx * dj + l->sxy * dk] != FL_CELL_FLUID;
+                if (edge)
+                    l->band[l->nband++] = c;
+            }
+        if (colour == 0)
+            l->nred = l->nband;
+    }
 }
 
 void fl_mg_setup(fl_mg *m, const unsigned char *label)
@@ -214,7 +224,7 @@ void fl_mg_setup(fl_mg *m, const unsigned char *label)
 /* x = 0 on l's rows. */
 static void clear(const mg_level *l, double *x)
 {
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (l->nrows > MG_PARALLEL_ROWS)
     for (long r = 0; r < l->nrows; r++)
         memset(x + l->row_c0[r], 0, (size_t)l->row_len[r] * sizeof(double));
 }
@@ -224,7 +234,7 @@ static void residual(const mg_level *l, const double *x, const double *b, double
 {
     const double *idiag = l->idiag;
     const long sx = l->sx, sxy = l->sxy;
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (l->nrows > MG_PARALLEL_ROWS)
     for (long r = 0; r < l->nrows; r++)
         for (long c = l->row_c0[r], e = c + l->row_len[r]; c < e; c++)
             t[c] = idiag[c] != 0.0 ? b[c] - x[c] / idiag[c] +
@@ -239,7 +249,7 @@ static void relax_colour(const mg_level *l, double *x, const double *b, int colo
 {
     const double *idiag = l->idiag;
     const long sx = l->sx, sxy = l->sxy;
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (l->nrows > MG_PARALLEL_ROWS)
     for (long r = 0; r < l->nrows; r++) {
         const long c0 = l->row_c0[r];
         /* the parity of i + j + k of cell c0: c = i + sx j + sxy k */
@@ -250,30 +260,36 @@ static void relax_colour(const mg_level *l, double *x, const double *b, int colo
     }
 }
 
-/* Gauss-Seidel over l's band, in cell order or reversed. */
-static void relax_band(const mg_level *l, double *x, const double *b, int reverse)
+/* Gauss-Seidel over the cells of l's band of one colour: neighbours of
+ * the other only, so a parallel loop. */
+static void relax_band(const mg_level *l, double *x, const double *b, int colour)
 {
-    const long sx = l->sx, sxy = l->sxy;
-    for (long q = 0; q < l->nband; q++) {
-        const long c = l->band[reverse ? l->nband - 1 - q : q];
+    const long sx = l->sx, sxy = l->sxy, q0 = colour ? l->nred : 0, q1 = colour ? l->nband : l->nred;
+#pragma omp parallel for schedule(static) if (q1 - q0 > MG_PARALLEL_ROWS * 16)
+    for (long q = q0; q < q1; q++) {
+        const long c = l->band[q];
         x[c] = l->idiag[c] * (b[c] + x[c - 1] + x[c + 1] + x[c - sx] + x[c + sx] + x[c - sxy] + x[c + sxy]);
     }
 }
 
-/* sweeps of red-black Gauss-Seidel on l, red first, then the band's; or
- * with reverse, the band's backwards first, then black first: the
- * smoothing after the coarse correction is the one before it run
+/* sweeps of red-black Gauss-Seidel on l, red first, then the band's (red
+ * first too); or with reverse, the band's black first, then black first:
+ * the smoothing after the coarse correction is the one before it run
  * backwards, which keeps the cycle symmetric. */
 static void smooth(const mg_level *l, double *x, const double *b, int sweeps, int reverse)
 {
-    for (int s = 0; s < MG_BAND_SWEEPS && reverse; s++)
+    for (int s = 0; s < MG_BAND_SWEEPS && reverse; s++) {
         relax_band(l, x, b, 1);
+        relax_band(l, x, b, 0);
+    }
     for (int s = 0; s < sweeps; s++) {
         relax_colour(l, x, b, reverse);
         relax_colour(l, x, b, !reverse);
     }
-    for (int s = 0; s < MG_BAND_SWEEPS && !reverse; s++)
+    for (int s = 0; s < MG_BAND_SWEEPS && !reverse; s++) {
         relax_band(l, x, b, 0);
+        relax_band(l, x, b, 1);
+    }
 }
 
 /* The 1-D trilinear weight of fine index i for coarse index I: 3/4 for
@@ -289,7 +305,7 @@ static double weight(int i, int I)
  * interpolation it takes part in. */
 static void restrict_to(const mg_level *f, const double *t, const mg_level *c)
 {
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (c->nrows > MG_PARALLEL_ROWS)
     for (long r = 0; r < c->nrows; r++) {
         const long C0 = c->row_c0[r];
         const int J = (int)((C0 / c->sx) % c->n[1]), K = (int)(C0 / c->sxy);
@@ -324,7 +340,7 @@ static int other_parent(int i)
 static void prolong_add(const mg_level *c, const mg_level *f, double *x)
 {
     static const double w[2] = {0.75, 0.25};
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (f->nrows > MG_PARALLEL_ROWS)
     for (long r = 0; r < f->nrows; r++) {
         const long q0 = f->row_c0[r];
         const int j = (int)((q0 / f->sx) % f->n[1]), k = (int)(q0 / f->sxy);

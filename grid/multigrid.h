@@ -11,9 +11,10 @@
  * 7-point stencil on those labels. Transfers: trilinear interpolation of
  * the cell-centred values (P), and restriction R = P^T / 2 (P^T sums 8
  * times a smooth field, and the coarse stencil, unscaled, needs 4 times
- * the fine residual). Smoothing: red-black Gauss-Seidel, the sweeps after
- * the coarse correction those before it in reverse colour order, and many
- * on the coarsest level. So the cycle is a fixed symmetric positive
+ * the fine residual). Smoothing: red-black Gauss-Seidel over the level,
+ * then over the band of FLUID cells beside a non-FLUID one (McAdams et
+ * al.'s boundary smoothing), the sweeps after the coarse correction those
+ * before it in reverse order, and many on the coarsest level. So the cycle is a fixed symmetric positive
  * definite operator, as conjugate gradient needs, and every stage is a
  * parallel loop over the cells: nothing sequential, unlike MIC(0)'s
  * triangular solves. */
