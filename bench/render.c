@@ -2,8 +2,9 @@
  * without a GUI. Each frame is drawn by the software rasteriser
  * (plots/raster.h) from its surface, frames/NNNN.obj (`--save obj` or
  * `fluidlab surface`), or else from its particles, frames/NNNN.bin
- * (`--save bin`), as spheres of half the particle spacing, inside the
- * domain's edges, and written to frames/NNNN.png; `--gif` then joins the
+ * (`--save bin`), as spheres of half the particle spacing, with the
+ * scene's solid meshes in grey, inside the domain's edges, and written to
+ * frames/NNNN.png; `--gif` then joins the
  * pictures into RUN_DIR/run.gif with gnuplot. The domain, the spacing and
  * the frame rate come from RUN_DIR/run.json. */
 #include "render.h"
@@ -20,6 +21,7 @@
 #include "plot.h"
 #include "png.h"
 #include "raster.h"
+#include "scene.h"
 #include "solver.h"
 
 static const char *render_usage =
@@ -48,6 +50,7 @@ typedef struct render_opts {
 typedef struct run_info {
     double lo[3], hi[3];
     double spacing, fps;
+    char scene_file[1024]; /* the scene it ran, for its solid meshes; "" when run.json names none */
 } run_info;
 
 static int get_vec3(const cJSON *o, const char *key, double v[3])
@@ -83,6 +86,8 @@ static int read_run_info(const char *dir, run_info *r, fl_error *err)
              spacing->valuedouble > 0.0;
     r->spacing = ok ? spacing->valuedouble : 0.0;
     r->fps = cJSON_IsNumber(fps) && fps->valuedouble > 0.0 ? fps->valuedouble : 30.0;
+    const cJSON *file = cJSON_GetObjectItemCaseSensitive(root, "scene_file");
+    snprintf(r->scene_file, sizeof r->scene_file, "%s", cJSON_IsString(file) ? file->valuestring : "");
     cJSON_Delete(root);
     if (!ok)
         return fl_fail(err, FL_ERR_INPUT, "%s: expected fluidlab's run.json with scene.domain.min, .max and "
@@ -105,8 +110,31 @@ static int frame_saved(const char *dir, int k, int *obj)
     return *obj || readable(path);
 }
 
-/* Frame k of the run into frames/NNNN.png. */
-static int render_frame(const render_opts *o, const run_info *r, int k, int obj, fl_error *err)
+/* The scene's solid meshes drawn in grey (they stand still: the same in
+ * every frame). */
+static int draw_solids(fl_image *im, const fl_camera *cam, const fl_scene *s, fl_error *err)
+{
+    static const float grey[3] = {0.62f, 0.60f, 0.56f};
+    int rc = FL_OK;
+    for (int k = 0; s && k < s->mesh_count && rc == FL_OK; k++) {
+        const fl_mesh *m = &s->meshes[k].mesh;
+        if (s->meshes[k].as != FL_MESH_SOLID)
+            continue;
+        float *pos = malloc((size_t)(m->vertex_count > 0 ? m->vertex_count : 1) * 3 * sizeof(float));
+        if (!pos)
+            return fl_fail(err, FL_ERR_MEMORY, "out of memory for a mesh of %d vertices", m->vertex_count);
+        for (int v = 0; v < 3 * m->vertex_count; v++)
+            pos[v] = (float)m->v[v];
+        rc = fl_raster_triangles(im, cam, pos, NULL, m->vertex_count, m->tri, m->triangle_count, grey, err);
+        free(pos);
+    }
+    return rc;
+}
+
+/* Frame k of the run into frames/NNNN.png, with the scene's solids
+ * (scene: NULL for none). */
+static int render_frame(const render_opts *o, const run_info *r, const fl_scene *scene, int k, int obj,
+                        fl_error *err)
 {
     static const float water[3] = {0.20f, 0.47f, 0.85f}, edges[3] = {0.30f, 0.32f, 0.36f};
     fl_image im;
@@ -116,7 +144,10 @@ static int render_frame(const render_opts *o, const run_info *r, int k, int obj,
     if (rc)
         return rc;
     fl_camera_frame(&cam, r->lo, r->hi, o->az, o->el, o->w, o->h);
-    if (obj) {
+    rc = draw_solids(&im, &cam, scene, err);
+    if (rc)
+        obj = -1;
+    if (obj > 0) {
         fl_mesh m;
         snprintf(path, sizeof path, "%s/frames/%04d.obj", o->dir, k);
         rc = fl_obj_read(path, &m, err);
@@ -130,7 +161,7 @@ static int render_frame(const render_opts *o, const run_info *r, int k, int obj,
         free(pos);
         if (!rc || m.v)
             fl_mesh_free(&m);
-    } else {
+    } else if (obj == 0) {
         fl_particles p;
         double t;
         memset(&p, 0, sizeof p);
@@ -226,12 +257,19 @@ int fl_render_main(int argc, char **argv)
         fprintf(stderr, "fluidlab: render: %s/frames/: no saved frame (run with --save bin or --save obj)\n", o.dir);
         return 1;
     }
+    /* the solids of the scene it ran, when its file is still there */
+    fl_scene scene;
+    const int solids = r.scene_file[0] && fl_scene_load(r.scene_file, NULL, 0, &scene, &err) == FL_OK;
+    if (r.scene_file[0] && !solids && !o.quiet)
+        fprintf(stderr, "fluidlab render: no solids drawn: %s\n", err.msg);
     const int first = o.frame >= 0 ? o.frame : 0, last = o.frame >= 0 ? o.frame : count - 1;
     const double t0 = fl_now_ms();
     for (int k = first; k <= last; k++) {
         frame_saved(o.dir, k, &obj);
-        int rc = render_frame(&o, &r, k, obj, &err);
+        int rc = render_frame(&o, &r, solids ? &scene : NULL, k, obj, &err);
         if (rc) {
+            if (solids)
+                fl_scene_free(&scene);
             fprintf(stderr, "%sfluidlab: %s\n", o.quiet || k == first ? "" : "\n", err.msg);
             return rc == FL_ERR_IO ? 2 : 1;
         }
@@ -242,6 +280,8 @@ int fl_render_main(int argc, char **argv)
     }
     if (!o.quiet)
         fprintf(stderr, "\n");
+    if (solids)
+        fl_scene_free(&scene);
     if (o.gif) {
         char fmt[64], msg[512];
         snprintf(fmt, sizeof fmt, "%d %d %d", o.w, o.h, (int)(100.0 / r.fps + 0.5));

@@ -3,6 +3,7 @@
 # saved particle frame (--save bin) to frames/NNNN.png (a PNG of the size
 # asked for, different from frame to frame as the water falls) and, with
 # --gif and gnuplot, run.gif with one image a frame; --frame N draws one;
+# the scene's solid meshes are drawn (flip_case3's bunny);
 # a folder without frames, a missing frame and a bad --size are refused
 # with one line and exit 1, writing nothing.
 # usage: cli_render.sh FLUIDLAB SCRATCH_DIR
@@ -32,6 +33,15 @@ if command -v gnuplot >/dev/null; then
 else
   echo "note: no gnuplot: --gif left out"
 fi
+# a scene's solid meshes are drawn: the bunny of flip_case3 changes the picture
+solid="$dir/solid"
+"$bin" run flip_case3 --solver flip --frames 1 --set fluid.spacing=0.02 --set solvers.flip.dx=0.04 --save bin \
+  --quiet --no-plot --out "$solid" 2>/dev/null &&
+  "$bin" render "$solid" --frame 1 --size 160x120 --quiet && cp "$solid/frames/0001.png" "$dir/with.png" &&
+  sed -i 's#"scene_file":.*#"scene_file": "/nonexistent.json",#' "$solid/run.json" &&
+  "$bin" render "$solid" --frame 1 --size 160x120 2>"$dir/nosolid.txt" && grep -q "no solids drawn" "$dir/nosolid.txt" &&
+  ! cmp -s "$dir/with.png" "$solid/frames/0001.png"
+check "the scene's solid mesh drawn (and a missing scene file: drawn without it, said once)" $?
 # bad input: one line on stderr, exit 1, no picture
 refused() { # name, expected text, arguments...
   local name=$1 want=$2
