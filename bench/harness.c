@@ -1082,3 +1082,32 @@ int fl_tool_stream(const fl_run_config *c, const char *input, fl_run_result *res
     run_state_free(&r);
     return rc ? rc : jrc;
 }
+
+int fl_run_json_read(const char *dir, struct cJSON **root, fl_error *err)
+{
+    char path[FL_MAX_PATH + 300], *text;
+    snprintf(path, sizeof path, "%s/run.json", dir);
+    *root = NULL;
+    int rc = fl_read_text(path, 64L << 20, "a run's run.json", &text, err);
+    if (rc)
+        return rc;
+    *root = cJSON_Parse(text);
+    free(text);
+    return *root ? FL_OK : fl_fail(err, FL_ERR_INPUT, "%s: not a run's run.json (it does not parse as JSON)", path);
+}
+
+int fl_run_json_domain(const struct cJSON *root, fl_box *box)
+{
+    const cJSON *scene = cJSON_GetObjectItemCaseSensitive(root, "scene");
+    const cJSON *domain = cJSON_GetObjectItemCaseSensitive(scene, "domain");
+    const cJSON *lo = cJSON_GetObjectItemCaseSensitive(domain, "min"), *hi = cJSON_GetObjectItemCaseSensitive(domain, "max");
+    if (cJSON_GetArraySize(lo) != 3 || cJSON_GetArraySize(hi) != 3)
+        return 0;
+    for (int a = 0; a < 3; a++) {
+        const cJSON *l = cJSON_GetArrayItem(lo, a), *h = cJSON_GetArrayItem(hi, a);
+        if (!cJSON_IsNumber(l) || !cJSON_IsNumber(h) || !(l->valuedouble < h->valuedouble))
+            return 0;
+        box->lo[a] = l->valuedouble, box->hi[a] = h->valuedouble;
+    }
+    return 1;
+}

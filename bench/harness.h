@@ -65,6 +65,16 @@ void fl_run_config_default(fl_run_config *c);
  * that exists is used as it is, otherwise <source>/scenes/<name>.json. */
 void fl_resolve_scene(const char *name, char *out, int len);
 
+/* A run folder's DIR/run.json parsed into *root (free it with
+ * cJSON_Delete): FL_OK, or FL_ERR_INPUT with one line in err when it
+ * cannot be read or does not parse as JSON. */
+struct cJSON;
+int fl_run_json_read(const char *dir, struct cJSON **root, fl_error *err);
+
+/* The domain of the scene a parsed run.json records (scene.domain): 1, or
+ * 0 when it has none with min < max on every axis. */
+int fl_run_json_domain(const struct cJSON *root, fl_box *box);
+
 /* Validates everything (scene, overrides, solver, parameters, memory), then
  * creates the output folder and runs. Bad input returns FL_ERR_INPUT (or
  * FL_ERR_MEMORY) before anything is written. An unstable or interrupted

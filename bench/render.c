@@ -15,6 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "harness.h"
 #include "io.h"
 #include "obj.h"
 #include "particles.h"
@@ -53,45 +54,27 @@ typedef struct run_info {
     char scene_file[1024]; /* the scene it ran, for its solid meshes; "" when run.json names none */
 } run_info;
 
-static int get_vec3(const cJSON *o, const char *key, double v[3])
-{
-    const cJSON *a = cJSON_GetObjectItemCaseSensitive(o, key);
-    if (!cJSON_IsArray(a) || cJSON_GetArraySize(a) != 3)
-        return 0;
-    for (int k = 0; k < 3; k++) {
-        const cJSON *e = cJSON_GetArrayItem(a, k);
-        if (!cJSON_IsNumber(e))
-            return 0;
-        v[k] = e->valuedouble;
-    }
-    return 1;
-}
-
 static int read_run_info(const char *dir, run_info *r, fl_error *err)
 {
-    char path[1200], *text;
-    snprintf(path, sizeof path, "%s/run.json", dir);
-    int rc = fl_read_text(path, 16L << 20, "a run.json", &text, err);
+    cJSON *root;
+    int rc = fl_run_json_read(dir, &root, err);
     if (rc)
         return rc;
-    cJSON *root = cJSON_Parse(text);
-    free(text);
     const cJSON *scene = cJSON_GetObjectItemCaseSensitive(root, "scene");
-    const cJSON *domain = cJSON_GetObjectItemCaseSensitive(scene, "domain");
-    const cJSON *fluid = cJSON_GetObjectItemCaseSensitive(scene, "fluid");
-    const cJSON *time = cJSON_GetObjectItemCaseSensitive(scene, "time");
-    const cJSON *spacing = cJSON_GetObjectItemCaseSensitive(fluid, "spacing");
-    const cJSON *fps = cJSON_GetObjectItemCaseSensitive(time, "fps");
-    int ok = root && get_vec3(domain, "min", r->lo) && get_vec3(domain, "max", r->hi) && cJSON_IsNumber(spacing) &&
-             spacing->valuedouble > 0.0;
+    const cJSON *spacing = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(scene, "fluid"), "spacing");
+    const cJSON *fps = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(scene, "time"), "fps");
+    fl_box domain;
+    const int ok = fl_run_json_domain(root, &domain) && cJSON_IsNumber(spacing) && spacing->valuedouble > 0.0;
+    memcpy(r->lo, domain.lo, sizeof r->lo);
+    memcpy(r->hi, domain.hi, sizeof r->hi);
     r->spacing = ok ? spacing->valuedouble : 0.0;
     r->fps = cJSON_IsNumber(fps) && fps->valuedouble > 0.0 ? fps->valuedouble : 30.0;
     const cJSON *file = cJSON_GetObjectItemCaseSensitive(root, "scene_file");
     snprintf(r->scene_file, sizeof r->scene_file, "%s", cJSON_IsString(file) ? file->valuestring : "");
     cJSON_Delete(root);
     if (!ok)
-        return fl_fail(err, FL_ERR_INPUT, "%s: expected fluidlab's run.json with scene.domain.min, .max and "
-                       "scene.fluid.spacing", path);
+        return fl_fail(err, FL_ERR_INPUT, "%s/run.json: expected fluidlab's run.json with scene.domain.min, .max "
+                       "and scene.fluid.spacing", dir);
     return FL_OK;
 }
 
@@ -116,19 +99,37 @@ static int draw_solids(fl_image *im, const fl_camera *cam, const fl_scene *s, fl
 {
     static const float grey[3] = {0.62f, 0.60f, 0.56f};
     int rc = FL_OK;
-    for (int k = 0; s && k < s->mesh_count && rc == FL_OK; k++) {
-        const fl_mesh *m = &s->meshes[k].mesh;
-        if (s->meshes[k].as != FL_MESH_SOLID)
-            continue;
-        float *pos = malloc((size_t)(m->vertex_count > 0 ? m->vertex_count : 1) * 3 * sizeof(float));
-        if (!pos)
-            return fl_fail(err, FL_ERR_MEMORY, "out of memory for a mesh of %d vertices", m->vertex_count);
-        for (int v = 0; v < 3 * m->vertex_count; v++)
-            pos[v] = (float)m->v[v];
-        rc = fl_raster_triangles(im, cam, pos, NULL, m->vertex_count, m->tri, m->triangle_count, grey, err);
-        free(pos);
-    }
+    for (int k = 0; s && k < s->mesh_count && rc == FL_OK; k++)
+        if (s->meshes[k].as == FL_MESH_SOLID)
+            rc = fl_raster_mesh(im, cam, &s->meshes[k].mesh, grey, err);
     return rc;
+}
+
+/* The fluid of frame k: its surface (obj) or its particles. */
+static int draw_fluid(fl_image *im, const fl_camera *cam, const render_opts *o, const run_info *r, int k, int obj,
+                      fl_error *err)
+{
+    static const float water[3] = {0.20f, 0.47f, 0.85f};
+    char path[1200];
+    snprintf(path, sizeof path, "%s/frames/%04d.%s", o->dir, k, obj ? "obj" : "bin");
+    if (obj) {
+        fl_mesh m;
+        int rc = fl_obj_read(path, &m, err);
+        if (rc)
+            return rc;
+        rc = fl_raster_mesh(im, cam, &m, water, err);
+        fl_mesh_free(&m);
+        return rc;
+    }
+    fl_particles p;
+    double t;
+    memset(&p, 0, sizeof p);
+    int rc = fl_frame_read_bin(path, &p, &t, err);
+    if (rc)
+        return rc;
+    fl_raster_spheres(im, cam, p.x, p.y, p.z, p.count, 0.5 * r->spacing, water);
+    fl_particles_free(&p);
+    return FL_OK;
 }
 
 /* Frame k of the run into frames/NNNN.png, with the scene's solids
@@ -136,7 +137,7 @@ static int draw_solids(fl_image *im, const fl_camera *cam, const fl_scene *s, fl
 static int render_frame(const render_opts *o, const run_info *r, const fl_scene *scene, int k, int obj,
                         fl_error *err)
 {
-    static const float water[3] = {0.20f, 0.47f, 0.85f}, edges[3] = {0.30f, 0.32f, 0.36f};
+    static const float edges[3] = {0.30f, 0.32f, 0.36f};
     fl_image im;
     fl_camera cam;
     char path[1200];
@@ -145,33 +146,8 @@ static int render_frame(const render_opts *o, const run_info *r, const fl_scene 
         return rc;
     fl_camera_frame(&cam, r->lo, r->hi, o->az, o->el, o->w, o->h);
     rc = draw_solids(&im, &cam, scene, err);
-    if (rc)
-        obj = -1;
-    if (obj > 0) {
-        fl_mesh m;
-        snprintf(path, sizeof path, "%s/frames/%04d.obj", o->dir, k);
-        rc = fl_obj_read(path, &m, err);
-        float *pos = rc ? NULL : malloc((size_t)(m.vertex_count > 0 ? m.vertex_count : 1) * 3 * sizeof(float));
-        if (!rc && !pos)
-            rc = fl_fail(err, FL_ERR_MEMORY, "%s: out of memory for %d vertices", path, m.vertex_count);
-        for (int v = 0; !rc && v < 3 * m.vertex_count; v++)
-            pos[v] = (float)m.v[v];
-        if (!rc)
-            rc = fl_raster_triangles(&im, &cam, pos, NULL, m.vertex_count, m.tri, m.triangle_count, water, err);
-        free(pos);
-        if (!rc || m.v)
-            fl_mesh_free(&m);
-    } else if (obj == 0) {
-        fl_particles p;
-        double t;
-        memset(&p, 0, sizeof p);
-        snprintf(path, sizeof path, "%s/frames/%04d.bin", o->dir, k);
-        rc = fl_frame_read_bin(path, &p, &t, err);
-        if (!rc) {
-            fl_raster_spheres(&im, &cam, p.x, p.y, p.z, p.count, 0.5 * r->spacing, water);
-            fl_particles_free(&p);
-        }
-    }
+    if (!rc)
+        rc = draw_fluid(&im, &cam, o, r, k, obj, err);
     if (!rc) {
         fl_raster_box(&im, &cam, r->lo, r->hi, edges);
         snprintf(path, sizeof path, "%s/frames/%04d.png", o->dir, k);

@@ -86,32 +86,20 @@ static double json_number(const cJSON *root, const char *a, const char *b)
  * them (else def->spacing is half the scene's fluid.spacing, NAN when it
  * has none, and the rest stay), and the domain's box (*has_domain).
  * Returns 0 (also when there is no run.json), or 1 with one line when the
- * file is there but does not parse. */
-static int read_run_json(const char *path, fl_blobby_def *def, fl_box *domain, int *has_domain)
+ * file is there but cannot be read or does not parse. */
+static int read_run_json(const char *dir, fl_blobby_def *def, fl_box *domain, int *has_domain)
 {
+    char path[FL_MAX_PATH + 300];
+    snprintf(path, sizeof path, "%s/run.json", dir);
     *has_domain = 0;
-    FILE *f = fopen(path, "rb");
-    if (!f)
+    if (access(path, F_OK) != 0)
         return 0;
-    char *text = NULL;
-    long len = fseek(f, 0, SEEK_END) == 0 ? ftell(f) : -1;
-    if (len >= 0 && len < (1L << 26) && fseek(f, 0, SEEK_SET) == 0 && (text = malloc((size_t)len + 1)) != NULL)
-        text[fread(text, 1, (size_t)len, f)] = '\0';
-    fclose(f);
-    cJSON *root = text ? cJSON_Parse(text) : NULL;
-    free(text);
-    if (!root)
-        return fail("%s: not a run's run.json (it does not parse as JSON)", path);
+    cJSON *root;
+    fl_error err;
+    if (fl_run_json_read(dir, &root, &err))
+        return fail("%s", err.msg);
     const cJSON *scene = cJSON_GetObjectItemCaseSensitive(root, "scene");
-    const cJSON *box = cJSON_GetObjectItemCaseSensitive(scene, "domain");
-    const cJSON *lo = cJSON_GetObjectItemCaseSensitive(box, "min"), *hi = cJSON_GetObjectItemCaseSensitive(box, "max");
-    *has_domain = cJSON_GetArraySize(lo) == 3 && cJSON_GetArraySize(hi) == 3;
-    for (int a = 0; *has_domain && a < 3; a++) {
-        const cJSON *l = cJSON_GetArrayItem(lo, a), *h = cJSON_GetArrayItem(hi, a);
-        *has_domain = cJSON_IsNumber(l) && cJSON_IsNumber(h) && l->valuedouble < h->valuedouble;
-        if (*has_domain)
-            domain->lo[a] = l->valuedouble, domain->hi[a] = h->valuedouble;
-    }
+    *has_domain = fl_run_json_domain(root, domain);
     const double spacing = json_number(root, "surface", "spacing");
     const double radius = json_number(root, "surface", "radius"), support = json_number(root, "surface", "search_radius");
     def->spacing = spacing > 0.0 ? spacing : fl_blobby_default_spacing(json_number(scene, "fluid", "spacing"));
@@ -258,7 +246,7 @@ int fl_surface_main(int argc, char **argv)
     int has_domain = 0;
     char path[FL_MAX_PATH + 300], frames[FL_MAX_PATH + 300];
     snprintf(path, sizeof path, "%s/run.json", run_dir);
-    if (read_run_json(path, &def, &domain, &has_domain) != 0)
+    if (read_run_json(run_dir, &def, &domain, &has_domain) != 0)
         return 1;
     if (spacing > 0.0)
         def.spacing = spacing;

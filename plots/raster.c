@@ -188,6 +188,18 @@ int fl_raster_triangles(fl_image *im, const fl_camera *c, const float *pos, cons
     return FL_OK;
 }
 
+int fl_raster_mesh(fl_image *im, const fl_camera *c, const fl_mesh *m, const float rgb[3], fl_error *err)
+{
+    float *pos = malloc((size_t)(m->vertex_count > 0 ? m->vertex_count : 1) * 3 * sizeof(float));
+    if (!pos)
+        return fl_fail(err, FL_ERR_MEMORY, "out of memory for a mesh of %d vertices", m->vertex_count);
+    for (int v = 0; v < 3 * m->vertex_count; v++)
+        pos[v] = (float)m->v[v];
+    int rc = fl_raster_triangles(im, c, pos, NULL, m->vertex_count, m->tri, m->triangle_count, rgb, err);
+    free(pos);
+    return rc;
+}
+
 void fl_raster_spheres(fl_image *im, const fl_camera *c, const float *x, const float *y, const float *z, int n,
                        double radius, const float rgb[3])
 {

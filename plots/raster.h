@@ -7,6 +7,7 @@
 #define FL_RASTER_H
 
 #include "fl_common.h"
+#include "mesh.h"
 
 /* An RGB image, 8 bits a channel, rows top to bottom, with its depth
  * buffer (the distance along the view of the nearest thing drawn). */
@@ -44,6 +45,11 @@ void fl_camera_frame(fl_camera *c, const double lo[3], const double hi[3], doubl
  * skipped. FL_ERR_MEMORY when the computed normals do not fit. */
 int fl_raster_triangles(fl_image *im, const fl_camera *c, const float *pos, const float *normal, int nvert,
                         const int *tri, int ntri, const float rgb[3], fl_error *err);
+
+/* A triangle mesh (double vertices, as the OBJ reader gives them) drawn
+ * as fl_raster_triangles draws one, with its area-weighted normals;
+ * FL_ERR_MEMORY when its float copy does not fit. */
+int fl_raster_mesh(fl_image *im, const fl_camera *c, const fl_mesh *m, const float rgb[3], fl_error *err);
 
 /* n spheres of the given radius at (x, y, z), shaded, in the colour rgb. */
 void fl_raster_spheres(fl_image *im, const fl_camera *c, const float *x, const float *y, const float *z, int n,
