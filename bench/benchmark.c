@@ -307,13 +307,8 @@ static int bench_voxelize(const bench_opts *o)
     for (int k = 0; k < s.mesh_count && rc == 0; k++) {
         const fl_scene_mesh *m = &s.meshes[k];
         fl_voxel_grid g;
-        g.spacing = s.spacing;
-        size_t cells = 1;
-        for (int a = 0; a < 3; a++) { /* the domain's lattice, as the loader places the particles */
-            g.origin[a] = s.domain.lo[a] + floor((m->lo[a] - s.domain.lo[a]) / s.spacing) * s.spacing;
-            g.dims[a] = (int)fmax(1.0, ceil((m->hi[a] - g.origin[a]) / s.spacing));
-            cells *= (size_t)g.dims[a];
-        }
+        fl_scene_mesh_lattice(&s, m, &g); /* as the loader places the particles */
+        const size_t cells = (size_t)g.dims[0] * (size_t)g.dims[1] * (size_t)g.dims[2];
         unsigned char *inside = malloc(cells);
         double *ms = calloc((size_t)o->repeat, sizeof *ms);
         if (!inside || !ms)

@@ -1251,6 +1251,16 @@ static int touches_solid(const fl_scene *s, const double lo[3], const double hi[
  * doubles) is freed with free(). *cut is 0, and nothing computed, for a
  * block that no solid mesh touches: fl_world_fill_box fills it as it
  * stands. docs/methods/voxelize.md, "Meshes in scenes". */
+void fl_scene_mesh_lattice(const fl_scene *s, const fl_scene_mesh *m, fl_voxel_grid *g)
+{
+    const double d = s->spacing;
+    g->spacing = d;
+    for (int a = 0; a < 3; a++) {
+        g->origin[a] = s->domain.lo[a] + floor((m->lo[a] - s->domain.lo[a]) / d) * d;
+        g->dims[a] = (int)fmax(1.0, ceil((m->hi[a] - g->origin[a]) / d));
+    }
+}
+
 static int region_points(const fl_scene *s, int r, double **points, int *count, int *cut,
                          fl_error *err)
 {
@@ -1276,11 +1286,7 @@ static int region_points(const fl_scene *s, int r, double **points, int *count, 
             g.dims[a] = n > 0 ? (int)n : 0;
         }
     } else {
-        g.spacing = d;
-        for (int a = 0; a < 3; a++) {
-            g.origin[a] = s->domain.lo[a] + floor((fm->lo[a] - s->domain.lo[a]) / d) * d;
-            g.dims[a] = (int)fmax(1.0, ceil((fm->hi[a] - g.origin[a]) / d));
-        }
+        fl_scene_mesh_lattice(s, fm, &g);
     }
     if (g.dims[0] == 0 || g.dims[1] == 0 || g.dims[2] == 0)
         return FL_OK;

@@ -22,6 +22,7 @@
 #define FL_SCENE_H
 
 #include "obj.h"
+#include "voxelize.h"
 #include "world.h"
 
 #ifdef __cplusplus
@@ -99,6 +100,11 @@ int fl_scene_parse(const char *text, const char *path, const char *const *sets, 
 /* The step size: time.dt when given, else 1 / (fps * substeps) (with
  * "dt": "cfl", the largest step the harness will take). */
 double fl_scene_dt(const fl_scene *s);
+
+/* The grid a fluid mesh m of s is filled on: the domain's lattice of the
+ * scene's spacing (domain.min + d/2 + i d at the cell centres) over m's
+ * bounds. */
+void fl_scene_mesh_lattice(const fl_scene *s, const fl_scene_mesh *m, fl_voxel_grid *g);
 
 /* The parameters of solver name from the scene, or an empty list (with a
  * source naming the scene) when the scene has none for it. */
