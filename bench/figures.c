@@ -50,6 +50,7 @@ typedef struct fig_case {
     int dt_cfl;
     int substeps;
     int frames;                         /* frames to run (0: the scene's duration); report_table2 saves them */
+    double cell, pic;                   /* report_table2: FLIP's cell, m, and PIC share in the run */
     int group;                          /* figure 2: 1 particle solver, 2 pressure solve; 4: substeps; 6, 8:
                                          * particles */
     char sets[MAX_CASE_SETS][96];
@@ -268,11 +269,21 @@ static void plan_table2(figures *F)
         fl_scene sc;
         fl_error err;
         fl_resolve_scene(scenes[q - 1], path, sizeof path);
-        if (factor != 1.0 && fl_scene_load(path, NULL, 0, &sc, &err) == FL_OK) {
+        if (fl_scene_load(path, NULL, 0, &sc, &err) != FL_OK)
+            continue; /* the run fails the same way, and the report says so */
+        /* FLIP's cell (its default: twice the spacing) and PIC share (default 0.05), as the run reads them */
+        fl_params prm;
+        fl_scene_solver_params(&sc, "flip", &prm);
+        if (fl_params_get(&prm, "dx", 2.0 * sc.spacing, 1e-6, 1e3, &k->cell, &err) != FL_OK)
+            k->cell = 2.0 * sc.spacing;
+        if (fl_params_get(&prm, "alpha", 0.05, 0.0, 1.0, &k->pic, &err) != FL_OK)
+            k->pic = 0.05;
+        k->cell *= factor;
+        if (factor != 1.0) {
             add_set(k, "fluid.spacing=%.9g", factor * sc.spacing);
-            add_set(k, "solvers.flip.dx=%.9g", factor * 0.01);
-            fl_scene_free(&sc);
+            add_set(k, "solvers.flip.dx=%.9g", k->cell);
         }
+        fl_scene_free(&sc);
     }
 }
 
@@ -1521,11 +1532,7 @@ static int table2(figures *F)
         snprintf(frame, sizeof frame, "%s/frames/0000.bin", k->dir);
         const double bin = file_bytes(frame), particles = bin > 32 ? (bin - 32) / 12 : 0;
         /* the report's grid: half the simulation cell (the Nyquist rule for 8 particles a cell) */
-        double dx = 0.01;
-        for (int s = 0; s < k->nsets; s++)
-            if (!strncmp(k->sets[s], "solvers.flip.dx=", 16))
-                dx = atof(k->sets[s] + 16);
-        snprintf(spacing, sizeof spacing, "%.9g", 0.5 * dx);
+        snprintf(spacing, sizeof spacing, "%.9g", 0.5 * k->cell);
         char *surf[] = {k->dir, "--spacing", spacing, "--quiet", NULL};
         const double t0 = fl_now_ms();
         if (fl_surface_main(4, surf) != 0) {
@@ -1541,19 +1548,7 @@ static int table2(figures *F)
         snprintf(lastf, sizeof lastf, "%d", last);
         char *draw_argv[] = {k->dir, "--frame", lastf, "--size", "640x400", "--quiet", NULL};
         const int drawn = fl_render_main(6, draw_argv) == 0;
-        /* the PIC share the run used: the scene's solvers.flip.alpha, or FLIP's default */
-        double pic = 0.05;
-        fl_scene sc;
-        fl_error err;
-        char scene_path[1024];
-        fl_resolve_scene(k->scene, scene_path, sizeof scene_path);
-        if (fl_scene_load(scene_path, NULL, 0, &sc, &err) == FL_OK) {
-            fl_params prm;
-            fl_scene_solver_params(&sc, "flip", &prm);
-            if (fl_params_get(&prm, "alpha", 0.05, 0.0, 1.0, &pic, &err) != FL_OK)
-                pic = 0.05;
-            fl_scene_free(&sc);
-        }
+        const double pic = k->pic;
         const double sim = k->res.wall_s / (saved > 1 ? saved - 1 : 1);
         fprintf(csv, "%d,%s,%d,%.0f,%.0f,%g,%g,%.4f,%.2f,%g,%.4f,%.2f,%g,%.3f,%.3f,%.3f,%.3f\n", q, rep->description,
                 saved - 1, particles, rep->particles, pic, rep->pic, sim, sim * 250 / 60, rep->sim_min, recon,
