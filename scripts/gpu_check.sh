@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
 # The checks of a lent GPU machine, in one run that keeps to a time budget:
 #   scripts/gpu_check.sh OUT_DIR [SECONDS [gpu]]   (default 500 s; gpu: the
-#   GPU's stages alone, without the host's comparisons and thread scaling)
+#   GPU's stages alone, without the host's comparisons and thread scaling;
+#   a budget of a few thousand seconds runs every stage in full)
 # Builds build-gpu/ (Release, CUDA for the card found, or
 # CMAKE_CUDA_ARCHITECTURES from the environment), then, most important
 # first, each stage skipped when the budget left is too short for it:
 #   1. the tool loop's rate on the GPU (issue 15's target: 80 000 particles at
 #      1 kHz, the force read back every step) and on the host's cores;
-#   2. the CUDA backend's targets (pbf_table1, PBF and WCSPH at 1M);
+#   2. the CUDA backend's targets (pbf_table1, PBF and WCSPH at 1M, with the
+#      run's metrics and without), and the same on the host's cores;
 #   3. ctest -L cuda (the device tests and compute-sanitizer);
 #   4. every CPU solver's step on dam_break_59k at 1, 2, 4, ... threads up to
 #      the host's cores (thread scaling);
@@ -66,10 +68,12 @@ if stage 60 120 "the tool loop: PBF on tool_cup, force read back every step (tar
   save
 fi
 quick=(--warmup 5 --repeat 7 --steps 20)
-if stage 60 150 "the CUDA targets: pbf_table1 (100k, 3 iterations), PBF and WCSPH at 1M, with metrics"; then
-  run "$bin" bench pbf --scene pbf_table1 --particles 0 --device cuda "${quick[@]}" --metrics
-  run "$bin" bench pbf --scene pbf_table1 --particles 1000000 --device cuda "${quick[@]}" --metrics
-  run "$bin" bench wcsph --particles 1000000 --device cuda "${quick[@]}" --metrics
+if stage 60 150 "the CUDA targets: pbf_table1 (100k, 3 iterations), PBF and WCSPH at 1M, with metrics and without"; then
+  for m in --metrics ""; do
+    run "$bin" bench pbf --scene pbf_table1 --particles 0 --device cuda "${quick[@]}" $m
+    run "$bin" bench pbf --scene pbf_table1 --particles 1000000 --device cuda "${quick[@]}" $m
+    run "$bin" bench wcsph --particles 1000000 --device cuda "${quick[@]}" $m
+  done
   if [ $cpu = 1 ]; then
     run "$bin" bench pbf --scene pbf_table1 --particles 0 --warmup 2 --repeat 3 --steps 5 --metrics
     run "$bin" bench pbf --scene pbf_table1 --particles 1000000 --warmup 1 --repeat 3 --steps 2 --metrics
