@@ -637,6 +637,9 @@ static int run_prepare(const fl_run_config *c, run_state *r, run_clock *clk, fl_
     if (rc)
         return rc;
     const fl_scene *s = &r->scene;
+    if (s->dims == 2 && c->save_obj)
+        return fl_fail(err, FL_ERR_INPUT, "--save obj: %s is a 2D scene, which has no surface to save (--save bin "
+                       "and fluidlab render draw its particles)", s->path);
     clk->frame_dt = 1.0 / s->fps;
     clk->dt = c->dt > 0.0 ? c->dt : fl_scene_dt(s);
     if (c->substeps > 0 && c->dt == 0.0)
@@ -1096,14 +1099,27 @@ int fl_run_json_read(const char *dir, struct cJSON **root, fl_error *err)
     return *root ? FL_OK : fl_fail(err, FL_ERR_INPUT, "%s: not a run's run.json (it does not parse as JSON)", path);
 }
 
+int fl_run_json_dims(const struct cJSON *root)
+{
+    const cJSON *dims = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(root, "scene"), "dimensions");
+    return cJSON_IsNumber(dims) && dims->valuedouble == 2.0 ? 2 : 3;
+}
+
 int fl_run_json_domain(const struct cJSON *root, fl_box *box)
 {
     const cJSON *scene = cJSON_GetObjectItemCaseSensitive(root, "scene");
     const cJSON *domain = cJSON_GetObjectItemCaseSensitive(scene, "domain");
     const cJSON *lo = cJSON_GetObjectItemCaseSensitive(domain, "min"), *hi = cJSON_GetObjectItemCaseSensitive(domain, "max");
-    if (cJSON_GetArraySize(lo) != 3 || cJSON_GetArraySize(hi) != 3)
+    const cJSON *spacing = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(scene, "fluid"), "spacing");
+    const int dims = fl_run_json_dims(root);
+    if (cJSON_GetArraySize(lo) != dims || cJSON_GetArraySize(hi) != dims)
         return 0;
-    for (int a = 0; a < 3; a++) {
+    if (dims == 2) { /* the world's slab, world.h */
+        if (!cJSON_IsNumber(spacing) || !(spacing->valuedouble > 0.0))
+            return 0;
+        box->lo[2] = -0.5 * spacing->valuedouble, box->hi[2] = 0.5 * spacing->valuedouble;
+    }
+    for (int a = 0; a < dims; a++) {
         const cJSON *l = cJSON_GetArrayItem(lo, a), *h = cJSON_GetArrayItem(hi, a);
         if (!cJSON_IsNumber(l) || !cJSON_IsNumber(h) || !(l->valuedouble < h->valuedouble))
             return 0;

@@ -71,9 +71,13 @@ void fl_resolve_scene(const char *name, char *out, int len);
 struct cJSON;
 int fl_run_json_read(const char *dir, struct cJSON **root, fl_error *err);
 
-/* The domain of the scene a parsed run.json records (scene.domain): 1, or
- * 0 when it has none with min < max on every axis. */
+/* The domain of the scene a parsed run.json records (scene.domain; a 2D
+ * scene's is the world's, one spacing thick in z): 1, or 0 when it has
+ * none with min < max on every axis. */
 int fl_run_json_domain(const struct cJSON *root, fl_box *box);
+
+/* The dimensions of the scene a parsed run.json records: 2 or 3. */
+int fl_run_json_dims(const struct cJSON *root);
 
 /* Validates everything (scene, overrides, solver, parameters, memory), then
  * creates the output folder and runs. Bad input returns FL_ERR_INPUT (or

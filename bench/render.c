@@ -36,7 +36,7 @@ static const char *render_usage =
     "                 (needs gnuplot)\n"
     "  --size WxH     pixels (default 800x600)\n"
     "  --view AZ,EL   the view: azimuth about the vertical and elevation, degrees\n"
-    "                 (default 30,25)\n"
+    "                 (default 30,25; 0,0 for a 2D run: the plane face on)\n"
     "  --quiet        no progress line\n";
 
 typedef struct render_opts {
@@ -45,12 +45,14 @@ typedef struct render_opts {
     int gif, quiet;
     int w, h;
     double az, el;
+    int view_given;        /* --view was given */
 } render_opts;
 
 /* What a run's run.json says of it. */
 typedef struct run_info {
     double lo[3], hi[3];
     double spacing, fps;
+    int dims;              /* 2 for a 2D run */
     char scene_file[1024]; /* the scene it ran, for its solid meshes; "" when run.json names none */
 } run_info;
 
@@ -65,6 +67,7 @@ static int read_run_info(const char *dir, run_info *r, fl_error *err)
     const cJSON *fps = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(scene, "time"), "fps");
     fl_box domain;
     const int ok = fl_run_json_domain(root, &domain) && cJSON_IsNumber(spacing) && spacing->valuedouble > 0.0;
+    r->dims = fl_run_json_dims(root);
     memcpy(r->lo, domain.lo, sizeof r->lo);
     memcpy(r->hi, domain.hi, sizeof r->hi);
     r->spacing = ok ? spacing->valuedouble : 0.0;
@@ -173,6 +176,7 @@ static int parse(int argc, char **argv, render_opts *o)
                 return 1;
             }
             i++;
+            o->view_given |= !strcmp(a, "--view");
             if (!strcmp(a, "--frame") && (sscanf(v, "%d%c", &o->frame, &tail) != 1 || o->frame < 0 || o->frame > 9999)) {
                 fprintf(stderr, "fluidlab: render --frame: expected a frame number 0 to 9999, got '%s'\n", v);
                 return 1;
@@ -217,6 +221,8 @@ int fl_render_main(int argc, char **argv)
         fprintf(stderr, "fluidlab: %s\n", err.msg);
         return 1;
     }
+    if (r.dims == 2 && !o.view_given) /* the plane z = 0 face on */
+        o.az = 0.0, o.el = 0.0;
     if (o.gif && !fl_plot_available()) {
         fprintf(stderr, "fluidlab: render --gif: gnuplot not found (install it: apt-get install gnuplot-nox)\n");
         return 1;

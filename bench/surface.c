@@ -100,6 +100,10 @@ static int read_run_json(const char *dir, fl_blobby_def *def, fl_box *domain, in
         return fail("%s", err.msg);
     const cJSON *scene = cJSON_GetObjectItemCaseSensitive(root, "scene");
     *has_domain = fl_run_json_domain(root, domain);
+    if (fl_run_json_dims(root) == 2) {
+        cJSON_Delete(root);
+        return fail("%s/run.json: a 2D run, which has no surface to build (fluidlab render draws its particles)", dir);
+    }
     const double spacing = json_number(root, "surface", "spacing");
     const double radius = json_number(root, "surface", "radius"), support = json_number(root, "surface", "search_radius");
     def->spacing = spacing > 0.0 ? spacing : fl_blobby_default_spacing(json_number(scene, "fluid", "spacing"));

@@ -67,7 +67,7 @@ int fl_mac_grid_create(const fl_world *w, const fl_mac_config *cfg, fl_mac_grid 
             return fl_fail(err, FL_ERR_INPUT, "MAC grid: empty domain along axis %c", "xyz"[a]);
         /* the 1e-9 keeps an extent that is a whole number of cells from
          * gaining a cell to rounding */
-        double inner = ceil(extent / dx - 1e-9);
+        double inner = a == 2 && w->dims == 2 ? 1.0 : ceil(extent / dx - 1e-9);
         if (inner > INT_MAX / 4)
             return fl_fail(err, FL_ERR_MEMORY, "a MAC grid of %g cells along axis %c at dx = %g m is too large",
                            inner, "xyz"[a], dx);
@@ -96,6 +96,8 @@ int fl_mac_grid_create(const fl_world *w, const fl_mac_config *cfg, fl_mac_grid 
     g->inv_dx = 1.0 / dx;
     for (int a = 0; a < 3; a++)
         g->lo[a] = w->domain.lo[a] - dx;
+    if (w->dims == 2) /* one layer of cells between two SOLID ones, its centres on the plane z = 0 */
+        g->lo[2] = -1.5 * dx;
     size_t nu = (size_t)(n[0] + 1) * n[1] * n[2], nv = (size_t)n[0] * (n[1] + 1) * n[2],
            nw = (size_t)n[0] * n[1] * (n[2] + 1), nc = (size_t)g->ncells;
     g->u = fl_alloc(nu * sizeof(double));

@@ -5,7 +5,11 @@
  * centres; u on the x-faces, v on the y-faces, w on the z-faces. The grid
  * covers the world's domain plus one layer of SOLID cells on every side (the
  * domain walls); the world's box obstacles and solid meshes are rasterised
- * as SOLID cells.
+ * as SOLID cells. In 2D (world dims 2) the grid has one layer of cells
+ * along z, centred on the plane z = 0, between two SOLID layers: w is 0 on
+ * every face, the z neighbours drop out of the Laplacian (dp/dz = 0), and
+ * the operators below are the 2D ones (a 5-point Laplacian) with no code of
+ * their own.
  * The discrete operators are the report's equations 6 (gradient, at faces),
  * 7 (divergence, at centres) and 8 (7-point Laplacian, at centres), with
  * Bridson's boundary treatment ("Fluid Simulation for Computer Graphics",

@@ -101,6 +101,8 @@ int fl_nbgrid_init(fl_nbgrid *g, const fl_world *w, fl_error *err)
         g->lo[a] = (float)(w->domain.lo[a] - w->h);
         double span = w->domain.hi[a] - w->domain.lo[a] + 2.0 * w->h;
         g->dim[a] = (int)ceil(span / w->h) + 1;
+        if (a == 2 && w->dims == 2) /* one layer of cells, centred on the plane z = 0 */
+            g->lo[a] = (float)(-0.5 * w->h), g->dim[a] = 1;
         cells *= g->dim[a];
     }
     if (cells > 0x7ffffffe)
@@ -478,7 +480,7 @@ int fl_boundary_compute_volumes(fl_world *w, fl_error *err)
                     int cc = (zz * g.dim[1] + yy) * g.dim[0] + xx;
                     for (int k = g.bcell_start[cc]; k < g.bcell_start[cc + 1]; k++) {
                         float dx = b->x[i] - g.bx[k], dy = b->y[i] - g.by[k], dz = b->z[i] - g.bz[k];
-                        sum += fl_poly6(dx * dx + dy * dy + dz * dz, h);
+                        sum += fl_poly6(dx * dx + dy * dy + dz * dz, h, w->dims);
                     }
                 }
         b->volume[i] = (float)(1.0 / sum);

@@ -14,7 +14,7 @@ extern "C" {
  * runtime's reason in err when no device can be used. */
 int fl_cuda_device_query(char *name, int len, fl_error *err);
 
-/* out[i] = fl_poly6(r2[i], h) computed on the device: the check that the
+/* out[i] = fl_poly6(r2[i], h, 3) (3D) computed on the device: the check that the
  * FL_HD kernels give the CPU's numbers there. FL_ERR_DEVICE without one. */
 int fl_cuda_poly6(const float *r2, int n, float h, float *out, fl_error *err);
 

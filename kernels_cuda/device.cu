@@ -13,7 +13,7 @@ __global__ void fl_cuda_poly6_probe(const float *r2, float h, float *out, int n)
 {
     int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i < n)
-        out[i] = fl_poly6(r2[i], h);
+        out[i] = fl_poly6(r2[i], h, 3);
 }
 
 extern "C" int fl_cuda_device_query(char *name, int len, fl_error *err)

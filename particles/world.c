@@ -9,26 +9,32 @@
 #include "kernels.h"
 
 void fl_world_init(fl_world *w, const fl_box *domain, const double gravity[3], double rho0,
-                   double spacing)
+                   double spacing, int dims)
 {
     memset(w, 0, sizeof *w);
+    w->dims = dims == 2 ? 2 : 3;
     w->domain = *domain;
     memcpy(w->gravity, gravity, sizeof w->gravity);
+    if (w->dims == 2) {
+        w->domain.lo[2] = -0.5 * spacing;
+        w->domain.hi[2] = 0.5 * spacing;
+        w->gravity[2] = 0.0;
+    }
     w->rho0 = rho0;
     w->spacing = spacing;
     w->h = 2.0 * spacing;
-    w->mass = fl_world_calibrate_mass(rho0, spacing, w->h);
+    w->mass = fl_world_calibrate_mass(rho0, spacing, w->h, w->dims);
 }
 
-double fl_world_calibrate_mass(double rho0, double spacing, double h)
+double fl_world_calibrate_mass(double rho0, double spacing, double h, int dims)
 {
-    int reach = (int)ceil(h / spacing);
+    int reach = (int)ceil(h / spacing), kreach = dims == 2 ? 0 : reach;
     double sum = 0.0;
     for (int i = -reach; i <= reach; i++)
         for (int j = -reach; j <= reach; j++)
-            for (int k = -reach; k <= reach; k++) {
+            for (int k = -kreach; k <= kreach; k++) {
                 double r2 = (double)(i * i + j * j + k * k) * spacing * spacing;
-                sum += fl_poly6((float)r2, (float)h);
+                sum += fl_poly6((float)r2, (float)h, dims);
             }
     return rho0 / sum;
 }
@@ -84,11 +90,13 @@ static int visit_box(const fl_world *w, const fl_box *box, fl_point_visitor visi
     int n[3];
     for (int a = 0; a < 3; a++)
         n[a] = lattice_points(box->lo[a], box->hi[a], d);
+    if (w->dims == 2)
+        n[2] = n[0] > 0 && n[1] > 0; /* one row of points, on the plane z = 0 */
     for (int k = 0; k < n[2]; k++)
         for (int j = 0; j < n[1]; j++)
             for (int i = 0; i < n[0]; i++) {
                 double x[3] = {box->lo[0] + (i + 0.5) * d, box->lo[1] + (j + 0.5) * d,
-                               box->lo[2] + (k + 0.5) * d};
+                               w->dims == 2 ? 0.0 : box->lo[2] + (k + 0.5) * d};
                 int rc = visit_free(w, x, visit, ctx);
                 if (rc)
                     return rc;
@@ -122,7 +130,7 @@ static int fill_point(void *ctx, const double x[3])
     struct fill_ctx *c = ctx;
     double d = c->w->spacing, p[3];
     for (int a = 0; a < 3; a++)
-        p[a] = x[a] + (c->jitter > 0.0 ? c->jitter * d * uniform_pm_half(&c->rng) : 0.0);
+        p[a] = x[a] + (c->jitter > 0.0 && a < c->w->dims ? c->jitter * d * uniform_pm_half(&c->rng) : 0.0);
     return fl_particles_add(&c->w->fluid, (float)p[0], (float)p[1], (float)p[2], c->err);
 }
 
@@ -186,7 +194,9 @@ int fl_world_add_solid_mesh(fl_world *w, const fl_mesh *m, fl_error *err)
     return rc;
 }
 
-int fl_visit_box_shell(const fl_box *box, double d, fl_point_visitor visit, void *ctx)
+/* The shell of box, or in 2D (dims 2) the outline of its rectangle in the
+ * plane z = 0. */
+static int visit_shell(const fl_box *box, double d, int dims, fl_point_visitor visit, void *ctx)
 {
     int n[3];
     double s[3];
@@ -195,15 +205,16 @@ int fl_visit_box_shell(const fl_box *box, double d, fl_point_visitor visit, void
         n[a] = (int)fmax(1.0, floor(len / d + 0.5));
         s[a] = len / n[a];
     }
-    for (int k = 0; k <= n[2]; k++)
+    const int flat = dims == 2;
+    for (int k = 0; k <= (flat ? 0 : n[2]); k++)
         for (int j = 0; j <= n[1]; j++)
             for (int i = 0; i <= n[0]; i++) {
-                int on_face = i == 0 || i == n[0] || j == 0 || j == n[1] || k == 0 || k == n[2];
+                int on_face = i == 0 || i == n[0] || j == 0 || j == n[1] || (!flat && (k == 0 || k == n[2]));
                 if (!on_face) {
                     i = n[0] - 1; /* jump to the far x face of this row */
                     continue;
                 }
-                double x[3] = {box->lo[0] + i * s[0], box->lo[1] + j * s[1], box->lo[2] + k * s[2]};
+                double x[3] = {box->lo[0] + i * s[0], box->lo[1] + j * s[1], flat ? 0.0 : box->lo[2] + k * s[2]};
                 int rc = visit(ctx, x);
                 if (rc)
                     return rc;
@@ -211,8 +222,14 @@ int fl_visit_box_shell(const fl_box *box, double d, fl_point_visitor visit, void
     return 0;
 }
 
+int fl_visit_box_shell(const fl_box *box, double d, fl_point_visitor visit, void *ctx)
+{
+    return visit_shell(box, d, 3, visit, ctx);
+}
+
 /* The domain walls' layer sits outside the domain, an obstacle's inside
- * the obstacle, both FL_BOUNDARY_OFFSET d from the surface. */
+ * the obstacle, both FL_BOUNDARY_OFFSET d from the surface (2D:
+ * FL_BOUNDARY_OFFSET_2D d). */
 static fl_box offset_box(const fl_box *b, double by)
 {
     fl_box o = *b;
@@ -223,12 +240,12 @@ static fl_box offset_box(const fl_box *b, double by)
 
 static int visit_boundary(const fl_world *w, fl_point_visitor visit, void *ctx)
 {
-    double off = FL_BOUNDARY_OFFSET * w->spacing;
+    double off = (w->dims == 2 ? FL_BOUNDARY_OFFSET_2D : FL_BOUNDARY_OFFSET) * w->spacing;
     fl_box walls = offset_box(&w->domain, off);
-    int rc = fl_visit_box_shell(&walls, w->spacing, visit, ctx);
+    int rc = visit_shell(&walls, w->spacing, w->dims, visit, ctx);
     for (int o = 0; o < w->obstacle_count && !rc; o++) {
         fl_box solid = offset_box(&w->obstacles[o], -off);
-        rc = fl_visit_box_shell(&solid, w->spacing, visit, ctx);
+        rc = visit_shell(&solid, w->spacing, w->dims, visit, ctx);
     }
     return rc;
 }

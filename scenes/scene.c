@@ -62,6 +62,7 @@
 typedef struct check {
     const char *file;
     fl_error *err;
+    int dims;               /* the scene's "dimensions": 2 or 3 (vectors have as many numbers) */
 } check;
 
 /* ---- message helpers ----------------------------------------------------- */
@@ -273,13 +274,16 @@ static int get_number(const check *c, const cJSON *obj, const char *objpath, con
     return read_number(c, v, kp, r, out);
 }
 
+/* A vector of the scene's dimensions: 3 numbers, or in a 2D scene 2 (x, y;
+ * z is then 0). */
 static int read_vec3(const check *c, const cJSON *v, const char *kp, double out[3])
 {
-    static const char expected[] = "an array of 3 numbers";
+    const char *expected = c->dims == 2 ? "an array of 2 numbers (x, y: the scene is 2D)" : "an array of 3 numbers";
     const cJSON *e;
     int k = 0;
-    if (!cJSON_IsArray(v) || cJSON_GetArraySize(v) != 3)
+    if (!cJSON_IsArray(v) || cJSON_GetArraySize(v) != c->dims)
         return fail_value(c, kp, expected, v);
+    out[2] = 0.0;
     cJSON_ArrayForEach(e, v) {
         if (!cJSON_IsNumber(e) || !isfinite(e->valuedouble))
             return fail_value(c, kp, expected, v);
@@ -307,7 +311,9 @@ static int read_box(const check *c, const cJSON *v, const char *kp, const fl_box
     join_key(sub, sizeof sub, kp, "max");
     if ((rc = read_vec3(c, member(v, "max"), sub, out->hi)) != FL_OK)
         return rc;
-    for (int a = 0; a < 3; a++) {
+    if (c->dims == 2) /* a nominal slab around z = 0; read_scene gives it the domain's thickness */
+        out->lo[2] = -1.0, out->hi[2] = 1.0;
+    for (int a = 0; a < c->dims; a++) {
         if (!(out->hi[a] > out->lo[a])) {
             char got[96];
             snprintf(got, sizeof got, "max.%c = %g <= min.%c = %g", axis[a], out->hi[a],
@@ -316,7 +322,7 @@ static int read_box(const check *c, const cJSON *v, const char *kp, const fl_box
         }
     }
     if (domain != NULL) {
-        for (int a = 0; a < 3; a++) {
+        for (int a = 0; a < c->dims; a++) {
             int low = out->lo[a] < domain->lo[a];
             if (low || out->hi[a] > domain->hi[a]) {
                 char expected[160], dlo[64], dhi[64], got[64];
@@ -1161,12 +1167,29 @@ static void default_name(const char *path, char *dst, size_t cap)
     dst[n] = '\0';
 }
 
-static int read_scene(const check *c, const cJSON *root, fl_scene *s)
+/* A 2D scene's boxes: one spacing thick in z, centred on z = 0 (the
+ * world's, world.h). */
+static void flatten_boxes(fl_scene *s)
 {
-    static const char *const keys[] = {"name", "description", "domain", "gravity", "fluid",
+    const double half = 0.5 * s->spacing;
+    s->domain.lo[2] = -half;
+    s->domain.hi[2] = half;
+    for (int k = 0; k < s->block_count; k++)
+        s->blocks[k].lo[2] = -half, s->blocks[k].hi[2] = half;
+    for (int k = 0; k < s->obstacle_count; k++)
+        s->obstacles[k].lo[2] = -half, s->obstacles[k].hi[2] = half;
+}
+
+static int read_scene(const check *c3, const cJSON *root, fl_scene *s)
+{
+    static const char *const keys[] = {"name", "description", "dimensions", "domain", "gravity", "fluid",
                                        "obstacles", "meshes", "time", "solvers", "tool",
                                        NULL};
+    static const number_rule dimensions = {2, 3, 0, 0, 1, "2 or 3"};
+    check dc = *c3;
+    const check *c = &dc;
     const cJSON *v;
+    double dims;
     int rc;
     if (!cJSON_IsObject(root)) {
         char got[128];
@@ -1174,8 +1197,13 @@ static int read_scene(const check *c, const cJSON *root, fl_scene *s)
         return fl_fail(c->err, FL_ERR_INPUT, "%s: expected a JSON object at the top level, got %s",
                        c->file, got);
     }
-    if ((rc = check_keys(c, root, "", keys)) != FL_OK)
+    if ((rc = check_keys(c, root, "", keys)) != FL_OK ||
+        (rc = get_number(c, root, "", "dimensions", 0, 3, &dimensions, &dims)) != FL_OK)
         return rc;
+    s->dims = dc.dims = (int)dims;
+    if (s->dims == 2 && (member(root, "meshes") != NULL || member(root, "tool") != NULL))
+        return fail_got(c, member(root, "meshes") ? "meshes" : "tool", "no meshes and no tool in a 2D scene",
+                        member(root, "meshes") ? "meshes" : "a tool");
 
     default_name(c->file, s->name, sizeof s->name);
     if ((rc = get_string(c, root, "name", s->name, sizeof s->name)) != FL_OK ||
@@ -1210,6 +1238,8 @@ static int read_scene(const check *c, const cJSON *root, fl_scene *s)
         return rc;
     if ((v = member(root, "tool")) != NULL && (rc = read_tool(c, v, s)) != FL_OK)
         return rc;
+    if (s->dims == 2)
+        flatten_boxes(s);
     return FL_OK;
 }
 
@@ -1535,7 +1565,7 @@ static int count_particles(const check *c, fl_scene *s)
 
     /* A world with parameters and obstacles but no particles: counts only. */
     memset(&tmp, 0, sizeof tmp);
-    fl_world_init(&tmp, &s->domain, s->gravity, s->rest_density, s->spacing);
+    fl_world_init(&tmp, &s->domain, s->gravity, s->rest_density, s->spacing, s->dims);
     for (int k = 0; k < s->obstacle_count && rc == FL_OK; k++) {
         rc = fl_world_add_obstacle(&tmp, &s->obstacles[k], c->err);
         if (rc != FL_OK) {
@@ -1597,6 +1627,7 @@ int fl_scene_parse(const char *text, const char *path, const char *const *sets, 
     memset(s, 0, sizeof *s);
     c.file = path != NULL ? path : "(scene)";
     c.err = err;
+    c.dims = 3;
     snprintf(s->path, sizeof s->path, "%s", c.file);
     if (text == NULL)
         return fl_fail(err, FL_ERR_INPUT, "%s: malformed JSON: no text", c.file);
@@ -1689,7 +1720,7 @@ int fl_scene_build_world(const fl_scene *s, fl_world *w, fl_error *err)
 {
     int rc = FL_OK;
     memset(w, 0, sizeof *w);
-    fl_world_init(w, &s->domain, s->gravity, s->rest_density, s->spacing);
+    fl_world_init(w, &s->domain, s->gravity, s->rest_density, s->spacing, s->dims);
     for (int k = 0; k < s->obstacle_count && rc == FL_OK; k++)
         rc = fl_world_add_obstacle(w, &s->obstacles[k], err);
     /* Reserve the counted sizes at once: one allocation each, no growth. */

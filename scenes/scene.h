@@ -54,6 +54,7 @@ typedef struct fl_scene {
     char path[512];
     char name[64];
     char description[256];
+    int dims;                /* dimensions: 3 (default) or 2 (the plane z = 0; vectors are [x, y]) */
     fl_box domain;
     double gravity[3];
     double spacing;          /* fluid.spacing, m */

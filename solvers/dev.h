@@ -167,6 +167,7 @@ typedef struct fl_dev_view {
     const float *red_rho;
     /* constants */
     float h, m, rho0;
+    int dim;                   /* the world's dims, 2 or 3 */
     float gravity[3];
     float gdt[3];              /* dt g (PBF) */
     float dt;

@@ -200,18 +200,19 @@ static inline FL_HD void fl_dev_gather(int k, const fl_dev_view *v)
 FL_FORCE_INLINE FL_HD void fl_dev_density_walks(int i, const fl_dev_view *v, int tool)
 {
     const float h = v->h;
+    const int dim = v->dim;
     const float *ex = v->ex, *ey = v->ey, *ez = v->ez;
-    float fluid = fl_poly6(0.0f, h), solid = 0.0f;
+    float fluid = fl_poly6(0.0f, h, dim), solid = 0.0f;
     fl_dev_walk w;
     fl_dev_fluid_walk(&w, v, v->x, v->y, v->z, i);
     for (int j; (j = fl_dev_walk_next(&w, &v->grid)) >= 0;) {
         float dx = ex[i] - ex[j], dy = ey[i] - ey[j], dz = ez[i] - ez[j];
-        fluid += fl_poly6(dx * dx + dy * dy + dz * dz, h);
+        fluid += fl_poly6(dx * dx + dy * dy + dz * dz, h, dim);
     }
     fl_dev_boundary_walk(&w, v, v->x, v->y, v->z, i, tool);
     for (int j; (j = fl_dev_walk_next(&w, &v->grid)) >= 0;) {
         float dx = ex[i] - w.px[j], dy = ey[i] - w.py[j], dz = ez[i] - w.pz[j];
-        solid += fl_boundary_density_pair(w.vol[j], dx * dx + dy * dy + dz * dz, h);
+        solid += fl_boundary_density_pair(w.vol[j], dx * dx + dy * dy + dz * dz, h, dim);
     }
     v->rho_out[i] = fl_density_estimate(v->m, fluid, v->rho0, solid);
 }
@@ -236,6 +237,7 @@ static inline FL_HD void fl_dev_wcsph_eos(int i, const fl_dev_view *v)
 FL_FORCE_INLINE FL_HD void fl_dev_sph_accel_walks(int i, const fl_dev_view *v, int tool)
 {
     const float h = v->h, m = v->m, rho0 = v->rho0;
+    const int dim = v->dim;
     const float xi = v->x[i], yi = v->y[i], zi = v->z[i];
     float ap[3] = {0, 0, 0}, av[3] = {0, 0, 0}, ab[3] = {0, 0, 0}, at[3] = {0, 0, 0};
     fl_dev_walk w;
@@ -243,9 +245,9 @@ FL_FORCE_INLINE FL_HD void fl_dev_sph_accel_walks(int i, const fl_dev_view *v, i
     for (int j; (j = fl_dev_walk_next(&w, &v->grid)) >= 0;) {
         float dx = xi - v->x[j], dy = yi - v->y[j], dz = zi - v->z[j];
         float r = sqrtf(dx * dx + dy * dy + dz * dz);
-        float sp = fl_pressure_pair(m, v->p_rho2[i], v->p_rho2[j], r, h);
+        float sp = fl_pressure_pair(m, v->p_rho2[i], v->p_rho2[j], r, h, dim);
         ap[0] += sp * dx, ap[1] += sp * dy, ap[2] += sp * dz;
-        float sv = fl_viscosity_pair(v->vol[j], r, h);
+        float sv = fl_viscosity_pair(v->vol[j], r, h, dim);
         av[0] += sv * (v->vx[j] - v->vx[i]);
         av[1] += sv * (v->vy[j] - v->vy[i]);
         av[2] += sv * (v->vz[j] - v->vz[i]);
@@ -256,7 +258,7 @@ FL_FORCE_INLINE FL_HD void fl_dev_sph_accel_walks(int i, const fl_dev_view *v, i
         float dx = xi - w.px[j], dy = yi - w.py[j], dz = zi - w.pz[j];
         float r = sqrtf(dx * dx + dy * dy + dz * dz);
         float pb = fl_wall_pressure(pi, rho0, v->gravity, dx, dy, dz);
-        float sb = fl_sph_boundary_pair(rho0, w.vol[j], pi, pb, inv_rho2, r, h);
+        float sb = fl_sph_boundary_pair(rho0, w.vol[j], pi, pb, inv_rho2, r, h, dim);
         ab[0] += sb * dx, ab[1] += sb * dy, ab[2] += sb * dz;
         if (tool && w.on_tool)
             at[0] += sb * dx, at[1] += sb * dy, at[2] += sb * dz;
@@ -276,6 +278,7 @@ FL_DEV_WALKS(sph_accel)
 FL_FORCE_INLINE FL_HD void fl_dev_wcsph_accel_walks(int i, const fl_dev_view *v, int tool)
 {
     const float h = v->h, m = v->m, rho0 = v->rho0, eps = v->eps_visc, kappa = v->kappa;
+    const int dim = v->dim;
     const float xi = v->x[i], yi = v->y[i], zi = v->z[i];
     const float vxi = v->vx[i], vyi = v->vy[i], vzi = v->vz[i], rhoi = v->rho[i];
     float a[3] = {0, 0, 0}, coh[3] = {0, 0, 0};
@@ -286,10 +289,10 @@ FL_FORCE_INLINE FL_HD void fl_dev_wcsph_accel_walks(int i, const fl_dev_view *v,
         float r2 = dx * dx + dy * dy + dz * dz, r = sqrtf(r2);
         float vdotx = (vxi - v->vx[j]) * dx + (vyi - v->vy[j]) * dy + (vzi - v->vz[j]) * dz;
         float visc = fl_monaghan_pi(v->av, rhoi, v->rho[j], vdotx, r2, eps);
-        float sp = fl_pressure_visc_pair(m, v->p_rho2[i], v->p_rho2[j], visc, r, h);
+        float sp = fl_pressure_visc_pair(m, v->p_rho2[i], v->p_rho2[j], visc, r, h, dim);
         a[0] += sp * dx, a[1] += sp * dy, a[2] += sp * dz;
         if (kappa > 0.0f) {
-            float wc = fl_cohesion_pair(r2, h);
+            float wc = fl_cohesion_pair(r2, h, dim);
             coh[0] += dx * wc, coh[1] += dy * wc, coh[2] += dz * wc;
         }
     }
@@ -305,7 +308,7 @@ FL_FORCE_INLINE FL_HD void fl_dev_wcsph_accel_walks(int i, const fl_dev_view *v,
         float vdotx = (vxi - u[0]) * dx + (vyi - u[1]) * dy + (vzi - u[2]) * dz;
         float fric = fl_boundary_friction(nu_b, vdotx, r2, eps);
         float pb = fl_wall_pressure(pi, rho0, v->gravity, dx, dy, dz);
-        float sb = fl_wcsph_boundary_pair(rho0, w.vol[j], pi, pb, inv_rho2, fric, r, h);
+        float sb = fl_wcsph_boundary_pair(rho0, w.vol[j], pi, pb, inv_rho2, fric, r, h, dim);
         a[0] += sb * dx, a[1] += sb * dy, a[2] += sb * dz;
         if (tool && w.on_tool)
             at[0] += sb * dx, at[1] += sb * dy, at[2] += sb * dz;
@@ -333,12 +336,13 @@ static inline FL_HD void fl_dev_integrate(int i, const fl_dev_view *v)
 static inline FL_HD void fl_dev_pcisph_nonpressure(int i, const fl_dev_view *v)
 {
     const float h = v->h, m = v->m;
+    const int dim = v->dim;
     float av[3] = {0, 0, 0};
     fl_dev_walk w;
     fl_dev_fluid_walk(&w, v, v->x, v->y, v->z, i);
     for (int j; (j = fl_dev_walk_next(&w, &v->grid)) >= 0;) {
         float dx = v->x[i] - v->x[j], dy = v->y[i] - v->y[j], dz = v->z[i] - v->z[j];
-        float sv = fl_viscosity_pair(m / v->rho[j], sqrtf(dx * dx + dy * dy + dz * dz), h);
+        float sv = fl_viscosity_pair(m / v->rho[j], sqrtf(dx * dx + dy * dy + dz * dz), h, dim);
         av[0] += sv * (v->vx[j] - v->vx[i]);
         av[1] += sv * (v->vy[j] - v->vy[i]);
         av[2] += sv * (v->vz[j] - v->vz[i]);
@@ -371,12 +375,13 @@ static inline FL_HD void fl_dev_pcisph_correct(int i, const fl_dev_view *v)
 FL_FORCE_INLINE FL_HD void fl_dev_pcisph_pressure_accel_walks(int i, const fl_dev_view *v, int tool)
 {
     const float h = v->h, m = v->m, rho0 = v->rho0;
+    const int dim = v->dim;
     float a[3] = {0, 0, 0}, sb_sum[3] = {0, 0, 0}, st[3] = {0, 0, 0};
     fl_dev_walk w;
     fl_dev_fluid_walk(&w, v, v->x, v->y, v->z, i);
     for (int j; (j = fl_dev_walk_next(&w, &v->grid)) >= 0;) {
         float dx = v->x[i] - v->x[j], dy = v->y[i] - v->y[j], dz = v->z[i] - v->z[j];
-        float sp = fl_pressure_pair(m, v->p_rho2[i], v->p_rho2[j], sqrtf(dx * dx + dy * dy + dz * dz), h);
+        float sp = fl_pressure_pair(m, v->p_rho2[i], v->p_rho2[j], sqrtf(dx * dx + dy * dy + dz * dz), h, dim);
         a[0] += sp * dx, a[1] += sp * dy, a[2] += sp * dz;
     }
     const float pi = v->p[i];
@@ -384,7 +389,7 @@ FL_FORCE_INLINE FL_HD void fl_dev_pcisph_pressure_accel_walks(int i, const fl_de
     for (int j; (j = fl_dev_walk_next(&w, &v->grid)) >= 0;) {
         float dx = v->x[i] - w.px[j], dy = v->y[i] - w.py[j], dz = v->z[i] - w.pz[j];
         float pb = fl_wall_pressure(pi, rho0, v->gravity, dx, dy, dz);
-        float sb = fl_pcisph_boundary_pair(w.vol[j], pi, pb, sqrtf(dx * dx + dy * dy + dz * dz), h);
+        float sb = fl_pcisph_boundary_pair(w.vol[j], pi, pb, sqrtf(dx * dx + dy * dy + dz * dz), h, dim);
         sb_sum[0] += sb * dx, sb_sum[1] += sb * dy, sb_sum[2] += sb * dz;
         if (tool && w.on_tool)
             st[0] += sb * dx, st[1] += sb * dy, st[2] += sb * dz;
@@ -432,13 +437,13 @@ FL_FORCE_INLINE FL_HD void fl_dev_pbf_lambda_walks(int i, const fl_dev_view *v, 
     fl_dev_fluid_walk(&w, v, v->gx, v->gy, v->gz, i);
     for (int j; (j = fl_dev_walk_next(&w, &v->grid)) >= 0;) {
         float dx = qx[i] - qx[j], dy = qy[i] - qy[j], dz = qz[i] - qz[j];
-        fl_pbf_lambda_terms t = fl_pbf_lambda_pair(dx, dy, dz, dx * dx + dy * dy + dz * dz, c->vol, 1, c->h);
+        fl_pbf_lambda_terms t = fl_pbf_lambda_pair(dx, dy, dz, dx * dx + dy * dy + dz * dz, c->vol, 1, c->h, c->dim);
         wsum += t.w, g[0] += t.gx, g[1] += t.gy, g[2] += t.gz, sq += t.sq;
     }
     fl_dev_boundary_walk(&w, v, v->gx, v->gy, v->gz, i, tool);
     for (int j; (j = fl_dev_walk_next(&w, &v->grid)) >= 0;) {
         float dx = qx[i] - w.px[j], dy = qy[i] - w.py[j], dz = qz[i] - w.pz[j];
-        fl_pbf_lambda_terms t = fl_pbf_lambda_pair(dx, dy, dz, dx * dx + dy * dy + dz * dz, w.vol[j], 0, c->h);
+        fl_pbf_lambda_terms t = fl_pbf_lambda_pair(dx, dy, dz, dx * dx + dy * dy + dz * dz, w.vol[j], 0, c->h, c->dim);
         wsum += t.w, g[0] += t.gx, g[1] += t.gy, g[2] += t.gz, sq += t.sq;
     }
     float ci, li = fl_pbf_lambda(c, wsum, sq, g[0], g[1], g[2], &ci);
@@ -492,13 +497,13 @@ FL_FORCE_INLINE FL_HD void fl_dev_pbf_xsph_walks(int i, const fl_dev_view *v, in
         float dx = qx[i] - qx[j], dy = qy[i] - qy[j], dz = qz[i] - qz[j];
         fl_pbf_velocity_terms t =
             fl_pbf_velocity_pair(dx, dy, dz, dx * dx + dy * dy + dz * dz, v->ux[j] - ui[0], v->uy[j] - ui[1],
-                                 v->uz[j] - ui[2], c->vol, c->h, v->vorticity);
+                                 v->uz[j] - ui[2], c->vol, c->h, c->dim, v->vorticity);
         wsum += t.w, s[0] += t.sx, s[1] += t.sy, s[2] += t.sz, o[0] += t.ox, o[1] += t.oy, o[2] += t.oz;
     }
     fl_dev_boundary_walk(&w, v, v->gx, v->gy, v->gz, i, tool);
     for (int j; (j = fl_dev_walk_next(&w, &v->grid)) >= 0;) {
         float dx = qx[i] - w.px[j], dy = qy[i] - w.py[j], dz = qz[i] - w.pz[j];
-        wsum += fl_pbf_velocity_pair(dx, dy, dz, dx * dx + dy * dy + dz * dz, 0.0f, 0.0f, 0.0f, w.vol[j], c->h, 0).w;
+        wsum += fl_pbf_velocity_pair(dx, dy, dz, dx * dx + dy * dy + dz * dz, 0.0f, 0.0f, 0.0f, w.vol[j], c->h, c->dim, 0).w;
     }
     float u[3], omega[4];
     v->rho[i] = fl_pbf_density(c, wsum);
@@ -517,7 +522,7 @@ static inline FL_HD void fl_dev_pbf_confine(int i, const fl_dev_view *v)
     fl_dev_fluid_walk(&w, v, v->gx, v->gy, v->gz, i);
     for (int j; (j = fl_dev_walk_next(&w, &v->grid)) >= 0;) {
         float dx = qx[i] - qx[j], dy = qy[i] - qy[j], dz = qz[i] - qz[j];
-        float t = fl_pbf_confine_pair(v->wn[i], v->wn[j], 1, dx * dx + dy * dy + dz * dz, v->pbf.h);
+        float t = fl_pbf_confine_pair(v->wn[i], v->wn[j], 1, dx * dx + dy * dy + dz * dz, v->pbf.h, v->pbf.dim);
         eta[0] += t * dx, eta[1] += t * dy, eta[2] += t * dz;
     }
     const float omega[3] = {v->wx[i], v->wy[i], v->wz[i]};
@@ -547,7 +552,7 @@ static inline FL_HD void fl_dev_pbf_tool_delta(int i, const fl_dev_view *v)
     fl_dev_tool_walk(&w, v, v->gx, v->gy, v->gz, i);
     for (int j; (j = fl_dev_walk_next(&w, &v->grid)) >= 0;) {
         float dx = qx[i] - w.px[j], dy = qy[i] - w.py[j], dz = qz[i] - w.pz[j];
-        fl_pbf_lambda_terms p = fl_pbf_lambda_pair(dx, dy, dz, dx * dx + dy * dy + dz * dz, w.vol[j], 0, v->pbf.h);
+        fl_pbf_lambda_terms p = fl_pbf_lambda_pair(dx, dy, dz, dx * dx + dy * dy + dz * dz, w.vol[j], 0, v->pbf.h, v->pbf.dim);
         d[0] += p.gx, d[1] += p.gy, d[2] += p.gz;
     }
     fl_pbf_tool_add(v->lambda[i], d, v->first, &t->dx[i], &t->dy[i], &t->dz[i]);

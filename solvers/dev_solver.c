@@ -169,7 +169,7 @@ static int dev_read_params(dev_solver *s, const fl_world *w, const fl_params *p,
 static void dev_constants(dev_solver *s, const fl_world *w)
 {
     fl_dev_view *v = &s->v;
-    v->h = (float)w->h, v->m = (float)w->mass, v->rho0 = (float)w->rho0, v->rho0_d = w->rho0;
+    v->h = (float)w->h, v->dim = w->dims, v->m = (float)w->mass, v->rho0 = (float)w->rho0, v->rho0_d = w->rho0;
     for (int a = 0; a < 3; a++)
         v->gravity[a] = (float)w->gravity[a];
     fl_walls_make(w, 0, &v->walls);
@@ -191,7 +191,7 @@ static void dev_constants(dev_solver *s, const fl_world *w)
     } else if (s->kind == DEV_PCISPH) {
         v->mu = (float)s->pcisph.viscosity;
         v->negative_scale = s->pcisph.negative_scale;
-        s->grad_sq = fl_lattice_grad_sq(w->spacing, w->h);
+        s->grad_sq = fl_lattice_grad_sq(w->spacing, w->h, w->dims);
     } else {
         v->vorticity = s->pbf.vorticity_epsilon > 0.0;
     }

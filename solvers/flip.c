@@ -96,7 +96,7 @@ typedef struct flip_solver {
     float *qx, *qy, *qz;      /* RK2 midpoints */
     int *count;               /* particles per cell, from the labelling */
     double *psi, *vrhs;       /* volume correction: potential and right-hand side per cell */
-    double rest_count;        /* particles in a cell at rest, (dx / d)^3 */
+    double rest_count;        /* particles in a cell at rest, (dx / d)^3, (dx / d)^2 in 2D */
     int *band_lo, *band_hi;   /* the band: per row (j, k) of cells, i in [lo, hi) */
     int *band_tlo, *band_thi; /* the band's dilation workspace */
     int *sort_cell, *sort_perm; /* the cell sort: each particle's cell, the new order */
@@ -939,7 +939,7 @@ static uint64_t flip_rng(uint64_t *state)
 
 /* Step 1: the world's fluid lattice (spacing d = dx / 2 by default, the
  * fluid blocks starting on cell boundaries) already holds one particle in
- * each cell of the 2x2x2 sub-grid of every fluid cell; each particle is
+ * each cell of the 2x2x2 sub-grid of every fluid cell (2x2 in 2D); each particle is
  * moved from its sub-cell's centre to a uniform random place in it (the
  * fraction jitter of the sub-cell), kept inside the domain. The world's
  * spacing, mass and h stay, so the harness's SPH density metric reads these
@@ -951,7 +951,7 @@ static void flip_seed(const flip_params *prm, fl_world *w)
     uint64_t state = (uint64_t)prm->seed;
     float *pos[3] = {p->x, p->y, p->z};
     for (int i = 0; i < p->count; i++)
-        for (int a = 0; a < 3; a++) {
+        for (int a = 0; a < (w->dims == 2 ? 2 : 3); a++) { /* in 2D z stays 0 */
             double lo = w->domain.lo[a], hi = w->domain.hi[a];
             double centre = lo + (floor((pos[a][i] - lo) / d) + 0.5) * d;
             double r = (double)(flip_rng(&state) >> 11) * 0x1.0p-53 - 0.5;
@@ -1056,7 +1056,7 @@ static void *flip_create_alpha(fl_world *w, const fl_params *p, double alpha_def
     s->pcg.history = s->history;
     s->pcg.history_cap = prm.max_iter + 1;
     s->pcg.warm_start = prm.warm_start;
-    s->rest_count = pow(prm.dx / w->spacing, 3.0);
+    s->rest_count = pow(prm.dx / w->spacing, w->dims == 2 ? 2.0 : 3.0);
     memcpy(s->wall, g->label, (size_t)g->ncells);
     memcpy(s->solid, g->label, (size_t)g->ncells);
     flip_seed(&prm, w);

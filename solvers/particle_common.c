@@ -1,20 +1,21 @@
 /* particle_common.c: the stages every particle solver shares
  * (particle_common.h). */
+#include <float.h>
 #include <math.h>
 
 #include "particle_common.h"
 
 #include "kernels.h"
 
-double fl_lattice_grad_sq(double d, double h)
+double fl_lattice_grad_sq(double d, double h, int dims)
 {
-    int reach = (int)ceil(h / d);
+    int reach = (int)ceil(h / d), kreach = dims == 2 ? 0 : reach;
     double sum = 0.0;
     for (int i = -reach; i <= reach; i++)
         for (int j = -reach; j <= reach; j++)
-            for (int k = -reach; k <= reach; k++) {
+            for (int k = -kreach; k <= kreach; k++) {
                 double r = sqrt((double)(i * i + j * j + k * k)) * d;
-                double g = fl_spiky_grad_factor((float)r, (float)h); /* grad W = g r_vec */
+                double g = fl_spiky_grad_factor((float)r, (float)h, dims); /* grad W = g r_vec */
                 sum += g * g * r * r;
             }
     return sum;
@@ -49,6 +50,8 @@ void fl_walls_make(const fl_world *w, int rounded, fl_walls *out)
         for (int o = 0; o < w->obstacle_count; o++) {
             out->ob_lo[o][a] = rounded ? float_toward(w->obstacles[o].lo[a], 0) : (float)w->obstacles[o].lo[a];
             out->ob_hi[o][a] = rounded ? float_toward(w->obstacles[o].hi[a], 1) : (float)w->obstacles[o].hi[a];
+            if (a == 2 && w->dims == 2) /* in 2D an obstacle has no z faces to push a particle through */
+                out->ob_lo[o][a] = -FLT_MAX, out->ob_hi[o][a] = FLT_MAX;
         }
     }
 }

@@ -15,10 +15,10 @@
 void fl_walls_make(const fl_world *w, int rounded, fl_walls *out);
 
 /* sum_j |grad W_spiky(x_j)|^2, 1/m^8, over the neighbors of a particle with
- * a full neighborhood on a cubic lattice of spacing d (itself excluded: its
- * gradient is zero): the prototype behind PCISPH's delta and PBF's
- * full-neighborhood constraint gradient. */
-double fl_lattice_grad_sq(double d, double h);
+ * a full neighborhood on a cubic lattice of spacing d (a square one when
+ * dims is 2; itself excluded: its gradient is zero): the prototype behind
+ * PCISPH's delta and PBF's full-neighborhood constraint gradient. */
+double fl_lattice_grad_sq(double d, double h, int dims);
 
 /* The first stages of a step, timed into st: bin the fluid in g (on every
  * sort_interval-th step, counted by the caller in step, first reorder the

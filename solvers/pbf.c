@@ -197,7 +197,7 @@ static void *pbf_create(fl_world *w, const fl_params *p, fl_error *err)
 double fl_pbf_grad_sq_full(const fl_world *w)
 {
     const double vol = w->mass / w->rho0;
-    return vol * vol * fl_lattice_grad_sq(w->spacing, w->h);
+    return vol * vol * fl_lattice_grad_sq(w->spacing, w->h, w->dims);
 }
 
 fl_pbf_consts fl_pbf_make_consts(const pbf_params *prm, const fl_world *w, double dt)
@@ -207,9 +207,10 @@ fl_pbf_consts fl_pbf_make_consts(const pbf_params *prm, const fl_world *w, doubl
     fl_pbf_consts c = {
         .h = (float)h,
         .h2 = (float)(h * h),
+        .dim = w->dims,
         .rho0 = (float)w->rho0,
         .vol = (float)vol,
-        .self = (float)(vol * fl_poly6(0.0f, (float)h)),
+        .self = (float)(vol * fl_poly6(0.0f, (float)h, w->dims)),
         .eps = (float)(prm->cfm_epsilon * grad_sq_full),
         /* a constraint error k turns into a lambda as C does in eq. 11 */
         .scorr_k = (float)(-prm->scorr_k / grad_sq_full),
@@ -242,6 +243,7 @@ static inline void pbf_lambda_block(int b, const pbf_solver *s, const fl_pbf_con
 {
     const int i0 = b * PBF_LANES;
     const float h = c->h;
+    const int dim = c->dim;
     float xi[PBF_LANES], yi[PBF_LANES], zi[PBF_LANES];
     float wsum[PBF_LANES], sq[PBF_LANES], gx[PBF_LANES], gy[PBF_LANES], gz[PBF_LANES];
     for (int l = 0; l < PBF_LANES; l++) {
@@ -255,7 +257,7 @@ static inline void pbf_lambda_block(int b, const pbf_solver *s, const fl_pbf_con
         for (int l = 0; l < PBF_LANES; l++) {
             const int j = row[l];
             float dx = xi[l] - qx[j], dy = yi[l] - qy[j], dz = zi[l] - qz[j];
-            fl_pbf_lambda_terms t = fl_pbf_lambda_pair(dx, dy, dz, dx * dx + dy * dy + dz * dz, s->weight[j], j < s->n, h);
+            fl_pbf_lambda_terms t = fl_pbf_lambda_pair(dx, dy, dz, dx * dx + dy * dy + dz * dz, s->weight[j], j < s->n, h, dim);
             wsum[l] += t.w;
             gx[l] += t.gx, gy[l] += t.gy, gz[l] += t.gz;
             sq[l] += t.sq;
@@ -322,6 +324,7 @@ FL_FORCE_INLINE void pbf_velocity_block(int b, const pbf_solver *s, const fl_pbf
 {
     const int i0 = b * PBF_LANES;
     const float h = c->h;
+    const int dim = c->dim;
     float xi[PBF_LANES], yi[PBF_LANES], zi[PBF_LANES], ui[PBF_LANES], vi[PBF_LANES], wi[PBF_LANES];
     float wsum[PBF_LANES], sx[PBF_LANES], sy[PBF_LANES], sz[PBF_LANES], ox[PBF_LANES], oy[PBF_LANES],
         oz[PBF_LANES];
@@ -343,7 +346,7 @@ FL_FORCE_INLINE void pbf_velocity_block(int b, const pbf_solver *s, const fl_pbf
             float uj = s->ux[j], vj = s->uy[j], wj = s->uz[j];
             float du = fluid ? uj - ui[l] : 0.0f, dv = fluid ? vj - vi[l] : 0.0f, dw = fluid ? wj - wi[l] : 0.0f;
             fl_pbf_velocity_terms t = fl_pbf_velocity_pair(dx, dy, dz, dx * dx + dy * dy + dz * dz, du, dv, dw,
-                                                           s->weight[j], h, vorticity);
+                                                           s->weight[j], h, dim, vorticity);
             wsum[l] += t.w;
             sx[l] += t.sx, sy[l] += t.sy, sz[l] += t.sz;
             ox[l] += t.ox, oy[l] += t.oy, oz[l] += t.oz;
@@ -369,6 +372,7 @@ static inline void pbf_confine_block(int b, const pbf_solver *s, const fl_pbf_co
 {
     const int i0 = b * PBF_LANES;
     const float h = c->h;
+    const int dim = c->dim;
     float xi[PBF_LANES], yi[PBF_LANES], zi[PBF_LANES], wi[PBF_LANES], ex[PBF_LANES], ey[PBF_LANES],
         ez[PBF_LANES];
     for (int l = 0; l < PBF_LANES; l++) {
@@ -385,7 +389,7 @@ static inline void pbf_confine_block(int b, const pbf_solver *s, const fl_pbf_co
             const int j = row[l];
             float dx = xi[l] - qx[j], dy = yi[l] - qy[j], dz = zi[l] - qz[j];
             float wj = s->wn[j];
-            float t = fl_pbf_confine_pair(wi[l], wj, j < s->n, dx * dx + dy * dy + dz * dz, h);
+            float t = fl_pbf_confine_pair(wi[l], wj, j < s->n, dx * dx + dy * dy + dz * dz, h, dim);
             ex[l] += t * dx, ey[l] += t * dy, ez[l] += t * dz;
         }
     }
@@ -482,6 +486,7 @@ static void pbf_tool_delta(pbf_solver *s, const fl_world *w, const fl_nbgrid *g,
     const fl_boundary *b = &w->boundary;
     const int tool = fl_tool_first(&w->tool);
     const float h = (float)w->h;
+    const int dim = w->dims;
     #pragma omp parallel for schedule(static)
     for (int t = 0; t < s->touching_count; t++) {
         const int i = s->touching[t];
@@ -491,7 +496,7 @@ static void pbf_tool_delta(pbf_solver *s, const fl_world *w, const fl_nbgrid *g,
             if (j < tool)
                 continue;
             float dx = qx[i] - b->x[j], dy = qy[i] - b->y[j], dz = qz[i] - b->z[j];
-            fl_pbf_lambda_terms t = fl_pbf_lambda_pair(dx, dy, dz, dx * dx + dy * dy + dz * dz, b->volume[j], 0, h);
+            fl_pbf_lambda_terms t = fl_pbf_lambda_pair(dx, dy, dz, dx * dx + dy * dy + dz * dz, b->volume[j], 0, h, dim);
             d[0] += t.gx, d[1] += t.gy, d[2] += t.gz;
         }
         fl_pbf_tool_add(s->lambda[i], d, first, &s->tx[i], &s->ty[i], &s->tz[i]);

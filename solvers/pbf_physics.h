@@ -18,6 +18,7 @@
  * world and dt; solvers/pbf.c fills them). */
 typedef struct fl_pbf_consts {
     float h, h2;
+    int dim;              /* the world's dims, 2 or 3 */
     float rho0;
     float vol;            /* m / rho0, m^3 */
     float self;           /* m/rho0 W(0): a particle's own share of rho_i / rho0 */
@@ -38,12 +39,12 @@ typedef struct fl_pbf_lambda_terms {
 } fl_pbf_lambda_terms;
 
 static inline FL_HD fl_pbf_lambda_terms fl_pbf_lambda_pair(float dx, float dy, float dz, float r2, float weight_j,
-                                                           int fluid_j, float h)
+                                                           int fluid_j, float h, int dim)
 {
     fl_pbf_lambda_terms t;
-    float gr = weight_j * fl_spiky_grad_factor(sqrtf(r2), h);
+    float gr = weight_j * fl_spiky_grad_factor(sqrtf(r2), h, dim);
     t.gx = gr * dx, t.gy = gr * dy, t.gz = gr * dz;
-    t.w = weight_j * fl_poly6(r2, h);
+    t.w = weight_j * fl_poly6(r2, h, dim);
     t.sq = fluid_j ? t.gx * t.gx + t.gy * t.gy + t.gz * t.gz : 0.0f;
     return t;
 }
@@ -90,7 +91,7 @@ static inline FL_HD float fl_pbf_delta_pair(const fl_pbf_consts *c, int scorr_n,
 {
     float scorr = c->scorr_k * fl_pbf_scorr_ratio(r2, c, scorr_n);
     float t = lambda_j + (fluid_j ? scorr : 0.0f);
-    return t * fl_spiky_grad_factor(sqrtf(r2), c->h);
+    return t * fl_spiky_grad_factor(sqrtf(r2), c->h, c->dim);
 }
 
 /* A rigid tool's part of eq. 14 for a particle this iteration, lambda_i d
@@ -178,17 +179,17 @@ typedef struct fl_pbf_velocity_terms {
 } fl_pbf_velocity_terms;
 
 static inline FL_HD fl_pbf_velocity_terms fl_pbf_velocity_pair(float dx, float dy, float dz, float r2, float du,
-                                                               float dv, float dw, float weight_j, float h,
+                                                               float dv, float dw, float weight_j, float h, int dim,
                                                                int vorticity)
 {
     fl_pbf_velocity_terms t;
-    float wij = fl_poly6(r2, h);
+    float wij = fl_poly6(r2, h, dim);
     t.w = weight_j * wij;
     t.sx = wij * du, t.sy = wij * dv, t.sz = wij * dw;
     t.ox = t.oy = t.oz = 0.0f;
     if (vorticity) {
         /* grad_{x_j} W(x_i - x_j) = -grad W_ij */
-        float gr = -fl_spiky_grad_factor(sqrtf(r2), h);
+        float gr = -fl_spiky_grad_factor(sqrtf(r2), h, dim);
         float gx = gr * dx, gy = gr * dy, gz = gr * dz;
         t.ox = dv * gz - dw * gy;
         t.oy = dw * gx - du * gz;
@@ -217,9 +218,9 @@ static inline FL_HD float fl_pbf_density(const fl_pbf_consts *c, float wsum)
 /* Eq. 16's gradient of |omega| at i, from the differences: the pair factor
  * (|omega_j| - |omega_i|) g_spiky(r) over fluid neighbors (zero in a
  * uniform field). */
-static inline FL_HD float fl_pbf_confine_pair(float wn_i, float wn_j, int fluid_j, float r2, float h)
+static inline FL_HD float fl_pbf_confine_pair(float wn_i, float wn_j, int fluid_j, float r2, float h, int dim)
 {
-    return fluid_j ? (wn_j - wn_i) * fl_spiky_grad_factor(sqrtf(r2), h) : 0.0f;
+    return fluid_j ? (wn_j - wn_i) * fl_spiky_grad_factor(sqrtf(r2), h, dim) : 0.0f;
 }
 
 /* Eq. 16: v_i += dt eps (N x omega_i), N = eta / |eta|; dt_eps = dt eps. */

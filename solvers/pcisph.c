@@ -97,7 +97,7 @@ static void *pcisph_create(fl_world *w, const fl_params *p, fl_error *err)
         return NULL;
     }
     s->prm = prm;
-    s->grad_sq_sum = fl_lattice_grad_sq(w->spacing, w->h);
+    s->grad_sq_sum = fl_lattice_grad_sq(w->spacing, w->h, w->dims);
     size_t bytes = (size_t)(w->fluid.count > 0 ? w->fluid.count : 1) * sizeof(float);
     float **arrays[] = {&s->anx, &s->any, &s->anz, &s->apx, &s->apy, &s->apz, &s->qx,
                         &s->qy,  &s->qz,  &s->rho_pred, &s->p_rho2, &s->scratch};
@@ -121,11 +121,12 @@ static inline void pcisph_nonpressure(int i, const fl_world *w, const fl_nbgrid 
 {
     const fl_particles *f = &w->fluid;
     const float h = (float)w->h, m = (float)w->mass;
+    const int dim = w->dims;
     float av[3] = {0, 0, 0};
     for (int k = g->nb_start[i]; k < g->nb_start[i + 1]; k++) {
         int j = g->nb[k];
         float dx = f->x[i] - f->x[j], dy = f->y[i] - f->y[j], dz = f->z[i] - f->z[j];
-        float sv = fl_viscosity_pair(m / f->rho[j], sqrtf(dx * dx + dy * dy + dz * dz), h);
+        float sv = fl_viscosity_pair(m / f->rho[j], sqrtf(dx * dx + dy * dy + dz * dz), h, dim);
         av[0] += sv * (f->vx[j] - f->vx[i]);
         av[1] += sv * (f->vy[j] - f->vy[i]);
         av[2] += sv * (f->vz[j] - f->vz[i]);
@@ -141,11 +142,12 @@ static inline void pcisph_pressure_accel(int i, const fl_world *w, const fl_nbgr
     const fl_particles *f = &w->fluid;
     const fl_boundary *b = &w->boundary;
     const float h = (float)w->h, m = (float)w->mass, rho0 = (float)w->rho0;
+    const int dim = w->dims;
     float a[3] = {0, 0, 0}, sb_sum[3] = {0, 0, 0};
     for (int k = g->nb_start[i]; k < g->nb_start[i + 1]; k++) {
         int j = g->nb[k];
         float dx = f->x[i] - f->x[j], dy = f->y[i] - f->y[j], dz = f->z[i] - f->z[j];
-        float sp = fl_pressure_pair(m, p_rho2[i], p_rho2[j], sqrtf(dx * dx + dy * dy + dz * dz), h);
+        float sp = fl_pressure_pair(m, p_rho2[i], p_rho2[j], sqrtf(dx * dx + dy * dy + dz * dz), h, dim);
         a[0] += sp * dx, a[1] += sp * dy, a[2] += sp * dz;
     }
     /* the wall mirrors rho*_i, with the wall pressure p_b of fl_wall_pressure */
@@ -157,7 +159,7 @@ static inline void pcisph_pressure_accel(int i, const fl_world *w, const fl_nbgr
         int j = g->bnb[k];
         float dx = f->x[i] - b->x[j], dy = f->y[i] - b->y[j], dz = f->z[i] - b->z[j];
         float pb = fl_wall_pressure(pi, rho0, gv, dx, dy, dz);
-        float sb = fl_pcisph_boundary_pair(b->volume[j], pi, pb, sqrtf(dx * dx + dy * dy + dz * dz), h);
+        float sb = fl_pcisph_boundary_pair(b->volume[j], pi, pb, sqrtf(dx * dx + dy * dy + dz * dz), h, dim);
         sb_sum[0] += sb * dx, sb_sum[1] += sb * dy, sb_sum[2] += sb * dz;
         if (j >= tool)
             st[0] += sb * dx, st[1] += sb * dy, st[2] += sb * dz;

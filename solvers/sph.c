@@ -116,6 +116,7 @@ static inline void sph_accel(int i, const fl_world *w, const fl_nbgrid *g, const
     const fl_particles *f = &w->fluid;
     const fl_boundary *b = &w->boundary;
     const float h = (float)w->h, m = (float)w->mass, rho0 = (float)w->rho0;
+    const int dim = w->dims;
     const float *p_rho2 = s->p_rho2, *vol = s->vol;
     const float xi = f->x[i], yi = f->y[i], zi = f->z[i];
     float ap[3] = {0, 0, 0}, av[3] = {0, 0, 0};
@@ -123,9 +124,9 @@ static inline void sph_accel(int i, const fl_world *w, const fl_nbgrid *g, const
         int j = g->nb[k];
         float dx = xi - f->x[j], dy = yi - f->y[j], dz = zi - f->z[j];
         float r = sqrtf(dx * dx + dy * dy + dz * dz);
-        float sp = fl_pressure_pair(m, p_rho2[i], p_rho2[j], r, h);
+        float sp = fl_pressure_pair(m, p_rho2[i], p_rho2[j], r, h, dim);
         ap[0] += sp * dx, ap[1] += sp * dy, ap[2] += sp * dz;
-        float sv = fl_viscosity_pair(vol[j], r, h);
+        float sv = fl_viscosity_pair(vol[j], r, h, dim);
         av[0] += sv * (f->vx[j] - f->vx[i]);
         av[1] += sv * (f->vy[j] - f->vy[i]);
         av[2] += sv * (f->vz[j] - f->vz[i]);
@@ -141,7 +142,7 @@ static inline void sph_accel(int i, const fl_world *w, const fl_nbgrid *g, const
         float dx = xi - b->x[j], dy = yi - b->y[j], dz = zi - b->z[j];
         float r = sqrtf(dx * dx + dy * dy + dz * dz);
         float pb = fl_wall_pressure(pi, rho0, gv, dx, dy, dz);
-        float sb = fl_sph_boundary_pair(rho0, b->volume[j], pi, pb, inv_rho2, r, h);
+        float sb = fl_sph_boundary_pair(rho0, b->volume[j], pi, pb, inv_rho2, r, h, dim);
         ab[0] += sb * dx, ab[1] += sb * dy, ab[2] += sb * dz;
         if (j >= tool)
             at[0] += sb * dx, at[1] += sb * dy, at[2] += sb * dz;

@@ -24,9 +24,9 @@
  * rho_i = m (W(0) + sum_j W_ij) + rho0 sum_b V_b W_ib (poly6; Akinci et al.
  * 2012, eq. 5: a boundary particle b stands for the mass Psi_b = rho0 V_b).
  * fluid_sum = W(0) + sum_j W_ij, solid_sum = sum_b V_b W_ib. */
-static inline FL_HD float fl_boundary_density_pair(float volume_b, float r2, float h)
+static inline FL_HD float fl_boundary_density_pair(float volume_b, float r2, float h, int dim)
 {
-    return volume_b * fl_poly6(r2, h);
+    return volume_b * fl_poly6(r2, h, dim);
 }
 
 static inline FL_HD float fl_density_estimate(float m, float fluid_sum, float rho0, float solid_sum)
@@ -86,22 +86,22 @@ static inline FL_HD float fl_p_over_rho2(float p, float rho)
 /* Symmetric pressure with an optional viscous term Pi_ij (Monaghan 1992;
  * 0 for SPH and PCISPH): a_i += s (x_i - x_j),
  * s = -m (p_i/rho_i^2 + p_j/rho_j^2 + Pi_ij) g_spiky(r). */
-static inline FL_HD float fl_pressure_pair(float m, float p_rho2_i, float p_rho2_j, float r, float h)
+static inline FL_HD float fl_pressure_pair(float m, float p_rho2_i, float p_rho2_j, float r, float h, int dim)
 {
-    return -m * (p_rho2_i + p_rho2_j) * fl_spiky_grad_factor(r, h);
+    return -m * (p_rho2_i + p_rho2_j) * fl_spiky_grad_factor(r, h, dim);
 }
 
 static inline FL_HD float fl_pressure_visc_pair(float m, float p_rho2_i, float p_rho2_j, float pi_ij, float r,
-                                                float h)
+                                                float h, int dim)
 {
-    return -m * (p_rho2_i + p_rho2_j + pi_ij) * fl_spiky_grad_factor(r, h);
+    return -m * (p_rho2_i + p_rho2_j + pi_ij) * fl_spiky_grad_factor(r, h, dim);
 }
 
 /* Müller 2003, eq. 14: the weight of (v_j - v_i) in the viscosity sum,
  * (m / rho_j) lap W_visc(r); a_i += mu / rho_i sum_j weight (v_j - v_i). */
-static inline FL_HD float fl_viscosity_pair(float volume_j, float r, float h)
+static inline FL_HD float fl_viscosity_pair(float volume_j, float r, float h, int dim)
 {
-    return volume_j * fl_visc_laplacian(r, h);
+    return volume_j * fl_visc_laplacian(r, h, dim);
 }
 
 /* Monaghan's artificial viscosity for an approaching pair
@@ -115,9 +115,9 @@ static inline FL_HD float fl_monaghan_pi(float av, float rho_i, float rho_j, flo
 /* SPH's boundary pair (mass Psi_b = rho0 V_b, rho_b mirrored as rho_i):
  * s = -rho0 V_b (p_i + p_b) / rho_i^2 g_spiky(r). */
 static inline FL_HD float fl_sph_boundary_pair(float rho0, float volume_b, float p_i, float p_b, float inv_rho2,
-                                               float r, float h)
+                                               float r, float h, int dim)
 {
-    return -rho0 * volume_b * (p_i + p_b) * inv_rho2 * fl_spiky_grad_factor(r, h);
+    return -rho0 * volume_b * (p_i + p_b) * inv_rho2 * fl_spiky_grad_factor(r, h, dim);
 }
 
 /* Akinci et al. 2012, eq. 11: boundary friction for an approaching pair,
@@ -129,23 +129,23 @@ static inline FL_HD float fl_boundary_friction(float nu_b, float vdotx, float r2
 
 /* WCSPH's boundary pair: s = -rho0 V_b ((p_i + p_b) / rho_i^2 + Pi_ib) g_spiky(r). */
 static inline FL_HD float fl_wcsph_boundary_pair(float rho0, float volume_b, float p_i, float p_b,
-                                                 float inv_rho2, float friction, float r, float h)
+                                                 float inv_rho2, float friction, float r, float h, int dim)
 {
-    return -rho0 * volume_b * ((p_i + p_b) * inv_rho2 + friction) * fl_spiky_grad_factor(r, h);
+    return -rho0 * volume_b * ((p_i + p_b) * inv_rho2 + friction) * fl_spiky_grad_factor(r, h, dim);
 }
 
 /* Becker & Teschner 2007, eq. 13: cohesion, a_i = -kappa sum_j x_ij W_ij;
  * the weight of x_ij in the sum. */
-static inline FL_HD float fl_cohesion_pair(float r2, float h)
+static inline FL_HD float fl_cohesion_pair(float r2, float h, int dim)
 {
-    return fl_poly6(r2, h);
+    return fl_poly6(r2, h, dim);
 }
 
 /* PCISPH's boundary pair, without the factor -rho0 / rho*_i^2 that the
  * sum takes once: V_b (p_i + p_b) g_spiky(r). */
-static inline FL_HD float fl_pcisph_boundary_pair(float volume_b, float p_i, float p_b, float r, float h)
+static inline FL_HD float fl_pcisph_boundary_pair(float volume_b, float p_i, float p_b, float r, float h, int dim)
 {
-    return volume_b * (p_i + p_b) * fl_spiky_grad_factor(r, h);
+    return volume_b * (p_i + p_b) * fl_spiky_grad_factor(r, h, dim);
 }
 
 /* ---- a particle's acceleration from its sums -----------------------------

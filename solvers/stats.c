@@ -82,7 +82,8 @@ void fl_density_poly6(const fl_world *w, const fl_nbgrid *g, const float *x, con
                       const float *z, float *rho)
 {
     const float h = (float)w->h, m = (float)w->mass, rho0 = (float)w->rho0;
-    const float w0 = fl_poly6(0.0f, h);
+    const int dim = w->dims;
+    const float w0 = fl_poly6(0.0f, h, dim);
     const fl_boundary *b = &w->boundary;
     #pragma omp parallel for schedule(static)
     for (int i = 0; i < g->n; i++) {
@@ -90,12 +91,12 @@ void fl_density_poly6(const fl_world *w, const fl_nbgrid *g, const float *x, con
         for (int k = g->nb_start[i]; k < g->nb_start[i + 1]; k++) {
             int j = g->nb[k];
             float dx = x[i] - x[j], dy = y[i] - y[j], dz = z[i] - z[j];
-            fluid += fl_poly6(dx * dx + dy * dy + dz * dz, h);
+            fluid += fl_poly6(dx * dx + dy * dy + dz * dz, h, dim);
         }
         for (int k = g->bnb_start[i]; k < g->bnb_start[i + 1]; k++) {
             int j = g->bnb[k];
             float dx = x[i] - b->x[j], dy = y[i] - b->y[j], dz = z[i] - b->z[j];
-            solid += fl_boundary_density_pair(b->volume[j], dx * dx + dy * dy + dz * dz, h);
+            solid += fl_boundary_density_pair(b->volume[j], dx * dx + dy * dy + dz * dz, h, dim);
         }
         rho[i] = fl_density_estimate(m, fluid, rho0, solid);
     }

@@ -319,13 +319,14 @@ static void clear_fluid(const fl_world *w, fl_particles *f)
 static void tool_volumes(const fl_tool *t, fl_world *w)
 {
     const float h = (float)w->h;
+    const int dim = w->dims;
     float *vol = w->boundary.volume + w->tool.first;
     #pragma omp parallel for schedule(static)
     for (int b = 0; b < t->count; b++) {
         double sum = 0.0;
         for (int k = 0; k < t->count; k++) {
             float dx = t->ox[b] - t->ox[k], dy = t->oy[b] - t->oy[k], dz = t->oz[b] - t->oz[k];
-            sum += fl_poly6(dx * dx + dy * dy + dz * dz, h);
+            sum += fl_poly6(dx * dx + dy * dy + dz * dz, h, dim);
         }
         vol[b] = (float)(1.0 / sum);
     }

@@ -120,6 +120,7 @@ static inline void wcsph_accel(int i, const fl_world *w, const fl_nbgrid *g, con
     const fl_boundary *b = &w->boundary;
     const wcsph_params *prm = &s->prm;
     const float h = (float)w->h, hs = 0.5f * h, m = (float)w->mass, rho0 = (float)w->rho0;
+    const int dim = w->dims;
     const float eps = 0.01f * hs * hs, c = (float)prm->c;
     const float av = 2.0f * (float)prm->alpha * hs * c; /* nu (rho_i + rho_j) */
     const float kappa = (float)prm->cohesion;
@@ -133,10 +134,10 @@ static inline void wcsph_accel(int i, const fl_world *w, const fl_nbgrid *g, con
         float r2 = dx * dx + dy * dy + dz * dz, r = sqrtf(r2);
         float vdotx = (vxi - f->vx[j]) * dx + (vyi - f->vy[j]) * dy + (vzi - f->vz[j]) * dz;
         float visc = fl_monaghan_pi(av, rhoi, f->rho[j], vdotx, r2, eps);
-        float sp = fl_pressure_visc_pair(m, p_rho2[i], p_rho2[j], visc, r, h);
+        float sp = fl_pressure_visc_pair(m, p_rho2[i], p_rho2[j], visc, r, h, dim);
         a[0] += sp * dx, a[1] += sp * dy, a[2] += sp * dz;
         if (kappa > 0.0f) {
-            float wc = fl_cohesion_pair(r2, h);
+            float wc = fl_cohesion_pair(r2, h, dim);
             coh[0] += dx * wc, coh[1] += dy * wc, coh[2] += dz * wc;
         }
     }
@@ -155,7 +156,7 @@ static inline void wcsph_accel(int i, const fl_world *w, const fl_nbgrid *g, con
         /* the wall mirrors rho_i, with mass Psi_b = rho0 V_b and the wall
          * pressure p_b of fl_wall_pressure */
         float pb = fl_wall_pressure(pi, rho0, gv, dx, dy, dz);
-        float sb = fl_wcsph_boundary_pair(rho0, b->volume[j], pi, pb, inv_rho2, fric, r, h);
+        float sb = fl_wcsph_boundary_pair(rho0, b->volume[j], pi, pb, inv_rho2, fric, r, h, dim);
         a[0] += sb * dx, a[1] += sb * dy, a[2] += sb * dz;
         if (j >= tool)
             at[0] += sb * dx, at[1] += sb * dy, at[2] += sb * dz;

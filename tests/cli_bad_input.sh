@@ -201,6 +201,24 @@ run_case "mesh: a solid mesh with a velocity" 'meshes\[0\]\.velocity: expected n
 run_case "mesh: fluid mesh over a block" 'meshes\[0\]: expected a fluid mesh whose bounds overlap no fluid block' \
     "$s" --set "$(mesh cube.obj ', "as": "fluid"')" --set 'meshes.0.translate=[0.4, 0.4, 0.4]'
 
+# 2D scenes ("dimensions": 2): vectors of two numbers, no tool, no meshes,
+# no surfaces.
+run_case "2D: a 3D vector" 'valid\.json: domain\.min: expected an array of 2 numbers \(x, y: the scene is 2D\)' \
+    "$s" --set dimensions=2
+run_case "dimensions 4" 'valid\.json: dimensions: expected 2 or 3, got 4' "$s" --set dimensions=4
+s2="$dir/valid_2d.json"
+cat >"$s2" <<EOF
+{
+  "dimensions": 2,
+  "domain": { "min": [0, 0], "max": [1, 1] },
+  "fluid": { "spacing": 0.05, "blocks": [ { "min": [0, 0], "max": [0.5, 0.5] } ] },
+  "time": { "duration": 0.1, "fps": 30, "substeps": 2 }
+}
+EOF
+run_case "2D: a tool" 'valid_2d\.json: tool: expected no meshes and no tool in a 2D scene' "$s2" \
+    --set 'tool={"shape": "sphere", "radius": 0.1, "position": [0.7, 0.7]}'
+run_case "2D: --save obj" '--save obj: .*valid_2d\.json is a 2D scene, which has no surface' "$s2" --save obj
+
 # end_case DESCRIPTION SOLVER [EXTRA ARGS...]: not refused, but the run must
 # end unstable (status 3, one line) within the time limit.
 end_case() {

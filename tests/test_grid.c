@@ -40,7 +40,7 @@ int main(void)
     fl_box dom = {{0, 0, 0}, {1.0, 0.8, 0.6}};
     double g[3] = {0, -9.81, 0};
     fl_error err;
-    fl_world_init(&w, &dom, g, 1000.0, 0.05);
+    fl_world_init(&w, &dom, g, 1000.0, 0.05, 3);
     ENSURE(fl_world_sample_boundary(&w, &err) == FL_OK);
     fl_nbgrid grid;
     ENSURE(fl_nbgrid_init(&grid, &w, &err) == FL_OK);

@@ -42,7 +42,7 @@ static fl_mac_grid *unit_cube_grid(int n, const fl_box *obstacle)
     fl_box dom = {{0, 0, 0}, {1, 1, 1}};
     double g[3] = {0, -9.81, 0};
     fl_error err;
-    fl_world_init(&w, &dom, g, 1000.0, 0.5 / n);
+    fl_world_init(&w, &dom, g, 1000.0, 0.5 / n, 3);
     if (obstacle)
         ENSURE(fl_world_add_obstacle(&w, obstacle, &err) == FL_OK);
     fl_mac_config cfg = fl_default_mac_config();

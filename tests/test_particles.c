@@ -66,7 +66,7 @@ static void lattice(void)
     fl_box hole = {{0.2, 0.0, 0.0}, {0.3, 1.0, 1.0}};
     const double d = 0.05;
 
-    fl_world_init(&w, &dom, g, 1000.0, d);
+    fl_world_init(&w, &dom, g, 1000.0, d, 3);
     ENSURE_NEAR(w.h, 2 * d, 1e-15);
     ENSURE(fl_world_count_box(&w, &block) == 8 * 4 * 2);
     ENSURE(fl_world_fill_box(&w, &block, 0.0, 1, &err) == FL_OK);
@@ -77,7 +77,7 @@ static void lattice(void)
     fl_world_free(&w);
 
     /* an obstacle: the fill skips the points inside it (x in [0.2, 0.3]: two columns) */
-    fl_world_init(&w, &dom, g, 1000.0, d);
+    fl_world_init(&w, &dom, g, 1000.0, d, 3);
     ENSURE(fl_world_add_obstacle(&w, &hole, &err) == FL_OK);
     ENSURE(fl_world_fill_box(&w, &block, 0.0, 1, &err) == FL_OK);
     ENSURE(w.fluid.count == 6 * 4 * 2);
@@ -88,8 +88,8 @@ static void lattice(void)
     fl_world_free(&w);
 
     /* jitter: reproducible from its seed, bounded, and not the lattice */
-    fl_world_init(&w, &dom, g, 1000.0, d);
-    fl_world_init(&v, &dom, g, 1000.0, d);
+    fl_world_init(&w, &dom, g, 1000.0, d, 3);
+    fl_world_init(&v, &dom, g, 1000.0, d, 3);
     ENSURE(fl_world_fill_box(&w, &block, 0.4, 7, &err) == FL_OK);
     ENSURE(fl_world_fill_box(&v, &block, 0.4, 7, &err) == FL_OK);
     int same = 1, bounded = 1, moved = 0;
@@ -104,7 +104,7 @@ static void lattice(void)
     ENSURE(bounded);
     ENSURE(moved > w.fluid.count / 2);
     fl_world_free(&v);
-    fl_world_init(&v, &dom, g, 1000.0, d);
+    fl_world_init(&v, &dom, g, 1000.0, d, 3);
     ENSURE(fl_world_fill_box(&v, &block, 0.4, 8, &err) == FL_OK);
     ENSURE(v.fluid.x[0] != w.fluid.x[0] || v.fluid.y[0] != w.fluid.y[0]);
     fl_world_free(&v);
@@ -131,7 +131,7 @@ static void boundary(void)
     double g[3] = {0, -9.81, 0};
     fl_box dom = {{0, 0, 0}, {1.0, 0.6, 0.4}}, post = {{0.4, 0.0, 0.1}, {0.6, 0.3, 0.3}};
     const double d = 0.02, off = FL_BOUNDARY_OFFSET * d;
-    fl_world_init(&w, &dom, g, 1000.0, d);
+    fl_world_init(&w, &dom, g, 1000.0, d, 3);
     ENSURE(fl_world_add_obstacle(&w, &post, &err) == FL_OK);
     long long predicted = fl_world_count_boundary(&w);
     ENSURE(fl_world_sample_boundary(&w, &err) == FL_OK);

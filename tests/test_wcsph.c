@@ -64,7 +64,7 @@ static void momentum(void)
     fl_error err;
     fl_box dom = {{0, 0, 0}, {1, 1, 1}}, blob = {{0.4, 0.4, 0.4}, {0.6, 0.6, 0.6}};
     double zero[3] = {0, 0, 0};
-    fl_world_init(&w, &dom, zero, 1000.0, 0.02);
+    fl_world_init(&w, &dom, zero, 1000.0, 0.02, 3);
     ENSURE(fl_world_fill_box(&w, &blob, 0.3, 42, &err) == FL_OK); /* jittered: uneven pressure */
     ENSURE(fl_world_sample_boundary(&w, &err) == FL_OK);
     ENSURE(fl_boundary_compute_volumes(&w, &err) == FL_OK);

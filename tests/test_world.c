@@ -41,7 +41,7 @@ int main(void)
     {
         fl_world w;
         fl_box dom = {{0, 0, 0}, {1, 1, 1}}, block = {{0.3, 0.3, 0.3}, {0.6, 0.6, 0.6}};
-        fl_world_init(&w, &dom, g, rho0, d);
+        fl_world_init(&w, &dom, g, rho0, d, 3);
         ENSURE(fl_world_fill_box(&w, &block, 0.0, 1, &err) == FL_OK);
         ENSURE(w.fluid.count == 15 * 15 * 15);
         ENSURE(fl_world_sample_boundary(&w, &err) == FL_OK);
@@ -66,7 +66,7 @@ int main(void)
     {
         fl_world w;
         fl_box dom = {{0, 0, 0}, {0.4, 0.4, 0.4}}, slab = {{0, 0, 0}, {0.4, 0.2, 0.4}};
-        fl_world_init(&w, &dom, g, rho0, d);
+        fl_world_init(&w, &dom, g, rho0, d, 3);
         ENSURE(fl_world_fill_box(&w, &slab, 0.0, 1, &err) == FL_OK);
         ENSURE(fl_world_sample_boundary(&w, &err) == FL_OK);
         ENSURE(fl_boundary_compute_volumes(&w, &err) == FL_OK);
@@ -99,7 +99,7 @@ int main(void)
         double len = 0.4 + 2 * FL_BOUNDARY_OFFSET * d, sp = len / floor(len / d + 0.5), s = 0.0; /* the floor's sampling */
         for (int i = -3; i <= 3; i++)
             for (int k = -3; k <= 3; k++)
-                s += fl_poly6((float)((i * i + k * k) * sp * sp), (float)w.h);
+                s += fl_poly6((float)((i * i + k * k) * sp * sp), (float)w.h, 3);
         ENSURE_NEAR(w.boundary.volume[mid], 1.0 / s, 1e-4 / s);
         free(rho);
         fl_world_free(&w);

@@ -61,15 +61,17 @@ static inline int test_sync(const fl_solver_ops *ops, void *solver, fl_world *w)
 /* kappa = sum_j V (y_j - y_i) [grad_i W_ij]_y over a full lattice
  * neighborhood: the symmetric pressure force reads a linear pressure field
  * p = c y as kappa c, so a column at rest has dp/depth = rho0 g / kappa
- * (kappa is 1 for an exact gradient; 0.95 for spiky at h = 2d). */
-static inline double lattice_gradient_factor(double d, double h, double mass, double rho0)
+ * (kappa is 1 for an exact gradient; 0.95 for spiky at h = 2d; the
+ * square lattice in 2D). */
+static inline double lattice_gradient_factor(double d, double h, double mass, double rho0, int dims)
 {
     double sum = 0.0;
+    const int kr = dims == 2 ? 0 : 2;
     for (int i = -2; i <= 2; i++)
         for (int j = -2; j <= 2; j++)
-            for (int k = -2; k <= 2; k++) {
+            for (int k = -kr; k <= kr; k++) {
                 double y = j * d, r = sqrt((double)(i * i + j * j + k * k)) * d;
-                sum += mass / rho0 * y * (-y) * fl_spiky_grad_factor((float)r, (float)h);
+                sum += mass / rho0 * y * (-y) * fl_spiky_grad_factor((float)r, (float)h, dims);
             }
     return sum;
 }
@@ -113,7 +115,8 @@ static inline void *start_solver(const char *name, const char *scene, const char
     return solver;
 }
 
-/* What a tank at rest shows after 2 s (scenes/hydrostatic.json). */
+/* What a tank at rest shows after the scene's duration (2 s in
+ * scenes/hydrostatic.json, 4 s in hydrostatic_2d.json). */
 typedef struct tank_result {
     int ok;                 /* every step succeeded */
     double slope;           /* dp/depth averaged over every step of the last 0.5 s, Pa/m */
@@ -128,8 +131,9 @@ typedef struct tank_result {
     int most_iterations;    /* largest iteration count of a step */
 } tank_result;
 
-/* Runs solver name on the hydrostatic tank for 2 s at dt (0: the scene's). */
-static inline tank_result run_tank(const char *name, double dt)
+/* Runs solver name on the tank of scene for the scene's duration at dt (0:
+ * the scene's). */
+static inline tank_result run_tank_in(const char *name, const char *scene, double dt)
 {
     tank_result r;
     memset(&r, 0, sizeof r);
@@ -137,14 +141,14 @@ static inline tank_result run_tank(const char *name, double dt)
     fl_world w;
     fl_params prm;
     fl_error err;
-    void *solver = start_solver(name, FL_SOURCE_DIR "/scenes/hydrostatic.json", NULL, 0, &s, &w);
+    void *solver = start_solver(name, scene, NULL, 0, &s, &w);
     if (!solver)
         return r;
     const fl_solver_ops *ops = test_ops(name);
     fl_step_stats *st = calloc(1, sizeof *st);
     if (dt <= 0.0)
         dt = fl_scene_dt(&s);
-    const long long steps = (long long)floor(2.0 / dt + 0.5), tail = (long long)floor(0.5 / dt + 0.5);
+    const long long steps = (long long)floor(s.duration / dt + 0.5), tail = (long long)floor(0.5 / dt + 0.5);
     int rc = FL_OK;
     double slope_sum = 0.0;
     /* the slope is averaged over every step of the last 0.5 s, so that the
@@ -172,16 +176,16 @@ static inline tank_result run_tank(const char *name, double dt)
     r.mean_speed /= f->count;
     r.slope = slope_sum / r.samples;
     r.rho0g = w.rho0 * 9.81;
-    r.kappa = lattice_gradient_factor(w.spacing, w.h, w.mass, w.rho0);
+    r.kappa = lattice_gradient_factor(w.spacing, w.h, w.mass, w.rho0, w.dims);
     r.balance = r.rho0g / r.kappa;
     double k_eos = 0.0;
     fl_scene_solver_params(&s, name, &prm);
     if (fl_params_get(&prm, "stiffness", 0.0, 0.0, 1e12, &k_eos, &err) == FL_OK && k_eos > 0.0)
         r.eos_mean = 9.81 * (s.blocks[0].hi[1] - s.blocks[0].lo[1]) / (2.0 * k_eos);
-    printf("hydrostatic %s after 2 s (dt %.3g s): compression avg %.4f %%, max %.4f %%, mean speed %.4f m/s, "
+    printf("hydrostatic%s %s after %g s (dt %.3g s): compression avg %.4f %%, max %.4f %%, mean speed %.4f m/s, "
            "dp/depth %.1f Pa/m (rho0 g / kappa = %.1f: %+.1f %%, kappa = %.4f; rho0 g: %+.1f %%; %d samples), "
            "most iterations %d, outside %d\n",
-           name, dt, 100 * r.err_avg, 100 * r.err_max, r.mean_speed, r.slope, r.balance,
+           w.dims == 2 ? " (2D)" : "", name, s.duration, dt, 100 * r.err_avg, 100 * r.err_max, r.mean_speed, r.slope, r.balance,
            100 * (r.slope / r.balance - 1), r.kappa, 100 * (r.slope / r.rho0g - 1), r.samples, r.most_iterations,
            r.outside);
     fl_metrics_free(&metrics);
@@ -190,6 +194,12 @@ static inline tank_result run_tank(const char *name, double dt)
     fl_world_free(&w);
     fl_scene_free(&s);
     return r;
+}
+
+/* The same on scenes/hydrostatic.json. */
+static inline tank_result run_tank(const char *name, double dt)
+{
+    return run_tank_in(name, FL_SOURCE_DIR "/scenes/hydrostatic.json", dt);
 }
 
 /* The step limit solver name reports after one short step (1e-5 s) of
