@@ -8,7 +8,7 @@
  *          within 1e-4 (the 2D mass calibration), one in the first row
  *          above the floor within 1 % (the 2D wall offset), and a particle
  *          in a corner within 5 %.
- *  tank S  the same tank for 4 s (the 2D tank's PBF sloshes longer than
+ *  tank S [DEVICE]  the same tank for 4 s (the 2D tank's PBF sloshes longer than
  *          the 3D one: at 2 s its mean speed read 0.060 m/s against 0.028),
  *          solver S (sph, wcsph, pcisph, pbf): the bounds of the 3D tank's
  *          tests (test_<S>.c) hold in 2D: WCSPH and PCISPH's pressure rises
@@ -20,7 +20,9 @@
  *          gradient reads on the square lattice at h = 2d, is 0.874 (0.947 on
  *          the cubic one): the 2D tank's slope is 14 % above rho0 g, so the
  *          3D test's 10 % bound against rho0 g itself does not apply; kappa
- *          is checked instead. No particle leaves the plane z = 0.
+ *          is checked instead. No particle leaves the plane z = 0. With
+ *          DEVICE emu, the device kernels run it (on the CPU), to the same
+ *          bounds.
  *  flip    the tank under FLIP: after 2 s its fastest particle moves under
  *          0.05 m/s (the 3D test's bound), none is in a SOLID cell, every
  *          z is 0.
@@ -208,14 +210,17 @@ int main(int argc, char **argv)
     const char *mode = argc > 1 ? argv[1] : "world";
     if (strcmp(mode, "world") == 0)
         world();
-    else if (strcmp(mode, "tank") == 0 && argc > 2)
+    else if (strcmp(mode, "tank") == 0 && argc > 2) {
+        if (argc > 3 && fl_test_pick_device(2, argv + 2, "test_2d"))
+            return 77;
         tank(argv[2]);
+    }
     else if (strcmp(mode, "flip") == 0)
         flip_tank();
     else if (strcmp(mode, "front") == 0 && argc > 2)
         front(argv[2]);
     else {
-        fprintf(stderr, "usage: test_2d [world | tank SOLVER | flip | front SOLVER]\n");
+        fprintf(stderr, "usage: test_2d [world | tank SOLVER [DEVICE] | flip | front SOLVER]\n");
         return 2;
     }
     return fl_test_report("test_2d");
