@@ -154,8 +154,19 @@ static int dev_upload_grid(dev_solver *s, const fl_world *w, fl_error *err)
 static int dev_read_params(dev_solver *s, const fl_world *w, const fl_params *p, fl_error *err)
 {
     switch (s->kind) {
-    case DEV_SPH:
-        return fl_sph_read_params(w, p, &s->sph, err);
+    case DEV_SPH: {
+        /* the course's variants are the CPU solver's (docs/methods/sph.md, 5.1) */
+        const sph_params *q = &s->sph;
+        int rc = fl_sph_read_params(w, p, &s->sph, err);
+        const char *key = q->pressure_form != FL_PRESSURE_SYMMETRIC ? "pressure_force"
+                          : !q->corrected_density                 ? "corrected_density"
+                          : q->shepard                            ? "shepard"
+                                                                  : NULL;
+        if (rc == FL_OK && key)
+            return fl_fail(err, FL_ERR_INPUT, "%.250s.%s: expected its default on a device (the variant is the CPU "
+                           "solver's: --device cpu)", p->source, key);
+        return rc;
+    }
     case DEV_WCSPH:
         return fl_wcsph_read_params(w, p, &s->wcsph, err);
     case DEV_PCISPH:

@@ -12,11 +12,21 @@
 extern "C" {
 #endif
 
+/* The course deck's forms of the SPH pressure force (sph's pressure_force). */
+typedef enum fl_pressure_form {
+    FL_PRESSURE_SYMMETRIC = 0, /* m (p_i/rho_i^2 + p_j/rho_j^2): fluidlab's, every solver's */
+    FL_PRESSURE_MEAN = 1,      /* m/rho_j (p_i + p_j)/2, over rho_i: the deck's symmetric form */
+    FL_PRESSURE_ONE_SIDED = 2  /* m/rho_j p_j, over rho_i: the deck's first form */
+} fl_pressure_form;
+
 typedef struct sph_params {
     double stiffness;     /* k, m^2/s^2 (Pa per kg/m^3) */
     double viscosity;     /* mu, Pa s */
     int clamp_negative;   /* 1: p = max(p, 0) */
     int sort_interval;    /* steps between re-sorts of the particle store by cell */
+    int pressure_form;    /* fl_pressure_form */
+    int corrected_density; /* 1: a boundary particle weighs Psi_b = rho0 V_b (Akinci); 0: the fluid's m */
+    int shepard;          /* 1: Shepard's correction of the density */
 } sph_params;
 
 typedef struct wcsph_params {

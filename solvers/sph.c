@@ -17,6 +17,7 @@
  * docs/methods/sph.md maps each line to the function below. */
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "particle_common.h"
 #include "tool_physics.h"
@@ -28,11 +29,13 @@ typedef struct sph_solver {
     float *ax, *ay, *az;  /* acceleration, m/s^2 */
     float *p_rho2;        /* p_i / rho_i^2, Pa m^6/kg^2 */
     float *vol;           /* m / rho_i, m^3 */
+    float *rho_plain;     /* with shepard: the density before the correction, kg/m^3 */
     float *scratch;       /* for reordering the store */
     long long steps;
 } sph_solver;
 
-static const char *const sph_keys[] = {"stiffness", "viscosity", "clamp_negative", "sort_interval", NULL};
+static const char *const sph_keys[] = {"stiffness",       "viscosity",         "clamp_negative", "sort_interval",
+                                       "pressure_force",  "corrected_density", "shepard",        NULL};
 
 static void sph_destroy(void *self)
 {
@@ -41,7 +44,7 @@ static void sph_destroy(void *self)
         return;
     fl_nbgrid_free(&s->grid);
     fl_free(s->ax), fl_free(s->ay), fl_free(s->az), fl_free(s->scratch);
-    fl_free(s->p_rho2), fl_free(s->vol);
+    fl_free(s->p_rho2), fl_free(s->vol), fl_free(s->rho_plain);
     free(s);
 }
 
@@ -60,7 +63,11 @@ int fl_sph_read_params(const fl_world *w, const fl_params *p, sph_params *prm, f
         fl_params_get(p, "stiffness", 1000.0, 1e-6, 1e12, &prm->stiffness, err) ||
         fl_params_get(p, "viscosity", sph_default_viscosity(w, prm->stiffness), 0.0, 1e6, &prm->viscosity, err) ||
         fl_params_get_bool(p, "clamp_negative", 1, &prm->clamp_negative, err) ||
-        fl_params_get_int(p, "sort_interval", 16, 0, 1000000000, &prm->sort_interval, err))
+        fl_params_get_int(p, "sort_interval", 16, 0, 1000000000, &prm->sort_interval, err) ||
+        fl_params_get_int(p, "pressure_force", FL_PRESSURE_SYMMETRIC, FL_PRESSURE_SYMMETRIC, FL_PRESSURE_ONE_SIDED,
+                          &prm->pressure_form, err) ||
+        fl_params_get_bool(p, "corrected_density", 1, &prm->corrected_density, err) ||
+        fl_params_get_bool(p, "shepard", 0, &prm->shepard, err))
         return FL_ERR_INPUT;
     return FL_OK;
 }
@@ -80,7 +87,8 @@ static void *sph_create(fl_world *w, const fl_params *p, fl_error *err)
     size_t bytes = (size_t)(w->fluid.count > 0 ? w->fluid.count : 1) * sizeof(float);
     s->ax = fl_alloc(bytes), s->ay = fl_alloc(bytes), s->az = fl_alloc(bytes);
     s->scratch = fl_alloc(bytes), s->p_rho2 = fl_alloc(bytes), s->vol = fl_alloc(bytes);
-    if (!s->ax || !s->ay || !s->az || !s->scratch || !s->p_rho2 || !s->vol) {
+    s->rho_plain = prm.shepard ? fl_alloc(bytes) : NULL;
+    if (!s->ax || !s->ay || !s->az || !s->scratch || !s->p_rho2 || !s->vol || (prm.shepard && !s->rho_plain)) {
         sph_destroy(s);
         fl_fail(err, FL_ERR_MEMORY, "out of memory for the SPH solver's %d particles", w->fluid.count);
         return NULL;
@@ -90,6 +98,55 @@ static void *sph_create(fl_world *w, const fl_params *p, fl_error *err)
         return NULL;
     }
     return s;
+}
+
+/* The course deck's density variants, after the plain estimate of
+ * fl_step_begin: without the boundary correction (a boundary particle
+ * weighs the fluid's m), and Shepard's correction (docs/methods/sph.md,
+ * section 3.1). */
+static void sph_density_variants(sph_solver *s, const fl_world *w, fl_particles *f)
+{
+    const fl_nbgrid *g = &s->grid;
+    const fl_boundary *b = &w->boundary;
+    const float h = (float)w->h, m = (float)w->mass;
+    const int dim = w->dims, corrected = s->prm.corrected_density;
+    const float w0 = fl_poly6(0.0f, h, dim);
+    if (!corrected) {
+        #pragma omp parallel for schedule(static)
+        for (int i = 0; i < f->count; i++) {
+            float fluid = w0, raw = 0.0f;
+            for (int k = g->nb_start[i]; k < g->nb_start[i + 1]; k++) {
+                int j = g->nb[k];
+                float dx = f->x[i] - f->x[j], dy = f->y[i] - f->y[j], dz = f->z[i] - f->z[j];
+                fluid += fl_poly6(dx * dx + dy * dy + dz * dz, h, dim);
+            }
+            for (int k = g->bnb_start[i]; k < g->bnb_start[i + 1]; k++) {
+                int j = g->bnb[k];
+                float dx = f->x[i] - b->x[j], dy = f->y[i] - b->y[j], dz = f->z[i] - b->z[j];
+                raw += fl_poly6(dx * dx + dy * dy + dz * dz, h, dim);
+            }
+            f->rho[i] = fl_density_uncorrected(m, fluid, raw);
+        }
+    }
+    if (!s->prm.shepard)
+        return;
+    float *plain = s->rho_plain;
+    memcpy(plain, f->rho, (size_t)f->count * sizeof *plain);
+    #pragma omp parallel for schedule(static)
+    for (int i = 0; i < f->count; i++) {
+        float unity = m / plain[i] * w0;
+        for (int k = g->nb_start[i]; k < g->nb_start[i + 1]; k++) {
+            int j = g->nb[k];
+            float dx = f->x[i] - f->x[j], dy = f->y[i] - f->y[j], dz = f->z[i] - f->z[j];
+            unity += m / plain[j] * fl_poly6(dx * dx + dy * dy + dz * dz, h, dim);
+        }
+        for (int k = g->bnb_start[i]; k < g->bnb_start[i + 1]; k++) {
+            int j = g->bnb[k];
+            float dx = f->x[i] - b->x[j], dy = f->y[i] - b->y[j], dz = f->z[i] - b->z[j];
+            unity += fl_boundary_density_pair(b->volume[j], dx * dx + dy * dy + dz * dz, h, dim);
+        }
+        f->rho[i] = fl_density_shepard(plain[i], unity);
+    }
 }
 
 /* p_i = k (rho_i - rho0), optionally max(p_i, 0), and the per-particle
@@ -110,21 +167,26 @@ static double sph_pressure(sph_solver *s, fl_particles *f, double mass, double r
     return compression;
 }
 
-/* Acceleration of particle i from pressure, viscosity and gravity. */
-static inline void sph_accel(int i, const fl_world *w, const fl_nbgrid *g, const sph_solver *s, float out[3])
+/* Acceleration of particle i from pressure, viscosity and gravity, with the
+ * pressure force in the form form (fl_pressure_form; a constant where it
+ * is called, so that each form's loop is compiled on its own). */
+static inline void sph_accel(int i, const fl_world *w, const fl_nbgrid *g, const sph_solver *s, int form,
+                             float out[3])
 {
     const fl_particles *f = &w->fluid;
     const fl_boundary *b = &w->boundary;
     const float h = (float)w->h, m = (float)w->mass, rho0 = (float)w->rho0;
     const int dim = w->dims;
     const float *p_rho2 = s->p_rho2, *vol = s->vol;
-    const float xi = f->x[i], yi = f->y[i], zi = f->z[i];
+    const float xi = f->x[i], yi = f->y[i], zi = f->z[i], inv_rho_i = 1.0f / f->rho[i];
     float ap[3] = {0, 0, 0}, av[3] = {0, 0, 0};
     for (int k = g->nb_start[i]; k < g->nb_start[i + 1]; k++) {
         int j = g->nb[k];
         float dx = xi - f->x[j], dy = yi - f->y[j], dz = zi - f->z[j];
         float r = sqrtf(dx * dx + dy * dy + dz * dz);
-        float sp = fl_pressure_pair(m, p_rho2[i], p_rho2[j], r, h, dim);
+        float sp = form == FL_PRESSURE_MEAN ? fl_pressure_pair_mean(vol[j], f->p[i], f->p[j], inv_rho_i, r, h, dim)
+                   : form == FL_PRESSURE_ONE_SIDED ? fl_pressure_pair_one_sided(vol[j], f->p[j], inv_rho_i, r, h, dim)
+                                                   : fl_pressure_pair(m, p_rho2[i], p_rho2[j], r, h, dim);
         ap[0] += sp * dx, ap[1] += sp * dy, ap[2] += sp * dz;
         float sv = fl_viscosity_pair(vol[j], r, h, dim);
         av[0] += sv * (f->vx[j] - f->vx[i]);
@@ -151,6 +213,22 @@ static inline void sph_accel(int i, const fl_world *w, const fl_nbgrid *g, const
     fl_sph_acceleration(ap, ab, (float)s->prm.viscosity, f->rho[i], av, gv, out);
 }
 
+/* Every particle's acceleration, with the pressure force in the form
+ * form; returns the largest |a|^2. */
+static inline double sph_forces(sph_solver *s, const fl_world *w, int form)
+{
+    const int n = w->fluid.count;
+    double a2max = 0.0;
+    #pragma omp parallel for schedule(static) reduction(max : a2max)
+    for (int i = 0; i < n; i++) {
+        float a[3];
+        sph_accel(i, w, &s->grid, s, form, a);
+        s->ax[i] = a[0], s->ay[i] = a[1], s->az[i] = a[2];
+        a2max = fmax(a2max, (double)a[0] * a[0] + (double)a[1] * a[1] + (double)a[2] * a[2]);
+    }
+    return a2max;
+}
+
 static int sph_step(void *self, fl_world *w, double dt, fl_step_stats *st)
 {
     sph_solver *s = self;
@@ -159,17 +237,14 @@ static int sph_step(void *self, fl_world *w, double dt, fl_step_stats *st)
     if (rc)
         return rc;
     double t0 = fl_now_ms();
+    if (!s->prm.corrected_density || s->prm.shepard)
+        sph_density_variants(s, w, f);
     st->residual[0] = sph_pressure(s, f, w->mass, w->rho0);
     st->iterations = 1;
     double t1 = fl_now_ms();
-    double a2max = 0.0;
-    #pragma omp parallel for schedule(static) reduction(max : a2max)
-    for (int i = 0; i < f->count; i++) {
-        float a[3];
-        sph_accel(i, w, &s->grid, s, a);
-        s->ax[i] = a[0], s->ay[i] = a[1], s->az[i] = a[2];
-        a2max = fmax(a2max, (double)a[0] * a[0] + (double)a[1] * a[1] + (double)a[2] * a[2]);
-    }
+    const double a2max = s->prm.pressure_form == FL_PRESSURE_MEAN        ? sph_forces(s, w, FL_PRESSURE_MEAN)
+                         : s->prm.pressure_form == FL_PRESSURE_ONE_SIDED ? sph_forces(s, w, FL_PRESSURE_ONE_SIDED)
+                                                                         : sph_forces(s, w, FL_PRESSURE_SYMMETRIC);
     double t2 = fl_now_ms();
     st->stage_ms[FL_STAGE_DENSITY] += t1 - t0; /* the equation of state */
     st->stage_ms[FL_STAGE_PRESSURE_SOLVE] += t2 - t1;

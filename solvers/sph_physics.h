@@ -34,6 +34,25 @@ static inline FL_HD float fl_density_estimate(float m, float fluid_sum, float rh
     return m * fluid_sum + rho0 * solid_sum;
 }
 
+/* The course deck's uncorrected density, which counts a boundary particle
+ * with the fluid's mass m instead of Psi_b = rho0 V_b: rho_i = m (W(0) +
+ * sum_j W_ij + sum_b W_ib), from fluid_sum = W(0) + sum_j W_ij and
+ * raw_solid_sum = sum_b W_ib (`sph`'s corrected_density false). */
+static inline FL_HD float fl_density_uncorrected(float m, float fluid_sum, float raw_solid_sum)
+{
+    return m * (fluid_sum + raw_solid_sum);
+}
+
+/* Shepard's correction: rho_i divided by the kernel's partition of unity at
+ * x_i, sum_j (m / rho_j) W_ij (itself included) + sum_b V_b W_ib, with the
+ * rho_j of the plain estimate; where a particle misses neighbors (the free
+ * surface) the sum is below 1 and the corrected density comes back up to
+ * what the neighbors it has stand for (`sph`'s shepard). */
+static inline FL_HD float fl_density_shepard(float rho_i, float unity_sum)
+{
+    return rho_i / unity_sum;
+}
+
 /* The compression error of one particle, rho_i / rho0 - 1 (double): the
  * metric averages its positive part and takes its maximum. */
 static inline FL_HD double fl_density_error(float rho, double rho0)
@@ -102,6 +121,27 @@ static inline FL_HD float fl_pressure_visc_pair(float m, float p_rho2_i, float p
 static inline FL_HD float fl_viscosity_pair(float volume_j, float r, float h, int dim)
 {
     return volume_j * fl_visc_laplacian(r, h, dim);
+}
+
+/* The course deck's two other forms of the SPH pressure force, selectable
+ * in `sph` (pressure_force 1 and 2; docs/methods/sph.md, section 5.1).
+ * Both are the force density f_i, turned into a_i = f_i / rho_i here:
+ *   1  mean:      f_i = -sum_j m/rho_j (p_i + p_j)/2 grad W_ij (Müller 2003, eq. 10):
+ *                 s = -V_j (p_i + p_j) / (2 rho_i) g_spiky(r);
+ *   2  one-sided: f_i = -sum_j m/rho_j p_j grad W_ij, the plain SPH gradient of p:
+ *                 s = -V_j p_j / rho_i g_spiky(r), which breaks Newton's third
+ *                 law between particles of different pressures.
+ * V_j = m / rho_j. */
+static inline FL_HD float fl_pressure_pair_mean(float vol_j, float p_i, float p_j, float inv_rho_i, float r, float h,
+                                                int dim)
+{
+    return -vol_j * 0.5f * (p_i + p_j) * inv_rho_i * fl_spiky_grad_factor(r, h, dim);
+}
+
+static inline FL_HD float fl_pressure_pair_one_sided(float vol_j, float p_j, float inv_rho_i, float r, float h,
+                                                     int dim)
+{
+    return -vol_j * p_j * inv_rho_i * fl_spiky_grad_factor(r, h, dim);
 }
 
 /* Monaghan's artificial viscosity for an approaching pair
