@@ -18,6 +18,7 @@
 #include "plot.h"
 #include "render.h"
 #include "surface.h"
+#include "course.h"
 #ifdef FL_HAVE_CUDA
 #include "cuda_device.h"
 #endif
@@ -80,6 +81,11 @@ static const char *usage =
     "                         pictures of a run's saved frames (surfaces, or else\n"
     "                         particles) to DIR/frames/NNNN.png, and with --gif\n"
     "                         DIR/run.gif; see fluidlab render --help\n"
+    "  course [N [--out DIR] | --check [--only LIST]]\n"
+    "                         the lessons of docs/course/, which follow the course\n"
+    "                         deck into the code: the list, lesson N's commands and\n"
+    "                         pictures (into DIR/N/, default out/course), or every\n"
+    "                         exercise's outcome checked; see fluidlab course --help\n"
     "  list                   the solvers, the devices and the shipped scenes\n"
     "  --help, --version\n"
     "\n"
@@ -839,7 +845,7 @@ int main(int argc, char **argv)
     /* COMMAND --help: run, compare, sweep, bench and list are described in
      * the one help (tool, figures, render and surface have their own) */
     for (int k = 2; k < argc && strcmp(cmd, "tool") != 0 && strcmp(cmd, "figures") != 0 && strcmp(cmd, "render") != 0 &&
-                    strcmp(cmd, "surface") != 0;
+                    strcmp(cmd, "surface") != 0 && strcmp(cmd, "course") != 0;
          k++)
         if (strcmp(argv[k], "--help") == 0 || strcmp(argv[k], "-h") == 0) {
             fputs(usage, stdout);
@@ -869,5 +875,7 @@ int main(int argc, char **argv)
         return fl_render_main(argc - 2, argv + 2);
     if (strcmp(cmd, "surface") == 0)
         return fl_surface_main(argc - 2, argv + 2);
+    if (strcmp(cmd, "course") == 0)
+        return fl_course_main(argc - 2, argv + 2);
     return die("%s: unknown command (see fluidlab --help)", cmd);
 }

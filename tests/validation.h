@@ -15,6 +15,7 @@
 
 #include "front.h"
 #include "harness.h"
+#include "measure.h"
 #include "kernels.h"
 
 /* The device the solvers run on. */
@@ -56,43 +57,6 @@ static inline int test_sync(const fl_solver_ops *ops, void *solver, fl_world *w)
         return FL_OK;
     fprintf(stderr, "%s\n", err.msg);
     return FL_ERR_DEVICE;
-}
-
-/* kappa = sum_j V (y_j - y_i) [grad_i W_ij]_y over a full lattice
- * neighborhood: the symmetric pressure force reads a linear pressure field
- * p = c y as kappa c, so a column at rest has dp/depth = rho0 g / kappa
- * (kappa is 1 for an exact gradient; 0.95 for spiky at h = 2d; the
- * square lattice in 2D). */
-static inline double lattice_gradient_factor(double d, double h, double mass, double rho0, int dims)
-{
-    double sum = 0.0;
-    const int kr = dims == 2 ? 0 : 2;
-    for (int i = -2; i <= 2; i++)
-        for (int j = -2; j <= 2; j++)
-            for (int k = -kr; k <= kr; k++) {
-                double y = j * d, r = sqrt((double)(i * i + j * j + k * k)) * d;
-                sum += mass / rho0 * y * (-y) * fl_spiky_grad_factor((float)r, (float)h, dims);
-            }
-    return sum;
-}
-
-/* Least-squares slope of p against depth below the surface, away from the
- * surface and the floor (2h). */
-static inline double pressure_slope(const fl_world *w)
-{
-    const fl_particles *f = &w->fluid;
-    double top = -INFINITY, sx = 0, sy = 0, sxx = 0, sxy = 0;
-    int n = 0;
-    for (int i = 0; i < f->count; i++)
-        top = fmax(top, f->y[i]);
-    for (int i = 0; i < f->count; i++) {
-        double depth = top - f->y[i];
-        if (depth > 2 * w->h && f->y[i] > 2 * w->h) {
-            sx += depth, sy += f->p[i], sxx += depth * depth, sxy += depth * f->p[i];
-            n++;
-        }
-    }
-    return (n * sxy - sx * sy) / (n * sxx - sx * sx);
 }
 
 /* Loads scene (with overrides), builds its world and creates the solver
@@ -158,7 +122,7 @@ static inline tank_result run_tank_in(const char *name, const char *scene, doubl
         rc = ops->step(solver, &w, dt, st);
         r.most_iterations = st->iterations > r.most_iterations ? st->iterations : r.most_iterations;
         if (k > steps - tail && rc == FL_OK && (rc = test_sync(ops, solver, &w)) == FL_OK)
-            slope_sum += pressure_slope(&w), r.samples++;
+            slope_sum += fl_pressure_slope(&w), r.samples++;
     }
     fl_metrics metrics;
     memset(&metrics, 0, sizeof metrics); /* freed below even when not set up */
@@ -176,7 +140,7 @@ static inline tank_result run_tank_in(const char *name, const char *scene, doubl
     r.mean_speed /= f->count;
     r.slope = slope_sum / r.samples;
     r.rho0g = w.rho0 * 9.81;
-    r.kappa = lattice_gradient_factor(w.spacing, w.h, w.mass, w.rho0, w.dims);
+    r.kappa = fl_lattice_gradient_factor(w.spacing, w.h, w.mass, w.rho0, w.dims);
     r.balance = r.rho0g / r.kappa;
     double k_eos = 0.0;
     fl_scene_solver_params(&s, name, &prm);
