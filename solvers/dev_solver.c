@@ -151,6 +151,22 @@ static int dev_upload_grid(dev_solver *s, const fl_world *w, fl_error *err)
     return rc;
 }
 
+/* PBF's parameters; the device runs Jacobi only, and has no check for a
+ * lambda that is not finite (pbf.c), so it refuses the CPU's other
+ * constraint solvers and cfm_epsilon = 0. */
+static int dev_read_pbf_params(dev_solver *s, const fl_params *p, fl_error *err)
+{
+    int rc = fl_pbf_read_params(p, &s->pbf, err);
+    if (rc == FL_OK && s->pbf.constraint_solver != FL_PBF_JACOBI)
+        rc = fl_fail(err, FL_ERR_INPUT,
+                     "--device %s: %s.constraint_solver = %d is a CPU option (the device solves by Jacobi, 0)",
+                     s->be->name, p->source, s->pbf.constraint_solver);
+    if (rc == FL_OK && s->pbf.cfm_epsilon == 0.0)
+        rc = fl_fail(err, FL_ERR_INPUT, "--device %s: %s.cfm_epsilon = 0 is a CPU option (only the CPU reports the "
+                     "infinite lambda it gives)", s->be->name, p->source);
+    return rc;
+}
+
 static int dev_read_params(dev_solver *s, const fl_world *w, const fl_params *p, fl_error *err)
 {
     switch (s->kind) {
@@ -172,7 +188,7 @@ static int dev_read_params(dev_solver *s, const fl_world *w, const fl_params *p,
     case DEV_PCISPH:
         return fl_pcisph_read_params(w, p, &s->pcisph, err);
     default:
-        return fl_pbf_read_params(p, &s->pbf, err);
+        return dev_read_pbf_params(s, p, err);
     }
 }
 

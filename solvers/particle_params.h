@@ -47,10 +47,22 @@ typedef struct pcisph_params {
     int sort_interval;
 } pcisph_params;
 
+/* How PBF solves its density constraints (docs/methods/pbf.md, section 12). */
+typedef enum fl_pbf_constraint_solver {
+    FL_PBF_JACOBI = 0,          /* all constraints from the same positions, corrections summed (the paper) */
+    FL_PBF_AVERAGED_JACOBI = 1, /* Jacobi, each particle's correction times omega / n_i (Macklin 2014) */
+    FL_PBF_GAUSS_SEIDEL = 2,    /* one constraint after another, in particle order, each moving its particles */
+    FL_PBF_SOR = 3              /* Gauss-Seidel, each projection times omega */
+} fl_pbf_constraint_solver;
+
 typedef struct pbf_params {
-    int solver_iterations;    /* Jacobi iterations per step (the most, when eta > 0) */
+    int solver_iterations;    /* iterations (sweeps) per step (the most, when eta > 0) */
     double eta;               /* stop when max_i (rho_i/rho0 - 1) after an iteration is below; 0: off */
-    double cfm_epsilon;       /* eps of eq. 11, as a fraction of the full-neighborhood sum_k |grad_k C|^2 */
+    double cfm_epsilon;       /* eps of eq. 11, as a fraction of the full-neighborhood sum_k |grad_k C|^2;
+                               * 0: none (a particle without neighbors then ends the run) */
+    int constraint_solver;    /* fl_pbf_constraint_solver */
+    double relaxation;        /* omega of averaged Jacobi, (0, 2], and of SOR, (0, 2); 1 otherwise */
+    int one_sided;            /* 1: C_i = max(rho_i/rho0 - 1, 0), only compression is corrected */
     double scorr_k;           /* k of eq. 13: the density error the artificial pressure of a pair at dq stands for */
     int scorr_n;              /* n of eq. 13 */
     double scorr_dq;          /* |dq| of eq. 13, fraction of h */

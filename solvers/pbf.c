@@ -5,6 +5,8 @@
  *   neighbors  once per step, at x*                                             (lines 5-7)
  *   solver_iterations Jacobi iterations (or fewer: stop when the max density
  *   error after an iteration is below eta)                                     (lines 8-19)
+ *   (or, as constraint_solver asks, averaged Jacobi, Gauss-Seidel or SOR:
+ *   the course deck's alternatives, pbf_solve_sequential and docs/methods/pbf.md)
  *     lambda   rho_i = m sum_j W(x*_ij) + rho0 sum_b V_b W(x*_ib)          eq. 2 (+ Akinci 2012)
  *              C_i = rho_i / rho0 - 1                                      eq. 1
  *              lambda_i = -C_i / (sum_k |grad_k C_i|^2 + eps)              eq. 7, 8, 11 (CFM)
@@ -38,6 +40,7 @@
  * docs/methods/pbf.md maps each line to the function below. */
 #include <limits.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -63,6 +66,7 @@ typedef struct pbf_solver {
     float *wx, *wy, *wz;      /* omega_i, 1/s; 0 but for fluid particles */
     float *wn;                /* |omega_i|, 1/s; 0 but for fluid particles */
     float *lambda_sum;        /* sum of lambda_i over the iterations of a step (for the pressure) */
+    float *scale;             /* averaged Jacobi only: omega / n_i of each fluid particle in the step */
     float *tx, *ty, *tz;      /* with a tool: the displacement its boundary particles gave each particle in the step */
     int *touching;            /* with a tool: the particles with one of its particles among their neighbors */
     int touching_count;
@@ -77,7 +81,8 @@ typedef struct pbf_solver {
 
 static const char *const pbf_keys[] = {"solver_iterations", "eta",      "cfm_epsilon",       "scorr_k",
                                        "scorr_n",           "scorr_dq", "vorticity_epsilon", "xsph_c",
-                                       "sort_interval",     NULL};
+                                       "sort_interval",     "constraint_solver", "relaxation", "one_sided",
+                                       NULL};
 
 static void pbf_destroy(void *self)
 {
@@ -87,7 +92,7 @@ static void pbf_destroy(void *self)
     fl_nbgrid_free(&s->grid);
     void *arrays[] = {s->ax, s->ay, s->az,         s->bx,      s->by,      s->bz,    s->weight,
                       s->lambda, s->ux, s->uy,     s->uz,      s->wx,      s->wy,    s->wz,
-                      s->wn, s->lambda_sum,        s->scratch, s->row_start, s->table,
+                      s->wn, s->lambda_sum,        s->scale,   s->scratch, s->row_start, s->table,
                       s->tx, s->ty, s->tz, s->touching};
     for (size_t k = 0; k < sizeof arrays / sizeof arrays[0]; k++)
         fl_free(arrays[k]);
@@ -137,14 +142,32 @@ int fl_pbf_read_params(const fl_params *p, pbf_params *prm, fl_error *err)
     if (fl_params_check_known(p, pbf_keys, err) ||
         fl_params_get_int(p, "solver_iterations", 4, 1, FL_MAX_HISTORY, &prm->solver_iterations, err) ||
         fl_params_get(p, "eta", 0.0, 0.0, 1.0, &prm->eta, err) ||
-        fl_params_get(p, "cfm_epsilon", 1.0, 1e-6, 1e6, &prm->cfm_epsilon, err) ||
+        fl_params_get(p, "cfm_epsilon", 1.0, 0.0, 1e6, &prm->cfm_epsilon, err) ||
         fl_params_get(p, "scorr_k", 0.1, 0.0, 10.0, &prm->scorr_k, err) ||
         fl_params_get_int(p, "scorr_n", 4, 1, 16, &prm->scorr_n, err) ||
         fl_params_get(p, "scorr_dq", 0.2, 0.0, 0.9, &prm->scorr_dq, err) ||
         fl_params_get(p, "vorticity_epsilon", 0.0, 0.0, 1e3, &prm->vorticity_epsilon, err) ||
         fl_params_get(p, "xsph_c", 0.01, 0.0, 1.0, &prm->xsph_c, err) ||
-        fl_params_get_int(p, "sort_interval", 16, 0, 1000000000, &prm->sort_interval, err))
+        fl_params_get_int(p, "sort_interval", 16, 0, 1000000000, &prm->sort_interval, err) ||
+        fl_params_get_int(p, "constraint_solver", FL_PBF_JACOBI, FL_PBF_JACOBI, FL_PBF_SOR, &prm->constraint_solver,
+                          err) ||
+        fl_params_get(p, "relaxation", 1.0, 0.0, 2.0, &prm->relaxation, err) ||
+        fl_params_get_bool(p, "one_sided", 0, &prm->one_sided, err))
         return FL_ERR_INPUT;
+    /* omega means something to averaged Jacobi, (0, 2] (the deck's SOR
+     * factor on it: 1 to 2), and to SOR, (0, 2); the others have none */
+    const int solver = prm->constraint_solver;
+    const double omega = prm->relaxation;
+    if ((solver == FL_PBF_JACOBI || solver == FL_PBF_GAUSS_SEIDEL) && omega != 1.0)
+        return fl_fail(err, FL_ERR_INPUT,
+                       "%s.relaxation: only with constraint_solver 1 (averaged Jacobi) or 3 (SOR), got %g with "
+                       "constraint_solver %d", p->source, omega, solver);
+    if (solver == FL_PBF_AVERAGED_JACOBI && !(omega > 0.0))
+        return fl_fail(err, FL_ERR_INPUT, "%s.relaxation: expected a value in (0, 2] for averaged Jacobi, got %g",
+                       p->source, omega);
+    if (solver == FL_PBF_SOR && !(omega > 0.0 && omega < 2.0))
+        return fl_fail(err, FL_ERR_INPUT, "%s.relaxation: expected a value in (0, 2) for SOR, got %g", p->source,
+                       omega);
     return FL_OK;
 }
 
@@ -153,6 +176,12 @@ static void *pbf_create(fl_world *w, const fl_params *p, fl_error *err)
     pbf_params prm;
     if (fl_pbf_read_params(p, &prm, err))
         return NULL;
+    /* the tool's displacements (pbf_tool_delta) are those of Jacobi's lambdas */
+    if (w->tool.active && prm.constraint_solver != FL_PBF_JACOBI) {
+        fl_fail(err, FL_ERR_INPUT, "%s.constraint_solver: a scene with a tool needs Jacobi (0), got %d", p->source,
+                prm.constraint_solver);
+        return NULL;
+    }
     pbf_solver *s = calloc(1, sizeof *s);
     if (!s) {
         fl_fail(err, FL_ERR_MEMORY, "out of memory for the PBF solver");
@@ -172,6 +201,8 @@ static void *pbf_create(fl_world *w, const fl_params *p, fl_error *err)
     ok &= (s->lambda_sum = fl_alloc((size_t)(s->padded > 0 ? s->padded : 1) * sizeof(float))) != NULL;
     ok &= (s->scratch = fl_alloc((size_t)(s->n > 0 ? s->n : 1) * sizeof(float))) != NULL;
     ok &= (s->row_start = fl_alloc((size_t)(s->blocks + 1) * sizeof(int))) != NULL;
+    if (prm.constraint_solver == FL_PBF_AVERAGED_JACOBI)
+        ok &= (s->scale = fl_alloc((size_t)(s->n > 0 ? s->n : 1) * sizeof(float))) != NULL;
     for (int a = 0; a < 3 && w->tool.active; a++) {
         float **t = a == 0 ? &s->tx : a == 1 ? &s->ty : &s->tz;
         ok &= (*t = fl_alloc((size_t)(s->n > 0 ? s->n : 1) * sizeof(float))) != NULL;
@@ -212,6 +243,7 @@ fl_pbf_consts fl_pbf_make_consts(const pbf_params *prm, const fl_world *w, doubl
         .vol = (float)vol,
         .self = (float)(vol * fl_poly6(0.0f, (float)h, w->dims)),
         .eps = (float)(prm->cfm_epsilon * grad_sq_full),
+        .one_sided = prm->one_sided,
         /* a constraint error k turns into a lambda as C does in eq. 11 */
         .scorr_k = (float)(-prm->scorr_k / grad_sq_full),
         .scorr_scale = (float)(1.0 / (h * h - dq * dq)),
@@ -280,10 +312,12 @@ static inline void pbf_lambda_block(int b, const pbf_solver *s, const fl_pbf_con
  * lambda_i grad_i C_i (in (ox, oy, oz), replaced by the new estimate),
  * then the collision response. Adds lambda_i to lambda_sum (first
  * iteration: sets it). scorr_n is c->scorr_n, passed apart so that a
- * caller can make it a constant. */
+ * caller can make it a constant. With scale (averaged Jacobi), particle
+ * i's correction is scaled by scale[i]; NULL for Jacobi. */
 static inline void pbf_delta_block(int b, pbf_solver *s, const fl_pbf_consts *c, int scorr_n, int first,
-                                   const float *restrict qx, const float *restrict qy, const float *restrict qz,
-                                   float *restrict ox, float *restrict oy, float *restrict oz)
+                                   const float *scale, const float *restrict qx, const float *restrict qy,
+                                   const float *restrict qz, float *restrict ox, float *restrict oy,
+                                   float *restrict oz)
 {
     const int i0 = b * PBF_LANES;
     float xi[PBF_LANES], yi[PBF_LANES], zi[PBF_LANES], fx[PBF_LANES], fy[PBF_LANES], fz[PBF_LANES];
@@ -307,7 +341,10 @@ static inline void pbf_delta_block(int b, pbf_solver *s, const fl_pbf_consts *c,
         const int i = i0 + l;
         const float x[3] = {xi[l], yi[l], zi[l]}, own[3] = {ox[i], oy[i], oz[i]}, sum[3] = {fx[l], fy[l], fz[l]};
         float q[3];
-        fl_pbf_correct(c, x, own, sum, q);
+        if (scale)
+            fl_pbf_correct_scaled(c, scale[i], x, own, sum, q);
+        else
+            fl_pbf_correct(c, x, own, sum, q);
         ox[i] = q[0], oy[i] = q[1], oz[i] = q[2];
         s->lambda_sum[i] = (first ? 0.0f : s->lambda_sum[i]) + s->lambda[i];
     }
@@ -550,19 +587,57 @@ static int pbf_predict_and_search(pbf_solver *s, fl_world *w, const fl_pbf_const
     return rc;
 }
 
-/* Lines 8-19: the Jacobi iterations. Iteration k evaluates the density of
- * the estimate left by iteration k - 1 with its lambdas, so the error
- * after iteration k - 1 comes for free; the error after the last one is
- * measured in the velocity pass. Returns the number of iterations. */
-static int pbf_solve(pbf_solver *s, fl_world *w, const fl_pbf_consts *c, fl_step_stats *st)
+/* With eps = 0 (cfm_epsilon 0) the denominator of eq. 11 is 0 for a
+ * particle with no neighbor within h, and its lambda is infinite or NaN.
+ * Counts the fluid particles whose lambda is not finite after iteration
+ * k's lambdas (before they move anything); when there are any, says so in
+ * st's failure and returns FL_ERR_OUTSIDE, which ends the run as unstable
+ * (docs/design.md, stability criterion (a)). With eps > 0 the denominator
+ * is at least eps, so the solvers call it only when eps is 0. */
+static int pbf_check_lambdas(const pbf_solver *s, int k, fl_step_stats *st)
+{
+    const fl_nbgrid *g = &s->grid;
+    int bad = 0, alone = 0;
+    #pragma omp parallel for schedule(static) reduction(+ : bad, alone)
+    for (int i = 0; i < s->n; i++) {
+        if (!isfinite(s->lambda[i])) {
+            bad++;
+            alone += g->nb_start[i + 1] == g->nb_start[i] && g->bnb_start[i + 1] == g->bnb_start[i];
+        }
+    }
+    if (bad == 0)
+        return FL_OK;
+    snprintf(st->failure, sizeof st->failure,
+             "lambda is not finite at %d particle%s (%d with no neighbor within h; cfm_epsilon = 0: eq. 11 divides "
+             "by zero), iteration %d", bad, bad == 1 ? "" : "s", alone, k + 1);
+    return FL_ERR_OUTSIDE;
+}
+
+/* Lines 8-19: the Jacobi iterations (constraint_solver 0), or averaged
+ * Jacobi (1): the same, with each particle's correction scaled by omega /
+ * n_i (fl_pbf_average_scale; n_i from the step's lists). Iteration k
+ * evaluates the density of the estimate left by iteration k - 1 with its
+ * lambdas, so the error after iteration k - 1 comes for free; the error
+ * after the last one is measured in the velocity pass. The number of
+ * iterations goes to *iterations. */
+static int pbf_solve(pbf_solver *s, fl_world *w, const fl_pbf_consts *c, fl_step_stats *st, int *iterations)
 {
     fl_particles *f = &w->fluid;
-    int k = 0;
+    if (s->scale) {
+        const fl_nbgrid *g = &s->grid;
+        const float omega = (float)s->prm.relaxation;
+        #pragma omp parallel for schedule(static)
+        for (int i = 0; i < s->n; i++)
+            s->scale[i] = fl_pbf_average_scale(omega, g->nb_start[i + 1] - g->nb_start[i]);
+    }
+    int k = 0, rc = FL_OK;
     while (k < s->prm.solver_iterations) {
         const float *qx = s->ax, *qy = s->ay, *qz = s->az;
         #pragma omp parallel for schedule(static)
         for (int b = 0; b < s->blocks; b++)
             pbf_lambda_block(b, s, c, qx, qy, qz, f->rho, s->lambda, s->bx, s->by, s->bz);
+        if (c->eps == 0.0f && (rc = pbf_check_lambdas(s, k, st)))
+            break;
         if (k > 0) {
             fl_compression(f->rho, s->n, w->rho0, &st->residual[k - 1], &st->residual_max[k - 1]);
             if (s->prm.eta > 0.0 && st->residual_max[k - 1] < s->prm.eta)
@@ -574,9 +649,9 @@ static int pbf_solve(pbf_solver *s, fl_world *w, const fl_pbf_consts *c, fl_step
         #pragma omp parallel for schedule(static)
         for (int b = 0; b < s->blocks; b++) {
             if (c->scorr_n == 4)
-                pbf_delta_block(b, s, c, 4, k == 0, qx, qy, qz, s->bx, s->by, s->bz);
+                pbf_delta_block(b, s, c, 4, k == 0, s->scale, qx, qy, qz, s->bx, s->by, s->bz);
             else
-                pbf_delta_block(b, s, c, c->scorr_n, k == 0, qx, qy, qz, s->bx, s->by, s->bz);
+                pbf_delta_block(b, s, c, c->scorr_n, k == 0, s->scale, qx, qy, qz, s->bx, s->by, s->bz);
         }
         float *t;
         t = s->ax, s->ax = s->bx, s->bx = t;
@@ -584,7 +659,93 @@ static int pbf_solve(pbf_solver *s, fl_world *w, const fl_pbf_consts *c, fl_step
         t = s->az, s->az = s->bz, s->bz = t;
         k++;
     }
-    return k;
+    *iterations = k;
+    return rc;
+}
+
+/* Gauss-Seidel's projection of particle i's constraint alone, at the
+ * current estimate (ax, ay, az), changed in place: rho_i and lambda_i
+ * (fl_pbf_lambda_pair, fl_pbf_lambda, as pbf_lambda_block), then omega
+ * times the correction it asks of each particle it involves
+ * (fl_pbf_project_pair): i by lambda_i grad_i C_i and its share of
+ * s_corr, each fluid neighbor j by lambda_i grad_j C_i and its share.
+ * lambda_i goes to lambda; omega lambda_i is added to lambda_sum (first
+ * iteration: set). A lambda that is not finite (eps = 0) moves nothing:
+ * pbf_check_lambdas reports it after the sweep. */
+static void pbf_project(pbf_solver *s, const fl_pbf_consts *c, int i, float omega, int first)
+{
+    float *qx = s->ax, *qy = s->ay, *qz = s->az;
+    int rows;
+    const int *row = pbf_rows(s, i / PBF_LANES, &rows) + i % PBF_LANES;
+    const float xi = qx[i], yi = qy[i], zi = qz[i];
+    float wsum = 0.0f, sq = 0.0f, gx = 0.0f, gy = 0.0f, gz = 0.0f;
+    int m = 0;
+    for (; m < rows && row[m * PBF_LANES] != s->sentinel; m++) {
+        const int j = row[m * PBF_LANES];
+        float dx = xi - qx[j], dy = yi - qy[j], dz = zi - qz[j];
+        fl_pbf_lambda_terms t = fl_pbf_lambda_pair(dx, dy, dz, dx * dx + dy * dy + dz * dz, s->weight[j], j < s->n,
+                                                   c->h, c->dim);
+        wsum += t.w;
+        gx += t.gx, gy += t.gy, gz += t.gz;
+        sq += t.sq;
+    }
+    float ci, li = fl_pbf_lambda(c, wsum, sq, gx, gy, gz, &ci);
+    s->lambda[i] = li;
+    if (!isfinite(li))
+        return;
+    s->lambda_sum[i] = (first ? 0.0f : s->lambda_sum[i]) + omega * li;
+    /* the fluid neighbors come first in a row, then the boundary ones */
+    const float move_j = -omega * c->vol;
+    float ox = 0.0f, oy = 0.0f, oz = 0.0f;
+    for (int k = 0; k < m && row[k * PBF_LANES] < s->n; k++) {
+        const int j = row[k * PBF_LANES];
+        float dx = xi - qx[j], dy = yi - qy[j], dz = zi - qz[j], own;
+        float t = move_j * fl_pbf_project_pair(c, c->scorr_n, dx * dx + dy * dy + dz * dz, li, &own);
+        qx[j] += t * dx, qy[j] += t * dy, qz[j] += t * dz;
+        ox += own * dx, oy += own * dy, oz += own * dz;
+    }
+    qx[i] = xi + omega * (li * gx + c->vol * ox);
+    qy[i] = yi + omega * (li * gy + c->vol * oy);
+    qz[i] = zi + omega * (li * gz + c->vol * oz);
+}
+
+/* Lines 8-19 by Gauss-Seidel (constraint_solver 2) or SOR (3, omega =
+ * relaxation): each iteration is one sweep over the fluid particles in
+ * their order in the store (by cell after a sort), projecting one
+ * constraint after another (pbf_project), so that each sees the moves of
+ * those before it, as the course deck's PBD loop does; then the collision
+ * response. Sequential by nature: no OpenMP in the sweep. Before sweep k
+ * a density pass (pbf_lambda_block, in parallel) measures the error after
+ * sweep k - 1, so the history has the same meaning as Jacobi's; the error
+ * after the last sweep is measured in the velocity pass. */
+static int pbf_solve_sequential(pbf_solver *s, fl_world *w, const fl_pbf_consts *c, fl_step_stats *st,
+                                int *iterations)
+{
+    fl_particles *f = &w->fluid;
+    const float omega = s->prm.constraint_solver == FL_PBF_SOR ? (float)s->prm.relaxation : 1.0f;
+    int k = 0, rc = FL_OK;
+    while (k < s->prm.solver_iterations) {
+        if (k > 0) {
+            #pragma omp parallel for schedule(static)
+            for (int b = 0; b < s->blocks; b++)
+                pbf_lambda_block(b, s, c, s->ax, s->ay, s->az, f->rho, s->lambda, s->bx, s->by, s->bz);
+            fl_compression(f->rho, s->n, w->rho0, &st->residual[k - 1], &st->residual_max[k - 1]);
+            if (s->prm.eta > 0.0 && st->residual_max[k - 1] < s->prm.eta)
+                break;
+        }
+        for (int i = 0; i < s->n; i++)
+            pbf_project(s, c, i, omega, k == 0);
+        if (c->eps == 0.0f && (rc = pbf_check_lambdas(s, k, st)))
+            break;
+        for (int i = 0; i < s->n; i++) {
+            float q[3] = {s->ax[i], s->ay[i], s->az[i]};
+            fl_pbf_collide(&c->walls, q);
+            s->ax[i] = q[0], s->ay[i] = q[1], s->az[i] = q[2];
+        }
+        k++;
+    }
+    *iterations = k;
+    return rc;
 }
 
 static int pbf_step(void *self, fl_world *w, double dt, fl_step_stats *st)
@@ -597,7 +758,15 @@ static int pbf_step(void *self, fl_world *w, double dt, fl_step_stats *st)
         return rc;
 
     double t0 = fl_now_ms();
-    const int n = s->n, k = pbf_solve(s, w, &c, st);
+    const int n = s->n;
+    int k;
+    /* the variants of docs/methods/pbf.md, section 12: chosen once per step */
+    if (s->prm.constraint_solver == FL_PBF_GAUSS_SEIDEL || s->prm.constraint_solver == FL_PBF_SOR)
+        rc = pbf_solve_sequential(s, w, &c, st, &k);
+    else
+        rc = pbf_solve(s, w, &c, st, &k);
+    if (rc)
+        return rc;
     st->iterations = k;
     double t1 = fl_now_ms();
 
@@ -657,7 +826,8 @@ static const char *const pbf_iteration_keys[] = {"solver_iterations", NULL};
 
 const fl_solver_ops fl_pbf_ops = {
     .name = "pbf",
-    .summary = "position based fluids (Macklin & Müller 2013): Jacobi density constraints, s_corr, XSPH, vorticity",
+    .summary = "position based fluids (Macklin & Müller 2013): Jacobi density constraints (or averaged Jacobi, "
+               "Gauss-Seidel, SOR), s_corr, XSPH, vorticity",
     .create = pbf_create,
     .step = pbf_step,
     .destroy = pbf_destroy,

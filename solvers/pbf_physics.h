@@ -22,7 +22,8 @@ typedef struct fl_pbf_consts {
     float rho0;
     float vol;            /* m / rho0, m^3 */
     float self;           /* m/rho0 W(0): a particle's own share of rho_i / rho0 */
-    float eps;            /* CFM eps of eq. 11, 1/m^2 */
+    float eps;            /* CFM eps of eq. 11, 1/m^2 (0: none) */
+    int one_sided;        /* 1: C_i = max(rho_i/rho0 - 1, 0) */
     float scorr_k;        /* -k of eq. 13 as a lambda, m^2 */
     float scorr_scale;    /* 1 / (h^2 - dq^2) */
     int scorr_n;          /* n of eq. 13 */
@@ -50,13 +51,17 @@ static inline FL_HD fl_pbf_lambda_terms fl_pbf_lambda_pair(float dx, float dy, f
 }
 
 /* Eqs. 1 and 11 from the sums of the pair terms: C_i = rho_i/rho0 - 1
- * (into *c) and lambda_i = -C_i / (sum_j |grad_j C_i|^2 + |grad_i C_i|^2 + eps). */
+ * (into *c) and lambda_i = -C_i / (sum_j |grad_j C_i|^2 + |grad_i C_i|^2 + eps).
+ * One-sided (the course deck's C_i <= 0), an under-dense particle's
+ * constraint holds already: lambda_i = 0. With eps = 0, a particle with no
+ * neighbor has a zero denominator and lambda_i is infinite (or NaN): the
+ * solver reports it (pbf.c, pbf_check_lambdas). */
 static inline FL_HD float fl_pbf_lambda(const fl_pbf_consts *c, float wsum, float sq, float gx, float gy, float gz,
                                         float *constraint)
 {
     float ci = c->self + wsum - 1.0f;
     *constraint = ci;
-    return -ci / (sq + gx * gx + gy * gy + gz * gz + c->eps);
+    return c->one_sided && ci <= 0.0f ? 0.0f : -ci / (sq + gx * gx + gy * gy + gz * gz + c->eps);
 }
 
 /* The density the constraint C_i stands for: rho0 (C_i + 1). */
@@ -92,6 +97,33 @@ static inline FL_HD float fl_pbf_delta_pair(const fl_pbf_consts *c, int scorr_n,
     float scorr = c->scorr_k * fl_pbf_scorr_ratio(r2, c, scorr_n);
     float t = lambda_j + (fluid_j ? scorr : 0.0f);
     return t * fl_spiky_grad_factor(sqrtf(r2), c->h, c->dim);
+}
+
+/* Gauss-Seidel (the course deck's PBD loop): constraint C_i projected on
+ * its own moves every particle k it involves by lambda_i grad_k C_i at
+ * once. For a fluid neighbor j that is -m/rho0 lambda_i grad W_ij, and
+ * each pair's s_corr (eq. 13) is split in half between the projections of
+ * C_i and C_j, so that one sweep over frozen positions adds up to eq. 14:
+ * returns (lambda_i + s_corr/2) g_spiky(r), the pair factor that moves j
+ * by -m/rho0 factor (dx, dy, dz); *own = s_corr/2 g_spiky(r), the pair's
+ * s_corr share of i's move, m/rho0 own (dx, dy, dz), on top of
+ * lambda_i grad_i C_i. */
+static inline FL_HD float fl_pbf_project_pair(const fl_pbf_consts *c, int scorr_n, float r2, float lambda_i,
+                                              float *own)
+{
+    float half = 0.5f * c->scorr_k * fl_pbf_scorr_ratio(r2, c, scorr_n);
+    float g = fl_spiky_grad_factor(sqrtf(r2), c->h, c->dim);
+    *own = half * g;
+    return (lambda_i + half) * g;
+}
+
+/* Averaged Jacobi (Macklin et al. 2014, the course deck's "平均雅可比"):
+ * the factor omega / n_i on particle i's correction, n_i the number of
+ * density constraints it takes part in, its own and one per fluid
+ * neighbor (fluid_neighbors). */
+static inline FL_HD float fl_pbf_average_scale(float omega, int fluid_neighbors)
+{
+    return omega / (float)(1 + fluid_neighbors);
 }
 
 /* A rigid tool's part of eq. 14 for a particle this iteration, lambda_i d
@@ -142,6 +174,17 @@ static inline FL_HD void fl_pbf_correct(const fl_pbf_consts *c, const float x[3]
     q[0] = x[0] + own[0] + c->vol * sum[0];
     q[1] = x[1] + own[1] + c->vol * sum[1];
     q[2] = x[2] + own[2] + c->vol * sum[2];
+    fl_pbf_collide(&c->walls, q);
+}
+
+/* The same with particle i's correction scaled (averaged Jacobi,
+ * fl_pbf_average_scale): x*_i + scale (lambda_i grad_i C_i + m/rho0 sum_j (...) grad W_ij). */
+static inline FL_HD void fl_pbf_correct_scaled(const fl_pbf_consts *c, float scale, const float x[3],
+                                               const float own[3], const float sum[3], float q[3])
+{
+    q[0] = x[0] + scale * (own[0] + c->vol * sum[0]);
+    q[1] = x[1] + scale * (own[1] + c->vol * sum[1]);
+    q[2] = x[2] + scale * (own[2] + c->vol * sum[2]);
     fl_pbf_collide(&c->walls, q);
 }
 

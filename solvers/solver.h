@@ -119,6 +119,16 @@ void fl_density_poly6(const fl_world *w, const fl_nbgrid *g, const float *x, con
  * for any thread count. */
 void fl_compression(const float *rho, int n, double rho0, double *avg, double *max);
 
+/* The clumping of a free surface (PBF's tensile instability,
+ * docs/methods/pbf.md section 4): the smallest distance between two fluid
+ * particles within h of each other of which at least one is near the
+ * surface, that is, has fewer than `sparse` fluid neighbors within h; from
+ * the lists of the grid's last search over positions (x, y, z), m.
+ * INFINITY when no pair qualifies; the particles near the surface are
+ * counted into *near when it is not NULL. */
+double fl_surface_min_distance(const fl_nbgrid *g, const float *x, const float *y, const float *z, int sparse,
+                               int *near);
+
 /* The explicit-SPH step limit: 0.4 h / (c + v_max), the CFL condition on
  * sound and flow speed, and 0.25 sqrt(h / a_max), the force criterion
  * (Monaghan 1992; Becker & Teschner 2007). h is the support radius.

@@ -1,5 +1,6 @@
-/* stats.c: the stage names, the step statistics helpers, and the one
- * density estimator shared by solvers and the harness's metric. */
+/* stats.c: the stage names, the step statistics helpers, the one
+ * density estimator shared by solvers and the harness's metric, and the
+ * clumping of a free surface (fl_surface_min_distance). */
 #include <math.h>
 #include <omp.h>
 #include <string.h>
@@ -100,4 +101,27 @@ void fl_density_poly6(const fl_world *w, const fl_nbgrid *g, const float *x, con
         }
         rho[i] = fl_density_estimate(m, fluid, rho0, solid);
     }
+}
+
+double fl_surface_min_distance(const fl_nbgrid *g, const float *x, const float *y, const float *z, int sparse,
+                               int *near)
+{
+    double d2min = INFINITY;
+    int count = 0;
+    /* a pair with one particle near the surface is in that particle's list */
+    #pragma omp parallel for schedule(static) reduction(min : d2min) reduction(+ : count)
+    for (int i = 0; i < g->n; i++) {
+        if (g->nb_start[i + 1] - g->nb_start[i] >= sparse)
+            continue;
+        count++;
+        for (int k = g->nb_start[i]; k < g->nb_start[i + 1]; k++) {
+            const int j = g->nb[k];
+            double dx = (double)x[i] - x[j], dy = (double)y[i] - y[j], dz = (double)z[i] - z[j];
+            double d2 = dx * dx + dy * dy + dz * dz;
+            d2min = d2 < d2min ? d2 : d2min;
+        }
+    }
+    if (near)
+        *near = count;
+    return sqrt(d2min);
 }
