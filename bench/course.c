@@ -23,6 +23,7 @@
 #include "harness.h"
 #include "kernels.h"
 #include "measure.h"
+#include "plot.h"
 #include "sph_physics.h"
 
 extern char **environ;
@@ -47,6 +48,8 @@ typedef struct lesson {
     const char *title;
     /* fluidlab command lines; "{out}" in a word stands for DIR/N */
     const char *commands[MAX_COMMANDS][MAX_WORDS];
+    /* after the commands, in DIR/N: a picture made from their output (NULL: none); 0, or 2 with msg */
+    int (*make)(const char *dir, char *msg, int len);
     const char *pictures[MAX_PICTURES]; /* what they make, under DIR/N */
     const char *look;  /* what to look at */
     exercise exercises[MAX_EXERCISES];
@@ -106,7 +109,8 @@ static int sim_run(sim *s, double t_end, void (*each)(void *, const sim *), void
         fl_step_stats_reset(s->st);
         if (s->ops->step(s->solver, &s->world, s->dt, s->st) != FL_OK ||
             fl_metrics_step(&s->metrics, &s->world, s->st, lo, hi, &err) != FL_OK) {
-            snprintf(why, (size_t)len, "a particle left the neighbor grid at t = %g s", s->t);
+            snprintf(s->reason, sizeof s->reason, "%s", s->st->failure[0] ? s->st->failure : "a particle left the grid");
+            snprintf(why, (size_t)len, "%s", s->reason);
             s->unstable = 1;
             return 0;
         }
@@ -381,6 +385,162 @@ static int ex_stiffness(char *got, int len)
     return soft && !stiff && small;
 }
 
+/* ---- lesson 7: position based dynamics ------------------------------------------ */
+
+/* The iterations history e (n entries) needs to reach target, n + 1 when it does not. */
+static int reach(const double *e, int n, double target)
+{
+    for (int k = 0; k < n; k++)
+        if (e[k] <= target)
+            return k + 1;
+    return n + 1;
+}
+
+static int ex_gauss_seidel(char *got, int len)
+{
+    const char *jac[] = {"constraint_solver=0"}, *gs[] = {"constraint_solver=2"},
+               *sor[] = {"constraint_solver=3", "relaxation=1.4"};
+    double jm[FL_MAX_HISTORY], ja[FL_MAX_HISTORY], gm[FL_MAX_HISTORY], ga[FL_MAX_HISTORY], sm[FL_MAX_HISTORY],
+        sa[FL_MAX_HISTORY];
+    fl_error err;
+    int nj = fl_pbf_tank_history(jac, 1, jm, ja, &err), ng = nj ? fl_pbf_tank_history(gs, 1, gm, ga, &err) : 0,
+        ns = ng ? fl_pbf_tank_history(sor, 2, sm, sa, &err) : 0;
+    if (nj < 10 || !ng || !ns) {
+        snprintf(got, (size_t)len, "%s", err.msg);
+        return -1;
+    }
+    const double target = ja[9];
+    int g = reach(ga, ng, target), r = reach(sa, ns, target);
+    snprintf(got, (size_t)len, "10 Jacobi iterations: mean compression %.3f %%; Gauss-Seidel reaches it in %d, SOR "
+             "(omega 1.4) in %d", 100 * target, g, r);
+    return g < 10 && r < g;
+}
+
+static int ex_averaged(char *got, int len)
+{
+    const char *jac[] = {"constraint_solver=0", "cfm_epsilon=0.01"},
+               *avg[] = {"constraint_solver=1", "cfm_epsilon=0.01"};
+    double jm[FL_MAX_HISTORY], ja[FL_MAX_HISTORY], am[FL_MAX_HISTORY], aa[FL_MAX_HISTORY];
+    fl_error err;
+    int nj = fl_pbf_tank_history(jac, 2, jm, ja, &err), na = nj ? fl_pbf_tank_history(avg, 2, am, aa, &err) : 0;
+    if (!nj || !na) {
+        snprintf(got, (size_t)len, "%s", err.msg);
+        return -1;
+    }
+    snprintf(got, (size_t)len, "max compression over %d iterations: Jacobi %.2f %% to %.2f %%, averaged Jacobi "
+             "%.2f %% to %.2f %%", nj, 100 * jm[0], 100 * jm[nj - 1], 100 * am[0], 100 * am[na - 1]);
+    return jm[nj - 1] > jm[0] && am[na - 1] < am[0];
+}
+
+/* Lesson 7's picture: one step of the 2D tank at t = 2 s under each
+ * constraint solver, from the same state (fl_pbf_tank_history), the mean
+ * compression after each iteration side by side in DIR/convergence.csv,
+ * drawn by plots/course_convergence.gp. */
+static int make_convergence(const char *dir, char *msg, int len)
+{
+    enum { RUNS = 4 };
+    static const char *const sets[RUNS][2] = {{"constraint_solver=0", NULL},
+                                             {"constraint_solver=1", "relaxation=1.5"},
+                                             {"constraint_solver=2", NULL},
+                                             {"constraint_solver=3", "relaxation=1.4"}};
+    double e[RUNS][FL_MAX_HISTORY], max[FL_MAX_HISTORY];
+    int n[RUNS];
+    fl_error err;
+    for (int r = 0; r < RUNS; r++)
+        if ((n[r] = fl_pbf_tank_history(sets[r], sets[r][1] ? 2 : 1, max, e[r], &err)) == 0) {
+            snprintf(msg, (size_t)len, "%s", err.msg);
+            return 2;
+        }
+    char out[FL_MAX_PATH + 64];
+    snprintf(out, sizeof out, "%s/convergence.csv", dir);
+    FILE *f = fopen(out, "w");
+    if (!f) {
+        snprintf(msg, (size_t)len, "%s: cannot write it", out);
+        return 2;
+    }
+    fprintf(f, "iteration,Jacobi,averaged Jacobi (omega 1.5),Gauss-Seidel,SOR (omega 1.4)\n");
+    for (int k = 0; k < n[0]; k++) {
+        fprintf(f, "%d", k + 1);
+        for (int r = 0; r < RUNS; r++)
+            fprintf(f, k < n[r] ? ",%.6f" : ",", 100 * e[r][k]);
+        fprintf(f, "\n");
+    }
+    if (fl_close_written(f, out, &err)) {
+        snprintf(msg, (size_t)len, "%s", err.msg);
+        return 2;
+    }
+    if (!fl_plot_available()) {
+        snprintf(msg, (size_t)len, "gnuplot not found (apt-get install gnuplot-nox): no convergence.png");
+        return 2;
+    }
+    return fl_plot_render(FL_SOURCE_DIR "/plots/course_convergence.gp", dir, "png", msg, len) ? 2 : 0;
+}
+
+/* ---- lesson 8: position based fluids ---------------------------------------------- */
+
+static int ex_epsilon_zero(char *got, int len)
+{
+    sim s;
+    const char *sets[] = {"solvers.pbf.cfm_epsilon=0",
+                          "fluid.blocks=[{\"min\": [0, 0], \"max\": [0.2, 0.4]}, "
+                          "{\"min\": [0.6, 0.45], \"max\": [0.61, 0.46]}]"};
+    int ok = -1;
+    if (sim_start(&s, "dam_break_2d", "pbf", sets, 2, got, len) == 0) {
+        sim_run(&s, 0.01, NULL, NULL, got, len);
+        snprintf(got, (size_t)len, "%s", s.unstable ? s.reason : "the run went on");
+        ok = s.unstable && strstr(s.reason, "lambda is not finite") != NULL;
+    }
+    sim_end(&s);
+    return ok;
+}
+
+static int ex_scorr(char *got, int len)
+{
+    fl_error err;
+    double mean_on, mean_off, on = fl_pbf_surface_clumping(0.1, 6, &mean_on, &err),
+                              off = isnan(on) ? NAN : fl_pbf_surface_clumping(0.0, 6, &mean_off, &err);
+    if (isnan(on) || isnan(off)) {
+        snprintf(got, (size_t)len, "%s", err.msg);
+        return -1;
+    }
+    snprintf(got, (size_t)len, "smallest distance between surface particles, 0.5-1.0 s: %.1f mm with s_corr, %.1f mm "
+             "without (means over the frames %.1f mm, %.1f mm)", 1e3 * on, 1e3 * off, 1e3 * mean_on, 1e3 * mean_off);
+    return on > off && mean_on > mean_off;
+}
+
+/* After one PBF step of 1/120 s of a 0.2 m block falling freely in the 2D
+ * dam break's tank, s_corr off: the particles under rho0, and those of them
+ * with a pressure. */
+static int under_dense(int one_sided, int *under, int *pressed, char *why, int len)
+{
+    sim s;
+    const char *sets[] = {"solvers.pbf.scorr_k=0", one_sided ? "solvers.pbf.one_sided=true" : "solvers.pbf.one_sided=false",
+                          "fluid.blocks=[{\"min\": [0.5, 0.2], \"max\": [0.7, 0.4]}]"};
+    int rc = sim_start(&s, "dam_break_2d", "pbf", sets, 3, why, len);
+    if (rc == 0) {
+        s.dt = 1.0 / 120.0;
+        sim_run(&s, s.dt, NULL, NULL, why, len);
+        const fl_particles *f = &s.world.fluid;
+        *under = *pressed = 0;
+        for (int i = 0; i < f->count; i++)
+            if (f->rho[i] < s.world.rho0)
+                (*under)++, *pressed += f->p[i] != 0.0f;
+        rc = s.unstable ? -1 : 0;
+    }
+    sim_end(&s);
+    return rc;
+}
+
+static int ex_one_sided(char *got, int len)
+{
+    int u1, p1, u2, p2;
+    if (under_dense(1, &u1, &p1, got, len) || under_dense(0, &u2, &p2, got, len))
+        return -1;
+    snprintf(got, (size_t)len, "particles under rho0 with a pressure: one-sided %d of %d, two-sided %d of %d", p1, u1,
+             p2, u2);
+    return u1 > 0 && p1 == 0 && u2 > 0 && p2 > 0;
+}
+
 /* ---- the lessons --------------------------------------------------------------- */
 
 static const lesson lessons[] = {
@@ -392,6 +552,7 @@ static const lesson lessons[] = {
       {"run", "dam_break_2d", "--solver", "flip", "--frames", "6", "--dt", "0.001", "--save", "bin", "--plot",
        "none", "--out", "{out}/flip"},
       {"render", "{out}/flip", "--frame", "6", "--size", "640x320", "--quiet"}},
+     NULL,
      {"wcsph/frames/0006.png", "flip/frames/0006.png"},
      "the same dam break at t = 0.2 s: WCSPH's particles are the fluid (Lagrange); FLIP's particles ride "
      "through a fixed grid that holds the velocity (Euler)",
@@ -399,6 +560,7 @@ static const lesson lessons[] = {
     {"docs/course/02_vector_calculus.md",
      "Vector calculus: nabla, gradient, divergence, curl, Laplacian, material derivative",
      {{0}},
+     NULL,
      {0},
      "the lattice sums of the exercises: SPH's gradient and Laplacian on the particles' own lattice",
      {{"the SPH gradient of p = c y reads kappa c, kappa = 0.874 on the square lattice and 0.947 on the cubic",
@@ -411,6 +573,7 @@ static const lesson lessons[] = {
      {{"run", "hydrostatic_2d", "--solver", "wcsph", "--dt", "0.0005", "--save", "bin", "--plot", "none", "--out",
        "{out}/tank"},
       {"render", "{out}/tank", "--frame", "100", "--size", "320x640", "--quiet"}},
+     NULL,
      {"tank/frames/0100.png"},
      "the 2D tank at rest after 3.3 s, and its stats.csv: the compression and the fastest particle settling",
      {{"the 2D tank's pressure rises at rho0 g / kappa within 5 % and its mean compression stays under 1 %",
@@ -420,6 +583,7 @@ static const lesson lessons[] = {
      {{"run", "dam_break_2d", "--solver", "flip", "--frames", "6", "--dt", "0.001", "--save", "bin", "--plot",
        "none", "--out", "{out}/flip"},
       {"render", "{out}/flip", "--frame", "6", "--size", "640x320", "--quiet"}},
+     NULL,
      {"flip/frames/0006.png"},
      "FLIP's dam break at t = 0.2 s, and its convergence.csv: the pressure solve's residual, iteration by "
      "iteration",
@@ -428,6 +592,7 @@ static const lesson lessons[] = {
     {"docs/course/05_sph.md",
      "SPH: density, pressure, viscosity, the loop, kernels, neighbors, corrected density",
      {{"compare", "dam_break_2d", "--solvers", "sph,wcsph", "--frames", "6", "--out", "{out}/compare"}},
+     NULL,
      {"compare/compare_density.png"},
      "the compression of SPH and WCSPH over time on the same dam break",
      {{"with the deck's mean pressure force the 2D tank never settles: after 2 s its fastest particle is at "
@@ -441,10 +606,43 @@ static const lesson lessons[] = {
      "Force-based dynamics and its weaknesses",
      {{"sweep", "dam_break_2d", "--solver", "sph", "--per-solver", "sph.stiffness=100000", "--substeps",
        "160,1600", "--frames", "1", "--plot", "none", "--out", "{out}/sweep"}},
+     NULL,
      {0},
      "sweep.md: a stiffer fluid needs a smaller step",
      {{"stiff SPH (k = 1e5) breaks at the step soft SPH (k = 1e3) takes, 1/4800 s, and holds at 1/48000 s",
        ex_stiffness}}},
+    {"docs/course/07_pbd.md",
+     "Position based dynamics: the loop, constraints, one and many, Jacobi and Gauss-Seidel",
+     {{"run", "hydrostatic_2d", "--solver", "pbf", "--dt", "0.008333333", "--frames", "60", "--per-solver",
+       "pbf.solver_iterations=20", "--plot", "none", "--out", "{out}/jacobi"}},
+     make_convergence,
+     {"convergence.png"},
+     "convergence.png: the mean compression after each of 20 iterations of one step of the tank at t = 2 s, "
+     "from the same state, under each constraint solver; jacobi/convergence.csv has every step's",
+     {{"Gauss-Seidel reaches the mean compression of 10 Jacobi iterations in fewer iterations, SOR (omega 1.4) in "
+       "fewer still",
+       ex_gauss_seidel},
+      {"with a small relaxation (cfm_epsilon 0.01) Jacobi's max compression grows over 20 iterations, averaged "
+       "Jacobi's falls",
+       ex_averaged}}},
+    {"docs/course/08_pbf.md",
+     "Position based fluids: the density constraint, epsilon, the correction, tensile instability",
+     {{"run", "dam_break_2d", "--solver", "pbf", "--dt", "0.004166667", "--frames", "30", "--save", "bin", "--plot",
+       "none", "--out", "{out}/scorr"},
+      {"render", "{out}/scorr", "--frame", "30", "--size", "640x320", "--quiet"},
+      {"run", "dam_break_2d", "--solver", "pbf", "--dt", "0.004166667", "--frames", "30", "--per-solver",
+       "pbf.scorr_k=0", "--save", "bin", "--plot", "none", "--out", "{out}/no_scorr"},
+      {"render", "{out}/no_scorr", "--frame", "30", "--size", "640x320", "--quiet"}},
+     NULL,
+     {"scorr/frames/0030.png", "no_scorr/frames/0030.png"},
+     "the dam break at 1 s with and without s_corr: without it the splash's particles pair up and clump",
+     {{"with epsilon 0 a particle with no neighbors makes lambda infinite: the run stops as unstable and says "
+       "why, it does not crash",
+       ex_epsilon_zero},
+      {"s_corr raises the smallest distance between particles at the free surface", ex_scorr},
+      {"a block in free fall: with the one-sided constraint none of its under-dense particles gets a pressure; "
+       "two-sided, they are pulled in",
+       ex_one_sided}}},
 };
 
 #define LESSON_COUNT (int)(sizeof lessons / sizeof lessons[0])
@@ -522,6 +720,11 @@ static int run_lesson(int n, const char *out)
         rc = run_command(L->commands[c], dir, log);
     if (rc)
         return rc;
+    char msg[512];
+    if (L->make && L->make(dir, msg, sizeof msg)) {
+        fprintf(stderr, "fluidlab: course: lesson %d: %s\n", n, msg);
+        return 2;
+    }
     for (int p = 0; p < MAX_PICTURES && L->pictures[p]; p++) {
         char path[FL_MAX_PATH + 128];
         struct stat sb;

@@ -2,7 +2,11 @@
 #include "measure.h"
 
 #include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
+#include "harness.h"
 #include "kernels.h"
 
 double fl_lattice_gradient_factor(double d, double h, double mass, double rho0, int dims)
@@ -33,4 +37,123 @@ double fl_pressure_slope(const fl_world *w)
         }
     }
     return (n * sxy - sx * sy) / (n * sxx - sx * sx);
+}
+
+void *fl_solver_with(const fl_solver_ops *ops, fl_world *w, const char *section, const char *const *sets, int nsets,
+                     fl_error *err)
+{
+    fl_params prm;
+    fl_params_init(&prm, section);
+    for (int k = 0; k < nsets; k++) {
+        char key[64];
+        const char *eq = strchr(sets[k], '=');
+        if (!eq) {
+            fl_fail(err, FL_ERR_INPUT, "%s: expected KEY=VALUE, got '%s'", section, sets[k]);
+            return NULL;
+        }
+        snprintf(key, sizeof key, "%.*s", (int)(eq - sets[k]), sets[k]);
+        double v = strcmp(eq + 1, "true") == 0 ? 1.0 : strcmp(eq + 1, "false") == 0 ? 0.0 : atof(eq + 1);
+        if (fl_params_set(&prm, key, v, err))
+            return NULL;
+    }
+    return fl_solver_create(ops, w, &prm, err);
+}
+
+int fl_steps(const fl_solver_ops *ops, void *solver, fl_world *w, double dt, int steps, fl_step_stats *st)
+{
+    int rc = FL_OK;
+    for (int k = 0; k < steps && rc == FL_OK; k++) {
+        fl_step_stats_reset(st);
+        rc = ops->step(solver, w, dt, st);
+        w->time += dt;
+    }
+    return rc;
+}
+
+/* The shipped scene called name, loaded and built; FL_OK or the error. */
+static int open_scene(const char *name, fl_scene *s, fl_world *w, fl_error *err)
+{
+    char path[1024];
+    fl_resolve_scene(name, path, sizeof path);
+    int rc = fl_scene_load(path, NULL, 0, s, err);
+    if (rc == FL_OK && (rc = fl_build_world(s, w, err)) != FL_OK)
+        fl_scene_free(s);
+    return rc;
+}
+
+int fl_pbf_tank_history(const char *const *sets, int nsets, double *max, double *avg, fl_error *err)
+{
+    fl_scene s;
+    fl_world w;
+    if (open_scene("hydrostatic_2d", &s, &w, err))
+        return 0;
+    fl_step_stats *st = calloc(1, sizeof *st);
+    const fl_solver_ops *ops = fl_solver_find("pbf");
+    const double dt = 1.0 / 120.0;
+    void *warm = st ? fl_solver_with(ops, &w, "solvers.pbf", NULL, 0, err) : NULL;
+    int rc = warm ? fl_steps(ops, warm, &w, dt, 240, st) : FL_ERR_INPUT;
+    if (warm)
+        ops->destroy(warm);
+    const char *all[8] = {"solver_iterations=20"};
+    for (int k = 0; k < nsets && k < 7; k++)
+        all[k + 1] = sets[k];
+    void *solver = rc == FL_OK ? fl_solver_with(ops, &w, "solvers.pbf", all, (nsets < 7 ? nsets : 7) + 1, err) : NULL;
+    int iterations = 0;
+    if (solver && fl_steps(ops, solver, &w, dt, 1, st) == FL_OK) {
+        iterations = st->iterations;
+        for (int k = 0; k < iterations; k++)
+            max[k] = st->residual_max[k], avg[k] = st->residual[k];
+    } else if (solver) {
+        fl_fail(err, FL_ERR_INPUT, "%s", st->failure);
+    }
+    if (solver)
+        ops->destroy(solver);
+    free(st);
+    fl_world_free(&w);
+    fl_scene_free(&s);
+    return iterations;
+}
+
+double fl_pbf_surface_clumping(double scorr_k, int sparse, double *mean, fl_error *err)
+{
+    fl_scene s;
+    fl_world w;
+    fl_nbgrid g;
+    *mean = NAN;
+    if (open_scene("dam_break_2d", &s, &w, err))
+        return NAN;
+    char set[64];
+    snprintf(set, sizeof set, "scorr_k=%g", scorr_k);
+    const char *sets[] = {set};
+    const fl_solver_ops *ops = fl_solver_find("pbf");
+    void *solver = fl_solver_with(ops, &w, "solvers.pbf", sets, 1, err);
+    fl_step_stats *st = calloc(1, sizeof *st);
+    int rc = solver && st ? fl_nbgrid_init(&g, &w, err) : FL_ERR_INPUT;
+    const int grid = rc == FL_OK;
+    const fl_particles *f = &w.fluid;
+    double least = INFINITY, sum = 0.0;
+    int frames = 0;
+    for (int k = 0; k <= 60 && rc == FL_OK; k++) {
+        if ((rc = fl_steps(ops, solver, &w, 1.0 / 240.0, 4, st)) != FL_OK)
+            fl_fail(err, rc, "pbf: %s", st->failure);
+        if (rc == FL_OK && k >= 30) {
+            rc = fl_nbgrid_build(&g, f->x, f->y, f->z, f->count, err);
+            if (rc == FL_OK)
+                rc = fl_nbgrid_search(&g, f->x, f->y, f->z, err);
+            int near;
+            double d = fl_surface_min_distance(&g, f->x, f->y, f->z, sparse, &near);
+            least = fmin(least, d), sum += d, frames++;
+        }
+    }
+    if (grid)
+        fl_nbgrid_free(&g);
+    if (solver)
+        ops->destroy(solver);
+    free(st);
+    fl_world_free(&w);
+    fl_scene_free(&s);
+    if (rc != FL_OK)
+        return NAN;
+    *mean = sum / frames;
+    return least;
 }

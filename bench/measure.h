@@ -4,6 +4,8 @@
 #ifndef FL_MEASURE_H
 #define FL_MEASURE_H
 
+#include "nbgrid.h"
+#include "solver.h"
 #include "world.h"
 
 /* kappa = sum_j V (y_j - y_i) [grad_i W_ij]_y over a full lattice
@@ -13,6 +15,32 @@
  * rho0 g / kappa (kappa is 1 for an exact gradient; 0.947 for spiky at
  * h = 2d, 0.874 on the square lattice). */
 double fl_lattice_gradient_factor(double d, double h, double mass, double rho0, int dims);
+
+/* Solver ops on w with the parameters "KEY=VALUE" of sets ("true" and
+ * "false" are 1 and 0; the scene's own ignored), section naming them in
+ * messages ("solvers.pbf"); NULL with the message in err. */
+void *fl_solver_with(const fl_solver_ops *ops, fl_world *w, const char *section, const char *const *sets, int nsets,
+                     fl_error *err);
+
+/* Steps solver `steps` times at dt, advancing w->time; FL_OK or the
+ * failing step's code (its reason in st->failure when it gave one). */
+int fl_steps(const fl_solver_ops *ops, void *solver, fl_world *w, double dt, int steps, fl_step_stats *st);
+
+/* One step's convergence of a PBF variant on the 2D tank
+ * (scenes/hydrostatic_2d.json) at t = 2 s: the column brought there by
+ * the default solver (Jacobi, 4 iterations) at dt = 1/120 s, then stepped
+ * once by PBF with sets (and solver_iterations=20). max[k], avg[k]: the
+ * max and mean compression after iteration k + 1 (20 entries). Returns the
+ * iterations run, 0 when a step failed (the reason in err). */
+int fl_pbf_tank_history(const char *const *sets, int nsets, double *max, double *avg, fl_error *err);
+
+/* s_corr's effect on a free surface's clumping: the smallest distance
+ * between two fluid particles within h of which one has fewer than
+ * `sparse` fluid neighbors (fl_surface_min_distance), least over the frames
+ * (1/60 s) from 0.5 s to 1.0 s of the 2D dam break (scenes/dam_break_2d.json)
+ * under PBF at dt = 1/240 s with the s_corr strength scorr_k; the mean over
+ * the frames in *mean. NAN (err set) when a step failed. */
+double fl_pbf_surface_clumping(double scorr_k, int sparse, double *mean, fl_error *err);
 
 /* Least-squares slope, Pa/m, of the fluid particles' pressure against
  * their depth below the highest particle, over the particles more than 2h

@@ -51,6 +51,7 @@
 #include <string.h>
 
 #include "ensure.h"
+#include "measure.h"
 #include "validation.h"
 
 #define DAM FL_SOURCE_DIR "/scenes/dam_break_2d.json"
@@ -87,84 +88,14 @@ static int world_open(const char *text, const char *path, const char *const *set
     return rc == FL_OK;
 }
 
-/* PBF (ops) on w with the parameters "KEY=VALUE" of sets (the scene's
- * ignored); NULL with the message in err. */
-static void *pbf_on(const fl_solver_ops *ops, fl_world *w, const char *const *sets, int nsets, fl_error *err)
+/* (a) fl_pbf_tank_history (bench/measure.h), its failure on stderr. */
+static int tank_history(const char *const *sets, int nsets, double *max, double *avg)
 {
-    fl_params prm;
-    fl_params_init(&prm, "solvers.pbf");
-    for (int k = 0; k < nsets; k++) {
-        char key[64];
-        const char *eq = strchr(sets[k], '=');
-        snprintf(key, sizeof key, "%.*s", (int)(eq - sets[k]), sets[k]);
-        double v = strcmp(eq + 1, "true") == 0 ? 1.0 : strcmp(eq + 1, "false") == 0 ? 0.0 : atof(eq + 1);
-        if (fl_params_set(&prm, key, v, err))
-            return NULL;
-    }
-    return fl_solver_create(ops, w, &prm, err);
-}
-
-/* The same on the CPU. */
-static void *pbf_with(fl_world *w, const char *const *sets, int nsets, fl_error *err)
-{
-    return pbf_on(fl_solver_find("pbf"), w, sets, nsets, err);
-}
-
-/* Steps the solver `steps` times at dt; FL_OK or the failing code. */
-static int steps_of(void *solver, fl_world *w, double dt, int steps, fl_step_stats *st)
-{
-    const fl_solver_ops *ops = fl_solver_find("pbf");
-    int rc = FL_OK;
-    for (int k = 0; k < steps && rc == FL_OK; k++) {
-        fl_step_stats_reset(st);
-        rc = ops->step(solver, w, dt, st);
-        w->time += dt;
-    }
-    return rc;
-}
-
-/* (a) The history of one step of the 2D dam break at t = 0.25 s: the
- * column, brought there by the default solver (Jacobi, 4 iterations) at
- * dt = 1/120 s, then one step by the solver with sets (and
- * solver_iterations=20). max[k] and avg[k]: the max and mean compression
- * after iteration k + 1. Returns the iterations run, 0 when it failed. */
-/* (a) The history of one step of the 2D tank (scenes/hydrostatic_2d.json)
- * at t = 2 s: the column, brought there by the default solver (Jacobi, 4
- * iterations) at dt = 1/120 s, then stepped once by a solver with sets
- * (and solver_iterations=20). max[k] and avg[k]: the max and mean
- * compression after iteration k + 1. Returns the iterations run, 0 when
- * the step failed. */
-static int column_history(const char *const *sets, int nsets, double *max, double *avg)
-{
-    fl_scene s;
-    fl_world w;
     fl_error err;
-    if (!world_open(NULL, TANK, NULL, 0, &s, &w))
-        return 0;
-    fl_step_stats *st = calloc(1, sizeof *st);
-    const fl_solver_ops *ops = fl_solver_find("pbf");
-    const double dt = 1.0 / 120.0;
-    void *warm = pbf_with(&w, NULL, 0, &err);
-    int rc = warm ? steps_of(warm, &w, dt, 240, st) : FL_ERR_INPUT;
-    if (warm)
-        ops->destroy(warm);
-    const char *all[8] = {"solver_iterations=20"};
-    for (int k = 0; k < nsets && k < 7; k++)
-        all[k + 1] = sets[k];
-    void *solver = rc == FL_OK ? pbf_with(&w, all, nsets + 1, &err) : NULL;
-    int iterations = 0;
-    if (solver && steps_of(solver, &w, dt, 1, st) == FL_OK) {
-        iterations = st->iterations;
-        for (int k = 0; k < iterations; k++)
-            max[k] = st->residual_max[k], avg[k] = st->residual[k];
-    } else
-        fprintf(stderr, "%s\n", solver ? st->failure : err.msg);
-    if (solver)
-        ops->destroy(solver);
-    free(st);
-    fl_world_free(&w);
-    fl_scene_free(&s);
-    return iterations;
+    int n = fl_pbf_tank_history(sets, nsets, max, avg, &err);
+    if (n == 0)
+        fprintf(stderr, "%s\n", err.msg);
+    return n;
 }
 
 /* The iterations a history e needs to reach target, or n + 1 when it does
@@ -203,8 +134,8 @@ static void convergence(void)
     double jmax[N], javg[N], gmax[N], gavg[N], amax[N], aavg[N], smax[N], savg[N];
     const char *jac[] = {"constraint_solver=0"}, *gs[] = {"constraint_solver=2"}, *avg[] = {"constraint_solver=1"},
                *sor[] = {"constraint_solver=3", "relaxation=1.8"};
-    int nj = column_history(jac, 1, jmax, javg), ng = column_history(gs, 1, gmax, gavg),
-        na = column_history(avg, 1, amax, aavg), ns = column_history(sor, 2, smax, savg);
+    int nj = tank_history(jac, 1, jmax, javg), ng = tank_history(gs, 1, gmax, gavg),
+        na = tank_history(avg, 1, amax, aavg), ns = tank_history(sor, 2, smax, savg);
     ENSURE(nj == N && ng == N && na == N && ns == N);
     if (nj != N || ng != N || na != N || ns != N)
         return;
@@ -222,7 +153,7 @@ static void convergence(void)
         snprintf(set, sizeof set, "relaxation=%.1f", o / 10.0);
         const char *sets[] = {"constraint_solver=3", set};
         double m[N], a[N];
-        int n = column_history(sets, 2, m, a);
+        int n = tank_history(sets, 2, m, a);
         printf("  SOR, omega %.1f: Jacobi's mean after 10 reached after %d\n", o / 10.0, reach(a, n, javg[9]));
     }
     ENSURE(g_mean < 10);
@@ -234,8 +165,8 @@ static void convergence(void)
     ENSURE(aavg[N - 1] < aavg[0]);
     const char *jac_soft[] = {"constraint_solver=0", "cfm_epsilon=0.01"},
                *avg_soft[] = {"constraint_solver=1", "cfm_epsilon=0.01"};
-    nj = column_history(jac_soft, 2, jmax, javg);
-    na = column_history(avg_soft, 2, amax, aavg);
+    nj = tank_history(jac_soft, 2, jmax, javg);
+    na = tank_history(avg_soft, 2, amax, aavg);
     printf("  cfm_epsilon 0.01: Jacobi's max %.3f %% after 1, %.3f %% after 20; averaged Jacobi's %.3f %%, %.3f %% "
            "(mean %.3f, %.3f %%)\n",
            100 * jmax[0], 100 * jmax[N - 1], 100 * amax[0], 100 * amax[N - 1], 100 * aavg[0], 100 * aavg[N - 1]);
@@ -264,10 +195,10 @@ static void zero_cfm(void)
             return;
         }
         const int nsets = cases[c][1] ? 2 : 1;
-        void *solver = pbf_with(&w, cases[c], nsets, &err);
+        void *solver = fl_solver_with(fl_solver_find("pbf"), &w, "solvers.pbf", cases[c], nsets, &err);
         ENSURE(solver != NULL);
         fl_step_stats *st = calloc(1, sizeof *st);
-        int rc = solver ? steps_of(solver, &w, 1.0 / 120.0, 3, st) : FL_ERR_INPUT;
+        int rc = solver ? fl_steps(fl_solver_find("pbf"), solver, &w, 1.0 / 120.0, 3, st) : FL_ERR_INPUT;
         printf("cfm_epsilon 0, %d particles, one alone, %s%s%s: step %s%s%s\n", w.fluid.count, cases[c][0],
                nsets > 1 ? ", " : "", nsets > 1 ? cases[c][1] : "", rc == FL_OK ? "ok" : "failed: ", st->failure,
                rc == FL_OK && st->nan_count == 0 ? " (no NaN)" : "");
@@ -286,58 +217,20 @@ static void zero_cfm(void)
     }
 }
 
-/* (c) The smallest distance between fluid particles near the surface
- * (fewer than SPARSE fluid neighbors within h), the least over the frames
- * (1/60 s) from 0.5 s to 1.0 s of the 2D dam break at dt = 1/240 s, with
- * the s_corr strength k; also the mean over the frames. */
+/* (c) s_corr's clumping measure, fl_pbf_surface_clumping (bench/measure.h):
+ * a particle with fewer than SPARSE fluid neighbors within h is near the
+ * surface. */
 #define SPARSE 6
-static double surface_clumping(double scorr_k, double *mean)
-{
-    fl_scene s;
-    fl_world w;
-    fl_error err;
-    fl_nbgrid g;
-    *mean = NAN;
-    if (!world_open(NULL, DAM, NULL, 0, &s, &w))
-        return NAN;
-    char set[64];
-    snprintf(set, sizeof set, "scorr_k=%g", scorr_k);
-    const char *sets[] = {set};
-    void *solver = pbf_with(&w, sets, 1, &err);
-    fl_step_stats *st = calloc(1, sizeof *st);
-    int rc = solver ? fl_nbgrid_init(&g, &w, &err) : FL_ERR_INPUT;
-    const fl_particles *f = &w.fluid;
-    double least = INFINITY, sum = 0.0;
-    int frames = 0;
-    for (int k = 0; k <= 60 && rc == FL_OK; k++) {
-        rc = steps_of(solver, &w, 1.0 / 240.0, 4, st);
-        if (rc == FL_OK && k >= 30) {
-            rc = fl_nbgrid_build(&g, f->x, f->y, f->z, f->count, &err);
-            if (rc == FL_OK)
-                rc = fl_nbgrid_search(&g, f->x, f->y, f->z, &err);
-            int near;
-            double d = fl_surface_min_distance(&g, f->x, f->y, f->z, SPARSE, &near);
-            least = fmin(least, d), sum += d, frames++;
-        }
-    }
-    ENSURE(rc == FL_OK);
-    *mean = sum / frames;
-    if (solver) {
-        fl_nbgrid_free(&g);
-        fl_solver_find("pbf")->destroy(solver);
-    }
-    free(st);
-    fl_world_free(&w);
-    fl_scene_free(&s);
-    return least;
-}
 
 static void clumping(void)
 {
-    double mean_on, mean_off, on = surface_clumping(0.1, &mean_on), off = surface_clumping(0.0, &mean_off);
+    fl_error err;
+    double mean_on, mean_off, on = fl_pbf_surface_clumping(0.1, SPARSE, &mean_on, &err),
+                              off = fl_pbf_surface_clumping(0.0, SPARSE, &mean_off, &err);
     printf("s_corr, 2D dam break 0.5-1.0 s: smallest distance between surface particles (< %d neighbors), least "
            "over the frames %.4f m with s_corr, %.4f m without; mean over the frames %.4f m, %.4f m\n",
            SPARSE, on, off, mean_on, mean_off);
+    ENSURE(!isnan(on) && !isnan(off));
     ENSURE(on > off);
     ENSURE(mean_on > mean_off);
 }
@@ -360,7 +253,7 @@ static void one_sided(void)
         }
         /* no re-sort, so that particle i is the same before and after */
         const char *sets[] = {"scorr_k=0", "sort_interval=0", two ? "one_sided=false" : "one_sided=true"};
-        void *solver = pbf_with(&w, sets, 3, &err);
+        void *solver = fl_solver_with(fl_solver_find("pbf"), &w, "solvers.pbf", sets, 3, &err);
         fl_step_stats *st = calloc(1, sizeof *st);
         const fl_particles *f = &w.fluid;
         const int n = f->count;
@@ -368,7 +261,7 @@ static void one_sided(void)
         for (int i = 0; i < n && x0; i++)
             x0[i] = f->x[i], y0[i] = f->y[i];
         const double dt = 1.0 / 120.0;
-        int rc = solver && x0 ? steps_of(solver, &w, dt, 1, st) : FL_ERR_INPUT;
+        int rc = solver && x0 ? fl_steps(fl_solver_find("pbf"), solver, &w, dt, 1, st) : FL_ERR_INPUT;
         ENSURE(rc == FL_OK);
         int under = 0, pulled = 0;
         double moved = 0.0, fall = -9.81 * dt * dt;
@@ -413,9 +306,9 @@ static void defaults(void)
             ENSURE(0);
             return;
         }
-        void *solver = pbf_with(&w, set, c ? 3 : 0, &err);
+        void *solver = fl_solver_with(fl_solver_find("pbf"), &w, "solvers.pbf", set, c ? 3 : 0, &err);
         fl_step_stats *st = calloc(1, sizeof *st);
-        ENSURE(solver && steps_of(solver, &w, 1.0 / 240.0, 20, st) == FL_OK);
+        ENSURE(solver && fl_steps(fl_solver_find("pbf"), solver, &w, 1.0 / 240.0, 20, st) == FL_OK);
         n = w.fluid.count;
         if ((pos[c] = malloc(2 * (size_t)n * sizeof(float)))) {
             memcpy(pos[c], w.fluid.x, (size_t)n * sizeof(float));
@@ -455,7 +348,7 @@ static void refusals(void)
         const char *key = bad[c][nsets - 1];
         char name[32];
         snprintf(name, sizeof name, "solvers.pbf.%.*s", (int)(strchr(key, '=') - key), key);
-        void *solver = pbf_with(&w, bad[c], nsets, &err);
+        void *solver = fl_solver_with(fl_solver_find("pbf"), &w, "solvers.pbf", bad[c], nsets, &err);
         printf("refused: %s%s%s: %s\n", bad[c][0], nsets > 1 ? ", " : "", nsets > 1 ? bad[c][1] : "",
                solver ? "(accepted)" : err.msg);
         ENSURE(solver == NULL);
@@ -464,7 +357,7 @@ static void refusals(void)
     const fl_solver_ops *emu = fl_solver_on("pbf", "emu", &err);
     const char *cpu_only[] = {"constraint_solver=2", "cfm_epsilon=0"};
     for (int c = 0; c < 2 && emu; c++) {
-        void *solver = pbf_on(emu, &w, cpu_only + c, 1, &err);
+        void *solver = fl_solver_with(emu, &w, "solvers.pbf", cpu_only + c, 1, &err);
         printf("refused on the emulator: %s: %s\n", cpu_only[c], solver ? "(accepted)" : err.msg);
         ENSURE(solver == NULL);
         ENSURE(strstr(err.msg, "is a CPU option") != NULL);
