@@ -62,7 +62,8 @@ int fl_pictures_init(fl_pictures *p, const fl_world *w, fl_color_field field, co
     size_t n = (size_t)(w->fluid.count > 0 ? w->fluid.count : 1);
     p->rho = fl_alloc(n * sizeof(float));
     p->value = fl_alloc(n * sizeof(float));
-    if (!p->rho || !p->value)
+    p->sorted = fl_alloc(n * sizeof(float));
+    if (!p->rho || !p->value || !p->sorted)
         return fl_fail(err, FL_ERR_MEMORY, "out of memory for the pictures of %d particles", w->fluid.count);
     return FL_OK;
 }
@@ -72,7 +73,8 @@ void fl_pictures_free(fl_pictures *p)
     fl_nbgrid_free(&p->grid);
     fl_free(p->rho);
     fl_free(p->value);
-    p->rho = p->value = NULL;
+    fl_free(p->sorted);
+    p->rho = p->value = p->sorted = NULL;
 }
 
 /* The SPH curl of the velocity at particle i: its z component in 2D, its
@@ -129,6 +131,28 @@ static int compute_field(fl_pictures *p, const fl_world *w, fl_error *err)
     return FL_OK;
 }
 
+static int compare_floats(const void *a, const void *b)
+{
+    const float x = *(const float *)a, y = *(const float *)b;
+    return (x > y) - (x < y);
+}
+
+/* The top of the vorticity's colour bar: the 95th percentile of |omega|
+ * over the n particles drawn (the few largest, one-sided sums at a wall
+ * or the surface, saturate instead of washing the rest out); 0 without
+ * particles. */
+static double vorticity_scale(fl_pictures *p, int n_all, int (*drawn)(const void *, int), const void *rows)
+{
+    int n = 0;
+    for (int i = 0; i < n_all; i++)
+        if (drawn(rows, i) && isfinite(p->value[i]))
+            p->sorted[n++] = fabsf(p->value[i]);
+    if (n == 0)
+        return 0.0;
+    qsort(p->sorted, (size_t)n, sizeof(float), compare_floats);
+    return p->sorted[(int)(0.95 * (n - 1))];
+}
+
 /* What the particle CSV's writer reads. */
 typedef struct particle_rows {
     const fl_particles *f;
@@ -138,8 +162,9 @@ typedef struct particle_rows {
     const char *name;    /* the field's column */
 } particle_rows;
 
-static int in_picture(const particle_rows *r, int i)
+static int in_picture(const void *rows, int i)
 {
+    const particle_rows *r = rows;
     return r->dims == 2 || fabs(r->f->z[i] - r->z_mid) < r->slab;
 }
 
@@ -193,8 +218,8 @@ int fl_pictures_particles(fl_pictures *p, const fl_world *w, const char *dir, in
     if ((rc = fl_write_whole(csv, write_particle_rows, &rows, err)))
         return rc;
     /* the colour bar: speed from 0 to the run's speed scale (the same in
-     * every frame), a signed vorticity symmetric about 0, the others the
-     * frame's own range */
+     * every frame), the vorticity from 0 (in 2D: symmetric about 0) to
+     * its 95th percentile, the others the frame's own range */
     double lo = INFINITY, hi = -INFINITY;
     for (int i = 0; i < w->fluid.count; i++)
         if (in_picture(&rows, i) && isfinite(p->value[i]))
@@ -202,8 +227,8 @@ int fl_pictures_particles(fl_pictures *p, const fl_world *w, const char *dir, in
     const int signed_field = p->field == FL_COLOR_VORTICITY && w->dims == 2;
     if (p->field == FL_COLOR_SPEED)
         lo = 0.0, hi = fmax(hi, p->speed_max);
-    else if (signed_field)
-        hi = fmax(fabs(lo), fabs(hi)), lo = -hi;
+    else if (p->field == FL_COLOR_VORTICITY)
+        hi = vorticity_scale(p, w->fluid.count, in_picture, &rows), lo = signed_field ? -hi : 0.0;
     if (!(lo < hi)) { /* no particle, or one value: a range around it */
         const double mid = isfinite(lo) ? lo : 0.0, half = fmax(fabs(mid) * 0.01, 1e-6);
         lo = mid - half, hi = mid + half;

@@ -46,6 +46,7 @@ typedef struct fl_pictures {
     fl_nbgrid grid;
     float *rho;         /* per particle: density, kg/m^3 */
     float *value;       /* per particle: the field drawn */
+    float *sorted;      /* the vorticity's colour bar: |value| of the particles drawn, sorted */
 } fl_pictures;
 
 /* Sets up the pictures of the world w's fluid coloured by field; zeroed

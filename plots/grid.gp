@@ -3,8 +3,8 @@
 # heat map with the velocity as arrows, the divergence of the velocity
 # before the pressure projection, and after it, the two divergences on one
 # colour scale, so that the second panel shows what the projection
-# removed. Cells that were not FLUID in the projection are left blank,
-# SOLID cells grey.
+# removed. FLUID cells are outlined, cells that were not FLUID in the
+# projection left blank, SOLID cells grey.
 #
 # Usage (gnuplot 5.4, pngcairo):
 #   gnuplot -e "data='frames/0003_grid.csv'" -e "out='frames/0003_grid.png'" \
@@ -39,7 +39,7 @@ set size ratio -1
 set xlabel "x (m)"
 set ylabel "y (m)"
 unset key
-set style fill solid noborder
+set style fill solid border lc rgb "#c8c8c8"
 if (layout eq "rows") {
     set multiplot layout 3, 1 title title
 } else {
@@ -53,16 +53,16 @@ set cblabel "p (Pa)"
 set palette defined (0 "#30123b", 0.25 "#4686fb", 0.5 "#1ae4b6", 0.75 "#faba39", 1 "#7a0403")
 set autoscale cbfix
 plot data using 3:4:(d / 2):(d / 2):6 skip 1 with boxxy lc palette, \
-     data using 3:4:(d / 2):(d / 2 * solid($5)) skip 1 with boxxy lc rgb "#9a9a9a", \
+     data using 3:4:(d / 2):(d / 2 * solid($5)) skip 1 with boxxy fs solid noborder lc rgb "#9a9a9a", \
      data using 3:4:(a * $9 * on($1, $2)):(a * $10 * on($1, $2)) skip 1 with vectors head size d / 3, 20 filled lc rgb "#000000"
 set palette defined (0 "#2166ac", 0.5 "#f7f7f7", 1 "#b2182b")
 set cbrange [-D : D]
 set cblabel "div u (1/s)"
 set title "divergence before the projection"
 plot data using 3:4:(d / 2):(d / 2):7 skip 1 with boxxy lc palette, \
-     data using 3:4:(d / 2):(d / 2 * solid($5)) skip 1 with boxxy lc rgb "#9a9a9a"
+     data using 3:4:(d / 2):(d / 2 * solid($5)) skip 1 with boxxy fs solid noborder lc rgb "#9a9a9a"
 set title "divergence after the projection (same scale)"
 plot data using 3:4:(d / 2):(d / 2):8 skip 1 with boxxy lc palette, \
-     data using 3:4:(d / 2):(d / 2 * solid($5)) skip 1 with boxxy lc rgb "#9a9a9a"
+     data using 3:4:(d / 2):(d / 2 * solid($5)) skip 1 with boxxy fs solid noborder lc rgb "#9a9a9a"
 unset multiplot
 unset output
