@@ -43,8 +43,9 @@ if (palette eq "div") {
 set object 1 rect from xlo, ylo to xhi, yhi fillstyle empty border lc rgb "#404040" lw 1.5 behind
 set style fill solid noborder
 unset key
-stats data using 1 name "D" nooutput
-if (D_records > 0) {
+# a header line alone (no particle in the slice): the empty domain
+rows = int(system(sprintf("wc -l < '%s'", data))) - 1
+if (rows > 0) {
     plot data using 1:2:(real(radius)):4 skip 1 with circles lc palette
 } else {
     plot NaN notitle
