@@ -9,8 +9,9 @@
 # whose slopes and Laplacians match finite differences of its values, and
 # kernels.png and .svg. Every PNG has more than two colours (not blank), and
 # no .tmp is left. Bad input (--save grid with sph, an unknown --color,
-# --color without --save png, --color pressure with flip, kernels --dims 4)
-# is refused with one line and exit 1, no output folder left.
+# --color without --save png, --color pressure with flip, kernels --dims 4,
+# no gnuplot on the PATH) is refused with one line and exit 1, no output
+# folder left.
 # Skipped (77) without gnuplot or python3.
 # usage: cli_pictures.sh FLUIDLAB SCRATCH_DIR PNG_COLOURS_PY
 set -u
@@ -135,6 +136,9 @@ refused "--color pressure with flip" "keeps no pressure" \
   "$bin" run dam_break_2d --solver flip --frames 1 "${small[@]}" --save png --color pressure --out "$dir/refused"
 refused "--save pgn" "expected a comma-separated list" \
   "$bin" run dam_break_2d --solver sph --frames 1 "${small[@]}" --save pgn --out "$dir/refused"
+refused "--save png without gnuplot on the PATH" "gnuplot not found" \
+  env PATH=/nonexistent "$bin" run dam_break_2d --solver sph --frames 1 "${small[@]}" --save png --out "$dir/refused"
+refused "kernels without gnuplot on the PATH" "gnuplot not found" env PATH=/nonexistent "$bin" kernels --out "$dir/refused"
 refused "kernels --dims 4" "expected 2 or 3" "$bin" kernels --dims 4 --out "$dir/refused"
 refused "kernels --h -1" "expected a positive number" "$bin" kernels --h -1 --out "$dir/refused"
 report
