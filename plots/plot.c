@@ -76,8 +76,16 @@ int fl_plot_run(const char *script, const char *const *vars, const char *log, ch
     posix_spawn_file_actions_init(&fa);
     posix_spawn_file_actions_addopen(&fa, STDOUT_FILENO, log, O_WRONLY | O_CREAT | O_APPEND, 0644);
     posix_spawn_file_actions_adddup2(&fa, STDOUT_FILENO, STDERR_FILENO);
+    /* in a process group of its own, so that a Ctrl-C at the terminal
+     * reaches fluidlab alone, which stops at the end of its step with the
+     * picture drawn, rather than gnuplot dying half-way through it */
+    posix_spawnattr_t attr;
+    posix_spawnattr_init(&attr);
+    posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP);
+    posix_spawnattr_setpgroup(&attr, 0);
     pid_t pid;
-    int rc = posix_spawnp(&pid, "gnuplot", &fa, NULL, argv, environ);
+    int rc = posix_spawnp(&pid, "gnuplot", &fa, &attr, argv, environ);
+    posix_spawnattr_destroy(&attr);
     posix_spawn_file_actions_destroy(&fa);
     if (rc != 0) {
         snprintf(msg, (size_t)len, "cannot start gnuplot: %s", strerror(rc));
