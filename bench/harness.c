@@ -553,7 +553,6 @@ int fl_interrupted(void)
 
 /* ---- the run ------------------------------------------------------------ */
 
-
 static void run_state_free(run_state *r)
 {
     char msg[256];

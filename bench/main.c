@@ -348,8 +348,10 @@ static int run_option(const char *a, const char *v, fl_run_config *c, int *plot,
                 c->save_vtu = 1;
             else if (strcmp(t, "obj") == 0)
                 c->save_obj = 1;
-            else if (strcmp(t, "png") == 0 || strcmp(t, "grid") == 0)
-                *(strcmp(t, "png") == 0 ? &c->save_png : &c->save_grid) = 1;
+            else if (strcmp(t, "png") == 0)
+                c->save_png = 1;
+            else if (strcmp(t, "grid") == 0)
+                c->save_grid = 1;
             else
                 return -die("--save: expected a comma-separated list of bin, vtu, vtk, obj, png and grid, got '%s'", v);
         }

@@ -251,7 +251,8 @@ int fl_mac_grid_keep_divergence(fl_mac_grid *g, fl_error *err)
 {
     if (g->div_before)
         return FL_OK;
-    double *before = fl_alloc((size_t)g->ncells * sizeof(double)), *after = fl_alloc((size_t)g->ncells * sizeof(double));
+    const size_t bytes = (size_t)g->ncells * sizeof(double);
+    double *before = fl_alloc(bytes), *after = fl_alloc(bytes);
     if (!before || !after) {
         fl_free(before);
         fl_free(after);
