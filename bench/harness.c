@@ -21,10 +21,13 @@
 #include "blobby.h"
 #include "fl_commit.h"
 #include "dev.h"
+#include "flip.h"
 #include "harness.h"
 #include "io.h"
 #include "live.h"
 #include "obj_write.h"
+#include "pictures.h"
+#include "plot.h"
 #include "tool.h"
 
 /* How the run advances: a fixed step, or ("dt": "cfl") each step as large
@@ -306,7 +309,7 @@ static int pvd_reserve(pvd_list *l, double t_end, double frame_dt, fl_error *err
 /* 1 when the run saves particle frames (--save, any format). */
 static int saves_frames(const fl_run_config *c)
 {
-    return c->save_bin || c->save_vtk || c->save_vtu || c->save_obj;
+    return c->save_bin || c->save_vtk || c->save_vtu || c->save_obj || c->save_png || c->save_grid;
 }
 
 double fl_surface_spacing(const fl_run_config *c, const fl_world *w)
@@ -327,12 +330,38 @@ static int write_surface(const char *path, const fl_run_config *c, const fl_worl
     return rc;
 }
 
+typedef struct run_state {
+    fl_scene scene;
+    fl_world world;
+    fl_params params;
+    const fl_solver_ops *ops;
+    void *solver;
+    fl_metrics metrics;
+    fl_step_stats *stats;
+    fl_tool tool;                 /* the scene's tool, when it has one (world.tool.active) */
+    FILE *stats_csv, *conv_csv, *tool_csv;
+    char stats_path[1200], conv_path[1200], tool_path[1200];
+    pvd_list pvd;
+    fl_live_plot *live;
+    char caption[300];            /* "<scene>, <solver>": the start of the pictures' titles */
+    fl_pictures pictures;         /* --save png */
+    const fl_mac_grid *mac;       /* --save grid: the solver's MAC grid */
+} run_state;
+
 /* Frame number frame of the world into DIR/frames/ in every format asked
  * for; with vtu, DIR/frames.pvd is rewritten to list it too, so that an
- * interrupted run leaves a series ParaView opens. */
-static int write_frame(const fl_run_config *c, const fl_world *w, pvd_list *pvd, int frame, fl_error *err)
+ * interrupted run leaves a series ParaView opens. The grid's pictures
+ * start at frame 1: before the first step there has been no projection. */
+static int write_frame(const fl_run_config *c, run_state *r, int frame, fl_error *err)
 {
+    const fl_world *w = &r->world;
+    pvd_list *pvd = &r->pvd;
     char path[1200];
+    int rc;
+    if (c->save_png && (rc = fl_pictures_particles(&r->pictures, w, c->out_dir, frame, err)))
+        return rc;
+    if (c->save_grid && frame > 0 && (rc = fl_pictures_grid(r->mac, w->time, r->caption, c->out_dir, frame, err)))
+        return rc;
     if (c->save_bin) {
         snprintf(path, sizeof path, "%s/frames/%04d.bin", c->out_dir, frame);
         if (fl_frame_write_bin(path, &w->fluid, w->time, err))
@@ -524,21 +553,6 @@ int fl_interrupted(void)
 
 /* ---- the run ------------------------------------------------------------ */
 
-typedef struct run_state {
-    fl_scene scene;
-    fl_world world;
-    fl_params params;
-    const fl_solver_ops *ops;
-    void *solver;
-    fl_metrics metrics;
-    fl_step_stats *stats;
-    fl_tool tool;                 /* the scene's tool, when it has one (world.tool.active) */
-    FILE *stats_csv, *conv_csv, *tool_csv;
-    char stats_path[1200], conv_path[1200], tool_path[1200];
-    pvd_list pvd;
-    fl_live_plot *live;
-} run_state;
-
 static void run_state_free(run_state *r)
 {
     char msg[256];
@@ -553,6 +567,7 @@ static void run_state_free(run_state *r)
     if (r->solver)
         r->ops->destroy(r->solver);
     fl_metrics_free(&r->metrics);
+    fl_pictures_free(&r->pictures);
     fl_tool_free(&r->tool);
     free(r->stats);
     pvd_free(&r->pvd);
@@ -629,12 +644,61 @@ static int run_build(const fl_run_config *c, run_state *r, fl_error *err)
     return FL_OK;
 }
 
+/* --save png, --save grid and --color: one line on what is wrong with
+ * them for the solver ops, before anything is built. */
+static int pictures_check(const fl_run_config *c, const fl_solver_ops *ops, fl_error *err)
+{
+    if (c->color && !c->save_png)
+        return fl_fail(err, FL_ERR_INPUT, "--color %s: the colour of --save png's pictures, only with --save png",
+                       c->color);
+    if (c->color && fl_color_find(c->color) < 0)
+        return fl_fail(err, FL_ERR_INPUT, "--color %s: unknown field (speed, density, pressure, vorticity or "
+                       "neighbors)", c->color);
+    if (c->save_grid && !fl_flip_is(ops))
+        return fl_fail(err, FL_ERR_INPUT, "--save grid: the %s solver has no MAC grid (flip and pic have one)",
+                       c->solver);
+    if (c->color && fl_color_find(c->color) == FL_COLOR_PRESSURE && fl_flip_is(ops))
+        return fl_fail(err, FL_ERR_INPUT, "--color pressure: the %s solver keeps no pressure on its particles "
+                       "(--save grid draws its grid's pressure)", c->solver);
+    if ((c->save_png || c->save_grid) && !fl_plot_available())
+        return fl_fail(err, FL_ERR_INPUT, "--save %s: gnuplot not found (install it: apt-get install gnuplot-nox)",
+                       c->save_png ? "png" : "grid");
+    return FL_OK;
+}
+
+/* DIR/run.gif of the pictures DIR/frames/NNNN.png (plots/run_gif.gp, at
+ * the scene's frame rate), through run.gif.tmp. */
+static int write_gif(const fl_run_config *c, const run_state *r, fl_error *err)
+{
+    char v_dir[1000], v_fmt[80], v_out[1000], gif[960], tmp[970], log[960], msg[512];
+    snprintf(gif, sizeof gif, "%.900s/run.gif", c->out_dir);
+    snprintf(tmp, sizeof tmp, "%s.tmp", gif);
+    snprintf(log, sizeof log, "%.900s/gnuplot.log", c->out_dir);
+    snprintf(v_dir, sizeof v_dir, "dir=%.900s", c->out_dir);
+    snprintf(v_fmt, sizeof v_fmt, "fmt=%d %d %d", r->pictures.width, r->pictures.height,
+             (int)(100.0 / r->scene.fps + 0.5));
+    snprintf(v_out, sizeof v_out, "out=%s", tmp);
+    const char *const vars[] = {v_dir, v_fmt, v_out, NULL};
+    int failed = fl_plot_run(FL_SOURCE_DIR "/plots/run_gif.gp", vars, log, msg, sizeof msg);
+    if (!failed && rename(tmp, gif) != 0) {
+        failed = 1;
+        snprintf(msg, sizeof msg, "cannot replace it with run.gif.tmp: %s", strerror(errno));
+    }
+    if (failed) {
+        remove(tmp);
+        return fl_fail(err, FL_ERR_IO, "%s: %s", gif, msg);
+    }
+    return FL_OK;
+}
+
 /* Everything that can be wrong with the input is found here, before any
  * file is written. */
 static int run_prepare(const fl_run_config *c, run_state *r, run_clock *clk, fl_error *err)
 {
     int rc = run_load(c, r, err);
     if (rc)
+        return rc;
+    if ((rc = pictures_check(c, r->ops, err)))
         return rc;
     const fl_scene *s = &r->scene;
     if (s->dims == 2 && c->save_obj)
@@ -666,6 +730,13 @@ static int run_prepare(const fl_run_config *c, run_state *r, run_clock *clk, fl_
     clk->steps = (long long)steps;
     if ((rc = run_build(c, r, err)))
         return rc;
+    snprintf(r->caption, sizeof r->caption, "%s, %s", s->name, c->solver);
+    if (c->save_png &&
+        (rc = fl_pictures_init(&r->pictures, &r->world, c->color ? fl_color_find(c->color) : FL_COLOR_SPEED,
+                               r->caption, err)))
+        return rc;
+    if (c->save_grid && !(r->mac = fl_flip_grid(r->solver, err)))
+        return FL_ERR_MEMORY;
     return c->save_vtu ? pvd_reserve(&r->pvd, clk->t_end, clk->frame_dt, err) : FL_OK;
 }
 
@@ -751,7 +822,7 @@ int fl_run(const fl_run_config *c, fl_run_result *res, fl_error *err)
         rc = open_outputs(c, &r, err);
     if (rc == FL_OK)
         rc = write_run_json(c, &r.scene, &r.params, &r.world, &clk, res, "running", NULL, err);
-    if (rc == FL_OK && (rc = write_frame(c, &r.world, &r.pvd, 0, err)) == FL_OK)
+    if (rc == FL_OK && (rc = write_frame(c, &r, 0, err)) == FL_OK)
         res->frames_saved = saves_frames(c);
     if (rc) {
         run_state_free(&r);
@@ -826,7 +897,7 @@ int fl_run(const fl_run_config *c, fl_run_result *res, fl_error *err)
             snprintf(res->reason, sizeof res->reason, "step %lld (t = %.4g s): %s", k, r.world.time, why);
             break;
         }
-        if (frame_done && (rc = write_frame(c, &r.world, &r.pvd, ++frame, err)))
+        if (frame_done && (rc = write_frame(c, &r, ++frame, err)))
             break;
         res->frames_saved += frame_done && saves_frames(c);
         if (clk.adaptive) {
@@ -847,6 +918,8 @@ int fl_run(const fl_run_config *c, fl_run_result *res, fl_error *err)
     res->mean_err_avg = res->steps ? err_sum / res->steps : 0.0;
     if (rc == FL_OK)
         rc = close_tables(&r, err);
+    if (rc == FL_OK && c->save_png && res->status != FL_RUN_INTERRUPTED)
+        rc = write_gif(c, &r, err);
     if (rc) { /* an output was not written: say so in run.json, where it still fits */
         res->status = FL_RUN_INCOMPLETE;
         snprintf(res->reason, sizeof res->reason, "an output could not be written: %.200s", err->msg);

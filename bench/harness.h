@@ -31,6 +31,10 @@ typedef struct fl_run_config {
     int save_vtu;                 /* --save vtu: frames/NNNN.vtu (binary VTK XML) and frames.pvd */
     int save_obj;                 /* --save obj: frames/NNNN.obj, the fluid's surface (grid/blobby.h) */
     double surface_spacing;       /* --surface-spacing: its grid spacing, m; 0 = half the particle spacing */
+    int save_png;                 /* --save png: frames/NNNN.png (and .csv), the particles coloured by a field,
+                                     and run.gif at the end (bench/pictures.h) */
+    int save_grid;                /* --save grid: frames/NNNN_grid.csv and .png, a grid solver's MAC grid */
+    const char *color;            /* --color: the field of --save png (fl_color_names); NULL = speed */
     int threads;                  /* 0 = OpenMP's default */
     int progress;                 /* progress line on stderr */
     int live_plot;                /* --plot live: compression and speed streamed to gnuplot (plots/live.h) */

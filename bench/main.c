@@ -15,6 +15,7 @@
 #include "figures.h"
 #include "fl_commit.h"
 #include "harness.h"
+#include "kernels_plot.h"
 #include "plot.h"
 #include "render.h"
 #include "surface.h"
@@ -86,6 +87,9 @@ static const char *usage =
     "                         deck into the code: the list, lesson N's commands and\n"
     "                         pictures (into DIR/N/, default out/course), or every\n"
     "                         exercise's outcome checked; see fluidlab course --help\n"
+    "  kernels [--dims 2|3] [--h H] [--out DIR]\n"
+    "                         the SPH kernels side by side (W, dW/dr, Laplacian) to\n"
+    "                         DIR/kernels.csv, .png, .svg; see fluidlab kernels --help\n"
     "  list                   the solvers, the devices and the shipped scenes\n"
     "  --help, --version\n"
     "\n"
@@ -104,7 +108,14 @@ static const char *usage =
     "                         positions), vtu (frames/NNNN.vtu, binary VTK XML, and\n"
     "                         frames.pvd: open it in ParaView as one time series),\n"
     "                         vtk (frames/NNNN.vtk, legacy ASCII VTK), obj (frames/NNNN.obj,\n"
-    "                         the fluid's surface: a closed triangle mesh with normals)\n"
+    "                         the fluid's surface: a closed triangle mesh with normals),\n"
+    "                         png (frames/NNNN.png: the particles coloured by --color,\n"
+    "                         their numbers in NNNN.csv; run.gif at the end; a 3D run:\n"
+    "                         the slice |z - z_mid| < d), grid (flip, pic: frames/\n"
+    "                         NNNN_grid.png and .csv: pressure, velocity, divergence\n"
+    "                         before and after the projection); png and grid need gnuplot\n"
+    "  --color FIELD          --save png's colour: speed (default), density, pressure,\n"
+    "                         vorticity or neighbors\n"
     "  --surface-spacing S    grid spacing of --save obj's surfaces in metres (default half\n"
     "                         the particle spacing; see fluidlab surface --help)\n"
     "  --device cpu|cuda|emu  where the particles live (default cpu): cuda runs sph,\n"
@@ -285,7 +296,7 @@ static int run_option(const char *a, const char *v, fl_run_config *c, int *plot,
     *takes = strcmp(a, "--dt") == 0 || strcmp(a, "--substeps") == 0 || strcmp(a, "--frames") == 0 ||
              strcmp(a, "--set") == 0 || strcmp(a, "--out") == 0 || strcmp(a, "--save") == 0 ||
              strcmp(a, "--threads") == 0 || strcmp(a, "--plot") == 0 || strcmp(a, "--per-solver") == 0 ||
-             strcmp(a, "--device") == 0 || strcmp(a, "--surface-spacing") == 0;
+             strcmp(a, "--device") == 0 || strcmp(a, "--surface-spacing") == 0 || strcmp(a, "--color") == 0;
     if (*takes && !v)
         return -die("%s: expected a value", a);
     if (strcmp(a, "--dt") == 0) {
@@ -331,8 +342,8 @@ static int run_option(const char *a, const char *v, fl_run_config *c, int *plot,
         c->out_dir = v;
     } else if (strcmp(a, "--save") == 0) {
         char buf[64];
-        if (strlen(v) >= sizeof buf || strspn(v, ",") == strlen(v)) /* too long to be a list of the four, or empty */
-            return -die("--save: expected a comma-separated list of bin, vtu, vtk and obj, got '%s'", v);
+        if (strlen(v) >= sizeof buf || strspn(v, ",") == strlen(v)) /* too long to be a list of the six, or empty */
+            return -die("--save: expected a comma-separated list of bin, vtu, vtk, obj, png and grid, got '%s'", v);
         snprintf(buf, sizeof buf, "%s", v);
         for (char *t = strtok(buf, ","); t; t = strtok(NULL, ",")) {
             if (strcmp(t, "bin") == 0)
@@ -343,9 +354,15 @@ static int run_option(const char *a, const char *v, fl_run_config *c, int *plot,
                 c->save_vtu = 1;
             else if (strcmp(t, "obj") == 0)
                 c->save_obj = 1;
+            else if (strcmp(t, "png") == 0)
+                c->save_png = 1;
+            else if (strcmp(t, "grid") == 0)
+                c->save_grid = 1;
             else
-                return -die("--save: expected a comma-separated list of bin, vtu, vtk and obj, got '%s'", v);
+                return -die("--save: expected a comma-separated list of bin, vtu, vtk, obj, png and grid, got '%s'", v);
         }
+    } else if (strcmp(a, "--color") == 0) {
+        c->color = v;
     } else if (strcmp(a, "--surface-spacing") == 0) {
         if (!parse_number(v, &c->surface_spacing) || c->surface_spacing <= 0.0)
             return -die("--surface-spacing: expected a positive number of metres, got '%s'", v);
@@ -842,6 +859,8 @@ int main(int argc, char **argv)
         fputs(usage, stdout);
         return 0;
     }
+    if (strcmp(cmd, "kernels") == 0) /* with its own help */
+        return fl_kernels_main(argc - 2, argv + 2);
     /* COMMAND --help: run, compare, sweep, bench and list are described in
      * the one help (tool, figures, render and surface have their own) */
     for (int k = 2; k < argc && strcmp(cmd, "tool") != 0 && strcmp(cmd, "figures") != 0 && strcmp(cmd, "render") != 0 &&

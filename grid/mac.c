@@ -167,6 +167,8 @@ void fl_mac_grid_destroy(fl_mac_grid **gp)
     fl_free(g->p);
     fl_free(g->rhs);
     fl_free(g->label);
+    fl_free(g->div_before);
+    fl_free(g->div_after);
     fl_free(g->solid_u);
     fl_free(g->solid_v);
     fl_free(g->solid_w);
@@ -245,6 +247,36 @@ static inline double cell_divergence(const fl_mac_grid *g, int i, int j, int k)
                      g->v[fl_mac_v(g, i, j, k)] + g->w[fl_mac_w(g, i, j, k + 1)] - g->w[fl_mac_w(g, i, j, k)]);
 }
 
+int fl_mac_grid_keep_divergence(fl_mac_grid *g, fl_error *err)
+{
+    if (g->div_before)
+        return FL_OK;
+    const size_t bytes = (size_t)g->ncells * sizeof(double);
+    double *before = fl_alloc(bytes), *after = fl_alloc(bytes);
+    if (!before || !after) {
+        fl_free(before);
+        fl_free(after);
+        return fl_fail(err, FL_ERR_MEMORY, "mac grid: out of memory for the divergences of %dx%dx%d cells", g->nx,
+                       g->ny, g->nz);
+    }
+    for (long c = 0; c < g->ncells; c++)
+        before[c] = after[c] = NAN;
+    g->div_before = before, g->div_after = after;
+    return FL_OK;
+}
+
+/* out[c] = the divergence on FLUID cells, NaN elsewhere (div_before, div_after). */
+static void keep_divergence(const fl_mac_grid *g, double *out)
+{
+#pragma omp parallel for schedule(static)
+    for (int k = 0; k < g->nz; k++)
+        for (int j = 0; j < g->ny; j++)
+            for (int i = 0; i < g->nx; i++) {
+                long c = fl_mac_cell(g, i, j, k);
+                out[c] = g->label[c] == FL_CELL_FLUID ? cell_divergence(g, i, j, k) : NAN;
+            }
+}
+
 /* out[c] = scale times the divergence (eq. 7) on FLUID cells, 0 elsewhere. */
 static void divergence_scaled(const fl_mac_grid *g, double scale, double *out)
 {
@@ -311,9 +343,13 @@ int fl_mac_project(fl_mac_grid *g, double dt, double rho, const fl_pcg_options *
                        dt, rho);
     fl_mac_enforce_solid(g);
     divergence_scaled(g, -rho * g->dx * g->dx / dt, g->rhs);
+    if (g->div_before)
+        keep_divergence(g, g->div_before);
     int status = fl_pcg_solve(g->pcg, g->label, g->rhs, g->p, opt, res, err);
     if (status != FL_OK)
         return status;
     fl_mac_apply_gradient(g, dt, rho);
+    if (g->div_after)
+        keep_divergence(g, g->div_after);
     return FL_OK;
 }

@@ -49,6 +49,9 @@ typedef struct fl_mac_grid {
     double *rhs;           /* right-hand side of the last projection, Pa */
     double *solid_u, *solid_v, *solid_w; /* per face: the normal velocity of the solid it touches, m/s;
                               NULL (the default): every solid is static, 0 */
+    double *div_before, *div_after; /* per cell: div u, 1/s, on the FLUID cells of the last projection,
+                              before and after it; NaN on the other cells. NULL (the default): not
+                              kept (fl_mac_grid_keep_divergence) */
     fl_pcg *pcg;           /* solver workspace */
     /* P2G workspace (transfer.c) */
     long *slab;            /* particles per cell layer k, nz + 1 entries */
@@ -114,6 +117,12 @@ static inline long fl_mac_w(const fl_mac_grid *g, int i, int j, int k)
  * allocated. */
 int fl_mac_grid_moving_solids(fl_mac_grid *g, fl_error *err);
 
+/* Gives g div_before and div_after, NaN until the next projection fills
+ * them (a no-op when it has them): from then on every projection keeps
+ * the divergence it removed, for pictures of it. FL_ERR_MEMORY when they
+ * cannot be allocated. */
+int fl_mac_grid_keep_divergence(fl_mac_grid *g, fl_error *err);
+
 /* Sets the velocity of every face touching a SOLID cell to the solid's:
  * its solid_u, solid_v, solid_w entry, or 0 without them (static walls).
  * The far faces of the grid's outer layer, the walls', are 0. */
@@ -139,7 +148,8 @@ void fl_mac_apply_gradient(fl_mac_grid *g, double dt, double rho);
  * enter it with their velocity: u.n = u_solid.n), A p = b solved by
  * fl_pcg_solve with opt (pressure in g->p, Pa), then the pressure gradient
  * applied, so that div u = 0 on the FLUID cells up to the solver's
- * tolerance. The outcome of the solve, non-convergence included, is in
+ * tolerance; div u before and after into div_before and div_after when
+ * the grid keeps them. The outcome of the solve, non-convergence included, is in
  * *res; the return is FL_ERR_INPUT only for bad arguments. */
 int fl_mac_project(fl_mac_grid *g, double dt, double rho, const fl_pcg_options *opt,
                    fl_pcg_result *res, fl_error *err);

@@ -53,25 +53,39 @@ static int script_diagnostic(const char *script, const char *log, char *msg, int
     return found;
 }
 
-int fl_plot_render(const char *script, const char *dir, const char *fmt, char *msg, int len)
+int fl_plot_run(const char *script, const char *const *vars, const char *log, char *msg, int len)
 {
-    if (strchr(dir, '\'')) {
-        snprintf(msg, (size_t)len, "%s: a folder name with a quote cannot be passed to gnuplot", dir);
-        return 1;
+    enum { MAX_VARS = 32 };
+    char *argv[2 * MAX_VARS + 3], args[MAX_VARS][1400];
+    int n = 0, k = 0;
+    argv[n++] = "gnuplot";
+    for (; vars[k]; k++) {
+        const char *eq = strchr(vars[k], '=');
+        if (k == MAX_VARS || !eq || strchr(eq + 1, '\'') || strlen(vars[k]) + 3 > sizeof args[k]) {
+            snprintf(msg, (size_t)len, "%.200s: cannot be passed to gnuplot (a quote, or too long)", vars[k]);
+            return 1;
+        }
+        snprintf(args[k], sizeof args[k], "%.*s='%s'", (int)(eq - vars[k]), vars[k], eq + 1);
+        argv[n++] = "-e";
+        argv[n++] = args[k];
     }
-    char dir_arg[1200], fmt_arg[64];
-    snprintf(dir_arg, sizeof dir_arg, "dir='%s'", dir);
-    snprintf(fmt_arg, sizeof fmt_arg, "fmt='%s'", fmt);
-    char *argv[] = {"gnuplot", "-e", dir_arg, "-e", fmt_arg, (char *)script, NULL};
-    /* gnuplot's own messages go to DIR/gnuplot.log, not to the terminal */
-    char log[1200];
-    snprintf(log, sizeof log, "%s/gnuplot.log", dir);
+    argv[n++] = (char *)script;
+    argv[n] = NULL;
+    /* gnuplot's own messages go to the log, not to the terminal */
     posix_spawn_file_actions_t fa;
     posix_spawn_file_actions_init(&fa);
     posix_spawn_file_actions_addopen(&fa, STDOUT_FILENO, log, O_WRONLY | O_CREAT | O_APPEND, 0644);
     posix_spawn_file_actions_adddup2(&fa, STDOUT_FILENO, STDERR_FILENO);
+    /* in a process group of its own, so that a Ctrl-C at the terminal
+     * reaches fluidlab alone, which stops at the end of its step with the
+     * picture drawn, rather than gnuplot dying half-way through it */
+    posix_spawnattr_t attr;
+    posix_spawnattr_init(&attr);
+    posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP);
+    posix_spawnattr_setpgroup(&attr, 0);
     pid_t pid;
-    int rc = posix_spawnp(&pid, "gnuplot", &fa, NULL, argv, environ);
+    int rc = posix_spawnp(&pid, "gnuplot", &fa, &attr, argv, environ);
+    posix_spawnattr_destroy(&attr);
     posix_spawn_file_actions_destroy(&fa);
     if (rc != 0) {
         snprintf(msg, (size_t)len, "cannot start gnuplot: %s", strerror(rc));
@@ -85,4 +99,18 @@ int fl_plot_render(const char *script, const char *dir, const char *fmt, char *m
     }
     unlink(log);
     return 0;
+}
+
+int fl_plot_render(const char *script, const char *dir, const char *fmt, char *msg, int len)
+{
+    if (strchr(dir, '\'')) {
+        snprintf(msg, (size_t)len, "%s: a folder name with a quote cannot be passed to gnuplot", dir);
+        return 1;
+    }
+    char dir_arg[1200], fmt_arg[64], log[1200];
+    snprintf(dir_arg, sizeof dir_arg, "dir=%s", dir);
+    snprintf(fmt_arg, sizeof fmt_arg, "fmt=%s", fmt);
+    snprintf(log, sizeof log, "%s/gnuplot.log", dir);
+    const char *const vars[] = {dir_arg, fmt_arg, NULL};
+    return fl_plot_run(script, vars, log, msg, len);
 }

@@ -14,4 +14,10 @@ int fl_plot_available(void);
  * contain a single quote. */
 int fl_plot_render(const char *script, const char *dir, const char *fmt, char *msg, int len);
 
+/* Runs `gnuplot -e "NAME='VALUE'"... SCRIPT` for each "NAME=VALUE" of
+ * vars (NULL-terminated), its messages into LOG (removed when it
+ * succeeds). Returns 0 on success; otherwise non-zero with one line in
+ * msg, as fl_plot_render. No VALUE may contain a single quote. */
+int fl_plot_run(const char *script, const char *const *vars, const char *log, char *msg, int len);
+
 #endif

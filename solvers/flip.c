@@ -49,8 +49,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "mac.h"
-#include "solver.h"
+#include "flip.h"
 #include "tool_physics.h"
 #include "transfer.h"
 
@@ -1147,6 +1146,17 @@ static int flip_step(void *self, fl_world *w, double dt, fl_step_stats *st)
     st->cfl = moved / s->g->dx;
     st->dt_limit = flip_substep_limit(s, w, st->max_speed);
     return FL_OK;
+}
+
+int fl_flip_is(const fl_solver_ops *ops)
+{
+    return ops->step == flip_step;
+}
+
+const fl_mac_grid *fl_flip_grid(void *solver, fl_error *err)
+{
+    flip_solver *s = solver;
+    return fl_mac_grid_keep_divergence(s->g, err) == FL_OK ? s->g : NULL;
 }
 
 const fl_solver_ops fl_flip_ops = {

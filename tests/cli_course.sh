@@ -2,7 +2,7 @@
 # cli_course.sh: `fluidlab course`. The list names every lesson and each
 # lesson's file exists; `fluidlab course N` runs each lesson's commands and
 # makes the pictures it names, each a PNG with more than two colours (not
-# blank; tests/png_colours.py); the lessons name only files and functions
+# blank; counted by tests/png_colours.py); the lessons name only files and functions
 # that exist (tests/check_course_docs.py); bad arguments get one line and
 # exit 1.
 #
@@ -29,10 +29,10 @@ for n in $(seq 1 "$lessons"); do
         continue
     fi
     pictures=$(awk '/^  picture: / { print $2 }' "$out")
-    if [ -n "$pictures" ]; then
-        # shellcheck disable=SC2086
-        python3 "$src/tests/png_colours.py" $pictures || fail "lesson $n: a picture is blank or unreadable"
-    fi
+    for p in $pictures; do
+        colours=$(python3 "$src/tests/png_colours.py" "$p" | awk '{ print $1 }')
+        [ "${colours:-0}" -gt 2 ] || fail "lesson $n: $p has ${colours:-no} colours (blank or unreadable)"
+    done
     grep -q "^lesson $n: look at " "$out" || fail "lesson $n: no 'look at' line"
     echo "ok   lesson $n: $(printf '%s\n' "$pictures" | grep -c .) pictures"
 done

@@ -1,0 +1,349 @@
+/* pictures.c: the pictures of `fluidlab run --save png` and `--save grid`
+ * (pictures.h): the numbers of each picture written as CSV, then drawn by
+ * gnuplot (plots/particles.gp, plots/grid.gp).
+ *
+ * The vorticity is the SPH estimate of the curl of the velocity with the
+ * spiky gradient (Monaghan 1992; the PBF paper's eq. 15):
+ *   omega_i = sum_j (m / rho_j) grad_i W(x_i - x_j) x (v_j - v_i),
+ * grad_i W = fl_spiky_grad_factor(r) (x_i - x_j), over the fluid neighbours
+ * within h, with the shared estimator's densities. In 2D it is the z
+ * component, a signed scalar (positive counter-clockwise); in 3D its
+ * length. */
+#define _POSIX_C_SOURCE 200809L
+#include "pictures.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "harness.h"
+#include "io.h"
+#include "kernels.h"
+#include "plot.h"
+
+const char *const fl_color_names[FL_COLOR_COUNT] = {"speed", "density", "pressure", "vorticity", "neighbors"};
+
+int fl_color_find(const char *name)
+{
+    for (int k = 0; k < FL_COLOR_COUNT; k++)
+        if (strcmp(name, fl_color_names[k]) == 0)
+            return k;
+    return -1;
+}
+
+/* The size of a picture of the box [x0, x1] x [y0, y1] at most `fit`
+ * pixels on its long side, with room around it for the axes and a colour
+ * bar, into *w, *h. */
+static void picture_size(int *w, int *h, double x0, double x1, double y0, double y1, double fit, int extra_w,
+                         int extra_h)
+{
+    const double s = fit / fmax(x1 - x0, y1 - y0);
+    *w = (int)((x1 - x0) * s) + extra_w;
+    *h = (int)((y1 - y0) * s) + extra_h;
+}
+
+int fl_pictures_init(fl_pictures *p, const fl_world *w, fl_color_field field, const char *caption, fl_error *err)
+{
+    memset(p, 0, sizeof *p);
+    p->field = field;
+    snprintf(p->caption, sizeof p->caption, "%s", caption);
+    fl_stability stab;
+    fl_stability_init(&stab, w);
+    p->speed_max = stab.speed_scale;
+    picture_size(&p->width, &p->height, w->domain.lo[0], w->domain.hi[0], w->domain.lo[1], w->domain.hi[1], 700.0, 230,
+                 120);
+    int rc = fl_nbgrid_init(&p->grid, w, err);
+    if (rc)
+        return rc;
+    size_t n = (size_t)(w->fluid.count > 0 ? w->fluid.count : 1);
+    p->rho = fl_alloc(n * sizeof(float));
+    p->value = fl_alloc(n * sizeof(float));
+    p->sorted = fl_alloc(n * sizeof(float));
+    if (!p->rho || !p->value || !p->sorted)
+        return fl_fail(err, FL_ERR_MEMORY, "out of memory for the pictures of %d particles", w->fluid.count);
+    return FL_OK;
+}
+
+void fl_pictures_free(fl_pictures *p)
+{
+    fl_nbgrid_free(&p->grid);
+    fl_free(p->rho);
+    fl_free(p->value);
+    fl_free(p->sorted);
+    p->rho = p->value = p->sorted = NULL;
+}
+
+/* The SPH curl of the velocity at particle i: its z component in 2D, its
+ * length in 3D (the file's comment). */
+static float vorticity(const fl_world *w, const fl_nbgrid *g, const float *rho, int i)
+{
+    const fl_particles *f = &w->fluid;
+    const float h = (float)w->h, m = (float)w->mass;
+    float o[3] = {0.0f, 0.0f, 0.0f};
+    for (int k = g->nb_start[i]; k < g->nb_start[i + 1]; k++) {
+        const int j = g->nb[k];
+        const float rx = f->x[i] - f->x[j], ry = f->y[i] - f->y[j], rz = f->z[i] - f->z[j];
+        const float gf = fl_spiky_grad_factor(sqrtf(rx * rx + ry * ry + rz * rz), h, w->dims) * m / rho[j];
+        const float gx = gf * rx, gy = gf * ry, gz = gf * rz;
+        const float vx = f->vx[j] - f->vx[i], vy = f->vy[j] - f->vy[i], vz = f->vz[j] - f->vz[i];
+        o[0] += gy * vz - gz * vy;
+        o[1] += gz * vx - gx * vz;
+        o[2] += gx * vy - gy * vx;
+    }
+    return w->dims == 2 ? o[2] : sqrtf(o[0] * o[0] + o[1] * o[1] + o[2] * o[2]);
+}
+
+/* The field of every particle into p->value. */
+static int compute_field(fl_pictures *p, const fl_world *w, fl_error *err)
+{
+    const fl_particles *f = &w->fluid;
+    fl_step_stats st;
+    int rc = fl_measure_density(w, &p->grid, p->rho, &st, err);
+    if (rc)
+        return rc;
+    const fl_nbgrid *g = &p->grid;
+    const fl_color_field field = p->field;
+    #pragma omp parallel for schedule(static)
+    for (int i = 0; i < f->count; i++) {
+        float v = 0.0f;
+        switch (field) { /* once per particle per saved frame, not in a solver's loop */
+        case FL_COLOR_SPEED:
+            v = sqrtf(f->vx[i] * f->vx[i] + f->vy[i] * f->vy[i] + f->vz[i] * f->vz[i]);
+            break;
+        case FL_COLOR_DENSITY:
+            v = p->rho[i];
+            break;
+        case FL_COLOR_PRESSURE:
+            v = f->p[i];
+            break;
+        case FL_COLOR_VORTICITY:
+            v = vorticity(w, g, p->rho, i);
+            break;
+        default:
+            v = (float)(g->nb_start[i + 1] - g->nb_start[i] + g->bnb_start[i + 1] - g->bnb_start[i]);
+        }
+        p->value[i] = v;
+    }
+    return FL_OK;
+}
+
+static int compare_floats(const void *a, const void *b)
+{
+    const float x = *(const float *)a, y = *(const float *)b;
+    return (x > y) - (x < y);
+}
+
+/* The top of the vorticity's colour bar: the 95th percentile of |omega|
+ * over the n particles drawn (the few largest, one-sided sums at a wall
+ * or the surface, saturate instead of washing the rest out); 0 without
+ * particles. */
+static double vorticity_scale(fl_pictures *p, int n_all, int (*drawn)(const void *, int), const void *rows)
+{
+    int n = 0;
+    for (int i = 0; i < n_all; i++)
+        if (drawn(rows, i) && isfinite(p->value[i]))
+            p->sorted[n++] = fabsf(p->value[i]);
+    if (n == 0)
+        return 0.0;
+    qsort(p->sorted, (size_t)n, sizeof(float), compare_floats);
+    return p->sorted[(int)(0.95 * (n - 1))];
+}
+
+/* What the particle CSV's writer reads. */
+typedef struct particle_rows {
+    const fl_particles *f;
+    const float *value;
+    int dims;
+    double z_mid, slab;  /* 3D: the particles with |z - z_mid| < slab */
+    const char *name;    /* the field's column */
+} particle_rows;
+
+static int in_picture(const void *rows, int i)
+{
+    const particle_rows *r = rows;
+    return r->dims == 2 || fabs(r->f->z[i] - r->z_mid) < r->slab;
+}
+
+static int write_particle_rows(FILE *out, const void *data)
+{
+    const particle_rows *r = data;
+    fprintf(out, "x,y,z,%s\n", r->name);
+    for (int i = 0; i < r->f->count; i++)
+        if (in_picture(r, i)) {
+            if (isfinite(r->value[i]))
+                fprintf(out, "%.7g,%.7g,%.7g,%.7g\n", r->f->x[i], r->f->y[i], r->f->z[i], r->value[i]);
+            else
+                fprintf(out, "%.7g,%.7g,%.7g,NaN\n", r->f->x[i], r->f->y[i], r->f->z[i]);
+        }
+    return ferror(out) ? -1 : 0;
+}
+
+int fl_pictures_draw(const char *script, const char *png, const char *const *vars, fl_error *err)
+{
+    char tmp[1300], log[1300], msg[512];
+    snprintf(tmp, sizeof tmp, "%s.tmp", png);
+    snprintf(log, sizeof log, "%s.log", png);
+    int rc = fl_plot_run(script, vars, log, msg, sizeof msg);
+    struct stat sb;
+    if (rc == 0 && (stat(tmp, &sb) != 0 || sb.st_size == 0)) {
+        rc = 1;
+        snprintf(msg, sizeof msg, "gnuplot wrote no picture (see %.400s)", log);
+    }
+    if (rc == 0 && rename(tmp, png) != 0) {
+        rc = 1;
+        snprintf(msg, sizeof msg, "cannot replace it with its .tmp: %s", strerror(errno));
+    }
+    if (rc) {
+        remove(tmp);
+        return fl_fail(err, FL_ERR_IO, "%s: %s", png, msg);
+    }
+    return FL_OK;
+}
+
+int fl_pictures_particles(fl_pictures *p, const fl_world *w, const char *dir, int frame, fl_error *err)
+{
+    int rc = compute_field(p, w, err);
+    if (rc)
+        return rc;
+    const fl_box *d = &w->domain;
+    particle_rows rows = {&w->fluid, p->value, w->dims, 0.5 * (d->lo[2] + d->hi[2]), w->spacing,
+                          fl_color_names[p->field]};
+    char csv[1200], png[1200];
+    snprintf(csv, sizeof csv, "%s/frames/%04d.csv", dir, frame);
+    snprintf(png, sizeof png, "%s/frames/%04d.png", dir, frame);
+    if ((rc = fl_write_whole(csv, write_particle_rows, &rows, err)))
+        return rc;
+    /* the colour bar: speed from 0 to the run's speed scale (the same in
+     * every frame), the vorticity from 0 (in 2D: symmetric about 0) to
+     * its 95th percentile, the others the frame's own range */
+    double lo = INFINITY, hi = -INFINITY;
+    for (int i = 0; i < w->fluid.count; i++)
+        if (in_picture(&rows, i) && isfinite(p->value[i]))
+            lo = fmin(lo, p->value[i]), hi = fmax(hi, p->value[i]);
+    const int signed_field = p->field == FL_COLOR_VORTICITY && w->dims == 2;
+    if (p->field == FL_COLOR_SPEED)
+        lo = 0.0, hi = fmax(hi, p->speed_max);
+    else if (p->field == FL_COLOR_VORTICITY)
+        hi = vorticity_scale(p, w->fluid.count, in_picture, &rows), lo = signed_field ? -hi : 0.0;
+    if (!(lo < hi)) { /* no particle, or one value: a range around it */
+        const double mid = isfinite(lo) ? lo : 0.0, half = fmax(fabs(mid) * 0.01, 1e-6);
+        lo = mid - half, hi = mid + half;
+    }
+    static const char *const labels2[FL_COLOR_COUNT] = {"speed (m/s)", "density (kg/m^2)", "pressure (Pa)",
+                                                        "vorticity (1/s)", "neighbours within h"};
+    static const char *const labels3[FL_COLOR_COUNT] = {"speed (m/s)", "density (kg/m^3)", "pressure (Pa)",
+                                                        "|vorticity| (1/s)", "neighbours within h"};
+    char title[600], slice[160] = "", box[200], cb[100], radius[40];
+    if (w->dims == 3)
+        snprintf(slice, sizeof slice, ", the slice |z - %.4g| < %.3g m", rows.z_mid, rows.slab);
+    snprintf(title, sizeof title, "%s: %s at t = %.3f s%s", p->caption, fl_color_names[p->field], w->time, slice);
+    snprintf(box, sizeof box, "%.9e %.9e %.9e %.9e", d->lo[0], d->hi[0], d->lo[1], d->hi[1]);
+    snprintf(cb, sizeof cb, "%.9e %.9e", lo, hi);
+    snprintf(radius, sizeof radius, "%.9e", 0.5 * w->spacing);
+    char v_data[1300], v_out[1300], v_title[700], v_label[100], v_box[220], v_cb[120], v_radius[60], v_pal[40],
+        v_size[60];
+    snprintf(v_data, sizeof v_data, "data=%s", csv);
+    snprintf(v_out, sizeof v_out, "out=%s.tmp", png);
+    snprintf(v_title, sizeof v_title, "title=%s", title);
+    snprintf(v_label, sizeof v_label, "label=%s", w->dims == 2 ? labels2[p->field] : labels3[p->field]);
+    snprintf(v_box, sizeof v_box, "box=%s", box);
+    snprintf(v_cb, sizeof v_cb, "cb=%s", cb);
+    snprintf(v_radius, sizeof v_radius, "radius=%s", radius);
+    snprintf(v_pal, sizeof v_pal, "palette=%s", signed_field ? "div" : "seq");
+    snprintf(v_size, sizeof v_size, "size=%d %d", p->width, p->height);
+    const char *const vars[] = {v_data, v_out, v_title, v_label, v_box, v_cb, v_radius, v_pal, v_size, NULL};
+    return fl_pictures_draw(FL_PICTURES_SCRIPT("particles.gp"), png, vars, err);
+}
+
+/* What the grid CSV's writer reads. */
+typedef struct grid_rows {
+    const fl_mac_grid *g;
+    int k;  /* the slice */
+} grid_rows;
+
+static void put_value(FILE *out, double v)
+{
+    if (isfinite(v))
+        fprintf(out, ",%.9g", v);
+    else
+        fputs(",NaN", out);
+}
+
+static int write_grid_rows(FILE *out, const void *data)
+{
+    const grid_rows *r = data;
+    const fl_mac_grid *g = r->g;
+    const int k = r->k;
+    fprintf(out, "i,j,x,y,label,pressure,div_before,div_after,u,v\n");
+    for (int j = 0; j < g->ny; j++)
+        for (int i = 0; i < g->nx; i++) {
+            const long c = fl_mac_cell(g, i, j, k);
+            /* FLUID: the cells the last projection solved on (a finite divergence) */
+            const int fluid = isfinite(g->div_before[c]);
+            const int label = g->label[c] == FL_CELL_SOLID ? FL_CELL_SOLID : fluid ? FL_CELL_FLUID : FL_CELL_AIR;
+            fprintf(out, "%d,%d,%.9g,%.9g,%d", i, j, fl_mac_centre(g, 0, i), fl_mac_centre(g, 1, j), label);
+            put_value(out, fluid ? g->p[c] : NAN);
+            put_value(out, g->div_before[c]);
+            put_value(out, g->div_after[c]);
+            put_value(out, fluid ? 0.5 * (g->u[fl_mac_u(g, i, j, k)] + g->u[fl_mac_u(g, i + 1, j, k)]) : NAN);
+            put_value(out, fluid ? 0.5 * (g->v[fl_mac_v(g, i, j, k)] + g->v[fl_mac_v(g, i, j + 1, k)]) : NAN);
+            fputc('\n', out);
+        }
+    return ferror(out) ? -1 : 0;
+}
+
+int fl_pictures_grid(const fl_mac_grid *g, double t, const char *caption, const char *dir, int frame, fl_error *err)
+{
+    const grid_rows rows = {g, g->nz / 2};
+    char csv[1200], png[1200];
+    snprintf(csv, sizeof csv, "%s/frames/%04d_grid.csv", dir, frame);
+    snprintf(png, sizeof png, "%s/frames/%04d_grid.png", dir, frame);
+    int rc = fl_write_whole(csv, write_grid_rows, &rows, err);
+    if (rc)
+        return rc;
+    /* the divergence scale: the largest before the projection (after it
+     * is smaller by the solver's tolerance), the same for both panels;
+     * the arrows: the fastest cell's a cell and a bit long */
+    double div = 0.0, speed = 0.0;
+    int cells = 0;
+    for (int j = 0; j < g->ny; j++)
+        for (int i = 0; i < g->nx; i++) {
+            const long c = fl_mac_cell(g, i, j, rows.k);
+            if (!isfinite(g->div_before[c]))
+                continue;
+            cells++;
+            div = fmax(div, fabs(g->div_before[c]));
+            const double u = 0.5 * (g->u[fl_mac_u(g, i, j, rows.k)] + g->u[fl_mac_u(g, i + 1, j, rows.k)]),
+                         v = 0.5 * (g->v[fl_mac_v(g, i, j, rows.k)] + g->v[fl_mac_v(g, i, j + 1, rows.k)]);
+            speed = fmax(speed, sqrt(u * u + v * v));
+        }
+    if (cells == 0)
+        return fl_fail(err, FL_ERR_IO, "%s: no FLUID cell in the grid's middle slice to draw", png);
+    const int every = g->nx > 48 || g->ny > 48 ? (g->nx > g->ny ? g->nx : g->ny) / 48 + 1 : 1;
+    const double x0 = g->lo[0], x1 = g->lo[0] + g->nx * g->dx, y0 = g->lo[1], y1 = g->lo[1] + g->ny * g->dx;
+    const int rows_layout = x1 - x0 >= y1 - y0;
+    int width, height;
+    if (rows_layout) /* three panels one above the other */
+        picture_size(&width, &height, x0, x1, 0.0, 3.0 * (y1 - y0), 1200.0, 260, 380);
+    else
+        picture_size(&width, &height, 0.0, 3.0 * (x1 - x0), y0, y1, 1200.0, 600, 160);
+    char v_data[1300], v_out[1300], v_title[500], v_box[220], v_dx[60], v_div[60], v_arrow[60], v_every[40],
+        v_layout[40], v_size[60];
+    snprintf(v_data, sizeof v_data, "data=%s", csv);
+    snprintf(v_out, sizeof v_out, "out=%s.tmp", png);
+    snprintf(v_title, sizeof v_title, "title=%s: the MAC grid at t = %.3f s%s", caption, t,
+             g->nz > 3 ? ", its middle z-slice" : "");
+    snprintf(v_box, sizeof v_box, "box=%.9e %.9e %.9e %.9e", x0, x1, y0, y1);
+    snprintf(v_dx, sizeof v_dx, "dx=%.9e", g->dx);
+    snprintf(v_div, sizeof v_div, "div=%.9e", div > 0.0 ? div : 1.0);
+    snprintf(v_arrow, sizeof v_arrow, "arrow=%.9e", speed > 0.0 ? 1.2 * every * g->dx / speed : 0.0);
+    snprintf(v_every, sizeof v_every, "every=%d", every);
+    snprintf(v_layout, sizeof v_layout, "layout=%s", rows_layout ? "rows" : "cols");
+    snprintf(v_size, sizeof v_size, "size=%d %d", width, height);
+    const char *const vars[] = {v_data, v_out, v_title, v_box, v_dx, v_div, v_arrow, v_every, v_layout, v_size, NULL};
+    return fl_pictures_draw(FL_PICTURES_SCRIPT("grid.gp"), png, vars, err);
+}

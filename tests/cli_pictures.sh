@@ -1,0 +1,144 @@
+#!/usr/bin/env bash
+# Pictures of the fluid through the real binary and the real gnuplot
+# (docs/pictures.md): `run --save png` draws each frame's particles
+# (frames/NNNN.png with its numbers in NNNN.csv, every --color, a 2D and a
+# 3D run, run.gif at the end); `run --save grid` draws a FLIP run's MAC grid
+# (frames/NNNN_grid.png and .csv; the divergence after the projection far
+# below the one before); `fluidlab kernels` writes kernels.csv, whose W
+# columns integrate to 1 (trapezoid in r with 4 pi r^2, 2 pi r in 2D) and
+# whose slopes and Laplacians match finite differences of its values, and
+# kernels.png and .svg. Every PNG has more than two colours (not blank), and
+# no .tmp is left. Bad input (--save grid with sph, an unknown --color,
+# --color without --save png, --color pressure with flip, kernels --dims 4,
+# no gnuplot on the PATH) is refused with one line and exit 1, no output
+# folder left.
+# Skipped (77) without gnuplot or python3.
+# usage: cli_pictures.sh FLUIDLAB SCRATCH_DIR PNG_COLOURS_PY
+set -u
+source "$(dirname "$0")/cli_common.sh"
+colours_py=$3
+if ! command -v gnuplot >/dev/null || ! command -v python3 >/dev/null; then
+  echo "cli_pictures: skipped: needs gnuplot and python3"
+  exit 77
+fi
+# more than two colours in every PNG given
+not_blank() {
+  python3 "$colours_py" "$@" >"$dir/colours.txt" && awk '$1 <= 2 { bad = 1 } END { exit bad }' "$dir/colours.txt"
+}
+small=(--set fluid.spacing=0.04 --quiet --no-plot)
+
+# 2D, the default colour (speed), three frames and the GIF
+out="$dir/speed"
+"$bin" run dam_break_2d --solver wcsph --frames 2 "${small[@]}" --save png --out "$out"
+check "run dam_break_2d --save png: exit 0" $?
+[ -s "$out/frames/0000.png" ] && [ -s "$out/frames/0002.png" ] && [ -s "$out/frames/0002.csv" ] &&
+  not_blank "$out"/frames/000[0-2].png
+check "frames/0000-0002.png exist and are not blank ($(tr '\n' ' ' <"$dir/colours.txt"))" $?
+[ "$(head -n 1 "$out/frames/0002.csv")" = "x,y,z,speed" ] &&
+  [ "$(($(wc -l <"$out/frames/0002.csv") - 1))" -eq "$(python3 -c "import json; print(json.load(open('$out/run.json'))['fluid_particles'])")" ]
+check "frames/0002.csv: x,y,z,speed, a row a particle" $?
+[ "$(head -c 6 "$out/run.gif")" = GIF89a ]
+check "run.gif at the end" $?
+[ -z "$(find "$out" -name '*.tmp' -o -name '*.log')" ]
+check "no .tmp or gnuplot log left" $?
+
+# every other colour, one frame each
+for field in density pressure vorticity neighbors; do
+  "$bin" run dam_break_2d --solver sph --frames 1 "${small[@]}" --save png --color "$field" --out "$dir/$field" &&
+    [ "$(head -n 1 "$dir/$field/frames/0001.csv")" = "x,y,z,$field" ] && not_blank "$dir/$field/frames/0001.png"
+  check "--color $field: frames/0001.png not blank ($(tr '\n' ' ' <"$dir/colours.txt"))" $?
+done
+# neighbour counts are whole numbers, and an inner particle of the square lattice has 8 within h = 2d
+awk -F, 'NR > 1 && $4 != int($4) { bad = 1 } NR > 1 && $4 >= 8 { full = 1 } END { exit bad || !full }' \
+  "$dir/neighbors/frames/0001.csv"
+check "--color neighbors: whole counts, 8 or more inside" $?
+
+# 3D: the slice |z - z_mid| < d of the dam break
+"$bin" run dam_break --solver pcisph --frames 1 "${small[@]}" --save png --out "$dir/3d" &&
+  not_blank "$dir/3d/frames/0001.png" &&
+  awk -F, 'NR > 1 { n++; if ($3 - 0.05 >= 0.04 || 0.05 - $3 >= 0.04) bad = 1 } END { exit bad || n == 0 }' \
+    "$dir/3d/frames/0001.csv"
+check "3D: frames/0001.png not blank, its CSV the slice |z - 0.05| < 0.04 m" $?
+
+# the MAC grid of a FLIP run: the divergence vanishes after the projection
+grid="$dir/grid"
+"$bin" run dam_break_2d --solver flip --frames 2 --substeps 2 --set fluid.spacing=0.02 --quiet --no-plot --save grid --out "$grid" &&
+  [ ! -e "$grid/frames/0000_grid.png" ] && not_blank "$grid/frames/0001_grid.png" "$grid/frames/0002_grid.png"
+check "--save grid: frames/0001-0002_grid.png not blank (none for frame 0, before any projection)" $?
+python3 - "$grid/frames/0002_grid.csv" <<'PY'
+import csv, math, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+fluid = [r for r in rows if r["label"] == "0"]
+before = max(abs(float(r["div_before"])) for r in fluid)
+after = max(abs(float(r["div_after"])) for r in fluid)
+nan_outside = all(math.isnan(float(r["pressure"])) for r in rows if r["label"] != "0")
+print("grid: %d FLUID cells, max |div| %.3g before, %.3g after" % (len(fluid), before, after))
+sys.exit(0 if fluid and before > 0 and after < 1e-3 * before and nan_outside else 1)
+PY
+check "frames/0002_grid.csv: the divergence after the projection below 1e-3 of the one before" $?
+
+# the kernels
+for dims in 3 2; do
+  k="$dir/kernels$dims"
+  "$bin" kernels --dims "$dims" --out "$k" 2>/dev/null && [ -s "$k/kernels.svg" ] && not_blank "$k/kernels.png"
+  check "kernels --dims $dims: kernels.png not blank, kernels.svg" $?
+  python3 - "$k/kernels.csv" "$dims" <<'PY'
+import csv, math, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+dims = int(sys.argv[2])
+ok = True
+for name in ("poly6", "spiky", "visc", "cubic"):
+    pts = [(float(r["r_over_h"]), float(r[name + "_W"])) for r in rows if r[name + "_W"] != ""]
+    f = [(x, w * (4 * math.pi * x * x if dims == 3 else 2 * math.pi * x)) for x, w in pts]
+    total = sum((b[0] - a[0]) * (a[1] + b[1]) / 2 for a, b in zip(f, f[1:]))
+    # the slope against a central difference of W, away from the viscosity kernel's pole at 0
+    slope = max(abs((float(rows[i + 1][name + "_W"]) - float(rows[i - 1][name + "_W"])) / 0.002
+                    - float(rows[i][name + "_dWdr"])) / (1 + abs(float(rows[i][name + "_dWdr"])))
+                for i in range(100, len(rows) - 1))
+    print("%dD %s: integral of W %.6f, slope error %.2g" % (dims, name, total, slope))
+    ok = ok and abs(total - 1) < 1e-2 and slope < 1e-3
+# the Laplacians written here from the kernels' formulas: W'' + (dims - 1) W' / r by differences
+for name in ("poly6", "cubic"):
+    worst = 0.0
+    for i in range(10, len(rows) - 1):
+        if abs(float(rows[i]["r_over_h"]) - 0.5) < 0.002:
+            continue  # the cubic spline's W'' jumps at q = 1/2
+        r = float(rows[i]["r_over_h"])
+        d2 = (float(rows[i + 1][name + "_dWdr"]) - float(rows[i - 1][name + "_dWdr"])) / 0.002
+        lap = d2 + (dims - 1) * float(rows[i][name + "_dWdr"]) / r
+        worst = max(worst, abs(lap - float(rows[i][name + "_lap"])) / (1 + abs(lap)))
+    print("%dD %s: Laplacian error %.2g" % (dims, name, worst))
+    ok = ok and worst < 1e-3
+sys.exit(0 if ok else 1)
+PY
+  check "kernels --dims $dims: each W integrates to 1 within 1e-2, slopes and Laplacians match differences" $?
+done
+"$bin" kernels --help | grep -q "usage: fluidlab kernels"
+check "kernels --help" $?
+
+# bad input: one line on stderr, exit 1, no output folder
+refused() { # name, expected text, command...
+  local name=$1 want=$2
+  shift 2
+  rm -rf "$dir/refused"
+  "$@" >/dev/null 2>"$dir/err"
+  local rc=$?
+  [ $rc -eq 1 ] && [ "$(wc -l <"$dir/err")" -eq 1 ] && grep -q -- "$want" "$dir/err" && [ ! -e "$dir/refused" ]
+  check "$name refused, nothing written (exit $rc: $(head -n 1 "$dir/err"))" $?
+}
+refused "--save grid with sph" "has no MAC grid" \
+  "$bin" run dam_break_2d --solver sph --frames 1 "${small[@]}" --save grid --out "$dir/refused"
+refused "--color colour" "unknown field" \
+  "$bin" run dam_break_2d --solver sph --frames 1 "${small[@]}" --save png --color colour --out "$dir/refused"
+refused "--color without --save png" "only with --save png" \
+  "$bin" run dam_break_2d --solver sph --frames 1 "${small[@]}" --color density --out "$dir/refused"
+refused "--color pressure with flip" "keeps no pressure" \
+  "$bin" run dam_break_2d --solver flip --frames 1 "${small[@]}" --save png --color pressure --out "$dir/refused"
+refused "--save pgn" "expected a comma-separated list" \
+  "$bin" run dam_break_2d --solver sph --frames 1 "${small[@]}" --save pgn --out "$dir/refused"
+refused "--save png without gnuplot on the PATH" "gnuplot not found" \
+  env PATH=/nonexistent "$bin" run dam_break_2d --solver sph --frames 1 "${small[@]}" --save png --out "$dir/refused"
+refused "kernels without gnuplot on the PATH" "gnuplot not found" env PATH=/nonexistent "$bin" kernels --out "$dir/refused"
+refused "kernels --dims 4" "expected 2 or 3" "$bin" kernels --dims 4 --out "$dir/refused"
+refused "kernels --h -1" "expected a positive number" "$bin" kernels --h -1 --out "$dir/refused"
+report
