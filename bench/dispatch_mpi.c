@@ -10,7 +10,11 @@
  * A rank that is interrupted finishes its job (the run stops at the end of
  * its step), reports it and leaves. After an interrupt, rank 0 waits
  * GRACE_S for the ranks still running, then counts them lost, and
- * fl_dispatch_finish ends them with MPI_Abort. */
+ * fl_dispatch_finish ends them with MPI_Abort: mpirun, interrupted or
+ * seeing a rank die, sends every rank SIGTERM and SIGKILL a second later
+ * (odls_base_sigkill_timeout), so rank 0 must have written its files by
+ * then. A job finished but not reported is still found by its completion
+ * marker (fl_run_reload). */
 #define _POSIX_C_SOURCE 200809L
 #include <mpi.h>
 #include <pthread.h>
@@ -23,8 +27,8 @@
 enum { TAG_REPORT = 1, TAG_RECORD = 2, TAG_JOB = 3 };
 
 /* after an interrupt, the wait for the other ranks' running jobs to stop
- * (each at the end of its step), s */
-#define GRACE_S 5.0
+ * (each at the end of its step), s: well inside mpirun's second */
+#define GRACE_S 0.3
 
 static int started, rank, size = 1, threaded, lost;
 

@@ -477,9 +477,13 @@ static int run_cases(figures *F, fl_jobs *jobs, int *resumed)
     fl_dispatch_run(jobs);
     if (fl_dispatch_rank() != 0)
         return 0;
-    for (int i = 0; i < F->n; i++)
+    for (int i = 0; i < F->n; i++) {
         if (state[i] == FL_JOB_FATAL)
             return fail_line("%s", out[i].error) + 1;
+        /* finished, but its rank was stopped before it reported it */
+        if (state[i] == FL_JOB_MISSING && fl_run_reload(F->cases[i].dir, &out[i]))
+            state[i] = FL_JOB_DONE;
+    }
     for (int i = 0; i < F->n; i++) {
         fig_case *k = &F->cases[i];
         k->ran = out[i].ran;

@@ -740,6 +740,8 @@ static int cmd_compare(int argc, char **argv)
     int missing = 0;
     for (int k = 0; k < jobs.n; k++) {
         fl_compare_entry *x = &e[entry[k]];
+        if (state[k] == FL_JOB_MISSING && fl_run_reload(sub[entry[k]], &out[k])) /* finished, not reported */
+            state[k] = FL_JOB_DONE;
         x->ran = out[k].ran;
         x->result = out[k].result;
         snprintf(x->error, sizeof x->error, "%s", out[k].error);
@@ -907,6 +909,8 @@ static int cmd_sweep(int argc, char **argv)
         return rc;
     int missing = 0;
     for (int k = 0; k < n; k++) {
+        if (state[k] == FL_JOB_MISSING && fl_run_reload(cases[k].dir, &out[k])) /* finished, not reported */
+            state[k] = FL_JOB_DONE;
         cases[k].ran = out[k].ran;
         cases[k].result = out[k].result;
         snprintf(cases[k].error, sizeof cases[k].error, "%s", out[k].error);
