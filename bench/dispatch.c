@@ -29,18 +29,20 @@ void fl_job_queue_stop(fl_job_queue *q)
     pthread_mutex_unlock(&q->lock);
 }
 
-int fl_dispatch_launched(void)
+int fl_dispatch_launched(int *rank)
 {
+    static const char *const ranks[3] = {"OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK"};
+    const char *r = NULL;
+    for (int k = 0; k < 3 && !r; k++)
+        r = getenv(ranks[k]);
+    *rank = r ? atoi(r) : 0;
     static const char *const sizes[2] = {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE"};
     for (int k = 0; k < 2; k++) {
         const char *v = getenv(sizes[k]);
         if (v)
             return atoi(v) > 1 ? atoi(v) : 1;
     }
-    const char *rank = getenv("PMIX_RANK");
-    if (!rank)
-        rank = getenv("PMI_RANK");
-    return !rank ? 0 : strcmp(rank, "0") != 0 ? 2 : 1;
+    return !r ? 0 : *rank != 0 ? 2 : 1;
 }
 
 void *fl_job_record(const fl_jobs *j, int k)

@@ -34,7 +34,8 @@ static int started, rank, size = 1, threaded, lost;
 
 int fl_dispatch_init(int *argc, char ***argv, fl_error *err)
 {
-    if (!fl_dispatch_launched())
+    int launched_rank;
+    if (!fl_dispatch_launched(&launched_rank))
         return FL_OK; /* not under a launcher: one rank, without starting MPI */
     int provided;
     if (MPI_Init_thread(argc, argv, MPI_THREAD_SERIALIZED, &provided) != MPI_SUCCESS)

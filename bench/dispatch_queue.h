@@ -31,8 +31,9 @@ void fl_dispatch_local(fl_jobs *j, fl_job_queue *q);
 /* What the environment says of an MPI launcher (mpirun, srun): 0 when
  * none started this process; else the job's size where it says (Open
  * MPI's OMPI_COMM_WORLD_SIZE, PMI_SIZE), or 2 for a rank other than 0 of
- * a PMIx launch of unknown size, or 1. */
-int fl_dispatch_launched(void);
+ * a PMIx launch of unknown size, or 1. *rank: this process's rank where
+ * it says (OMPI_COMM_WORLD_RANK, PMIX_RANK, PMI_RANK), else 0. */
+int fl_dispatch_launched(int *rank);
 
 /* The backend: runs q's jobs over the ranks (one rank: fl_dispatch_local). */
 void fl_dispatch_ranks(fl_jobs *j, fl_job_queue *q);

@@ -8,11 +8,16 @@ int fl_dispatch_init(int *argc, char ***argv, fl_error *err)
 {
     (void)argc, (void)argv;
     /* under mpirun every copy of this build would run every job into the same folders */
-    if (fl_dispatch_launched() > 1)
-        return fl_fail(err, FL_ERR_INPUT, "started by an MPI launcher with several ranks, but this build has no "
-                                          "MPI: every rank would run every job (install libopenmpi-dev and build "
-                                          "again, docs/mpi.md)");
-    return FL_OK;
+    int rank;
+    if (fl_dispatch_launched(&rank) <= 1)
+        return FL_OK;
+    if (rank != 0) { /* the launcher's rank 0 says why */
+        err->msg[0] = '\0';
+        return FL_ERR_INPUT;
+    }
+    return fl_fail(err, FL_ERR_INPUT, "started by an MPI launcher with several ranks, but this build has no MPI: "
+                                      "every rank would run every job (install libopenmpi-dev and build again, "
+                                      "docs/mpi.md)");
 }
 
 int fl_dispatch_rank(void)

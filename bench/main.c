@@ -1006,7 +1006,8 @@ int main(int argc, char **argv)
     signal(SIGXFSZ, SIG_IGN);
     fl_error err;
     if (fl_dispatch_init(&argc, &argv, &err) != FL_OK) {
-        fprintf(stderr, "fluidlab: %s\n", err.msg);
+        if (err.msg[0])
+            fprintf(stderr, "fluidlab: %s\n", err.msg);
         return 1;
     }
     const int rc = command(argc, argv);
