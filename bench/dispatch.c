@@ -60,28 +60,37 @@ void fl_dispatch_local(fl_jobs *j, fl_job_queue *q)
     }
 }
 
-/* costliest first; equal costs in index order */
-static const double *sort_cost;
+typedef struct costed {
+    double cost;
+    int job;
+} costed;
 
+/* costliest first; equal costs in index order */
 static int by_cost(const void *a, const void *b)
 {
-    const int x = *(const int *)a, y = *(const int *)b;
-    if (sort_cost[x] != sort_cost[y])
-        return sort_cost[x] < sort_cost[y] ? 1 : -1;
-    return (x > y) - (x < y);
+    const costed *x = a, *y = b;
+    if (x->cost != y->cost)
+        return x->cost < y->cost ? 1 : -1;
+    return (x->job > y->job) - (x->job < y->job);
 }
 
 void fl_dispatch_run(fl_jobs *j)
 {
+    /* where these few bytes cannot be had, no job runs: each is reported missing */
     int *order = malloc(sizeof(int) * (size_t)(j->n > 0 ? j->n : 1));
     fl_job_queue q = {.order = order};
     pthread_mutex_init(&q.lock, NULL);
     for (int k = 0; order && k < j->n; k++)
         if (j->state[k] != FL_JOB_DONE)
             order[q.count++] = k;
-    if (j->cost && fl_dispatch_size() > 1) {
-        sort_cost = j->cost;
-        qsort(order, (size_t)q.count, sizeof *order, by_cost);
+    costed *c = j->cost && fl_dispatch_size() > 1 ? malloc(sizeof(costed) * (size_t)(q.count + 1)) : NULL;
+    if (c) { /* on one rank the order is the plan's */
+        for (int k = 0; k < q.count; k++)
+            c[k] = (costed){j->cost(order[k], j->ctx), order[k]};
+        qsort(c, (size_t)q.count, sizeof *c, by_cost);
+        for (int k = 0; k < q.count; k++)
+            order[k] = c[k].job;
+        free(c);
     }
     j->ranks = fl_dispatch_size();
     j->lost = 0;

@@ -67,8 +67,8 @@ typedef struct fl_jobs {
     void *ctx;
     void *results;          /* n records of result_size bytes */
     size_t result_size;
-    const double *cost;     /* each job's estimated cost (any unit; fl_run_cost): under MPI the
-                             * costliest go first; NULL: in index order */
+    double (*cost)(int index, void *ctx); /* a job's estimated cost (any unit; fl_run_cost): on
+                             * several ranks the costliest go first; NULL: in index order */
     fl_job_state *state;    /* in: FL_JOB_DONE for a job done before (--resume), not run again, its
                              * record filled; out: every job's state */
     int ranks;              /* out: the ranks that took part */

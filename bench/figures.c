@@ -453,6 +453,15 @@ static fl_job_state case_job(int i, void *record, void *ctx)
     return st;
 }
 
+/* Case i's estimated cost, for the order of the jobs. */
+static double case_cost(int i, void *ctx)
+{
+    const figures *F = ctx;
+    fl_run_config c;
+    case_config(F, &F->cases[i], &c);
+    return fl_run_cost(&c);
+}
+
 /* Runs every case (with --resume, those without a finished run) over the
  * ranks; on rank 0 each case's result is then filled in, *jobs says how
  * many ranks ran them and *resumed counts the cases from an earlier
@@ -461,18 +470,14 @@ static fl_job_state case_job(int i, void *record, void *ctx)
 static int run_cases(figures *F, fl_jobs *jobs, int *resumed)
 {
     static fl_run_outcome out[MAX_CASES];
-    static double cost[MAX_CASES];
     static fl_job_state state[MAX_CASES];
     *resumed = 0;
     for (int i = 0; i < F->n; i++) {
-        fl_run_config c;
-        case_config(F, &F->cases[i], &c);
-        cost[i] = fl_run_cost(&c);
         state[i] = F->resume && fl_run_reload(F->cases[i].dir, &out[i]) ? FL_JOB_DONE : FL_JOB_MISSING;
         *resumed += state[i] == FL_JOB_DONE;
     }
     *jobs = (fl_jobs){.n = F->n, .run = case_job, .ctx = F, .results = out, .result_size = sizeof out[0],
-                      .cost = cost, .state = state};
+                      .cost = case_cost, .state = state};
     F->start_ms = fl_now_ms();
     fl_dispatch_run(jobs);
     if (fl_dispatch_rank() != 0)

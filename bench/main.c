@@ -618,6 +618,7 @@ typedef struct compare_jobs {
     int *entry;             /* the entry of each job */
     char (*sub)[1024];      /* each entry's run folder */
     int plot;
+    int n;                  /* jobs */
 } compare_jobs;
 
 /* a run's summary plot, when the comparison draws them */
@@ -627,16 +628,41 @@ static void compare_finish(const char *dir, void *ctx)
         plot_summary(dir);
 }
 
-static fl_job_state compare_job(int k, void *record, void *ctx)
+/* The run of job k. */
+static fl_run_config compare_config(const compare_jobs *cj, int k)
 {
-    compare_jobs *cj = ctx;
     const int q = cj->entry[k];
     fl_run_config c = cj->c;
     c.solver = cj->e[q].solver;
     c.device = cj->e[q].device;
     c.out_dir = cj->sub[q];
+    return c;
+}
+
+static double compare_cost(int k, void *ctx)
+{
+    const fl_run_config c = compare_config(ctx, k);
+    return fl_run_cost(&c);
+}
+
+/* ", rank 2" under MPI */
+static const char *rank_text(char *out, size_t len)
+{
+    if (fl_dispatch_size() > 1)
+        snprintf(out, len, ", rank %d", fl_dispatch_rank());
+    else
+        out[0] = '\0';
+    return out;
+}
+
+static fl_job_state compare_job(int k, void *record, void *ctx)
+{
+    compare_jobs *cj = ctx;
+    const fl_run_config c = compare_config(cj, k);
+    char rank[32];
     if (c.progress)
-        fprintf(stderr, "fluidlab: compare: %s (rank %d)\n", cj->e[q].label, fl_dispatch_rank());
+        fprintf(stderr, "fluidlab: compare: run %d of %d, %s%s\n", k + 1, cj->n, cj->e[cj->entry[k]].label,
+                rank_text(rank, sizeof rank));
     return fl_run_job(&c, k == 0, compare_finish, cj, record);
 }
 
@@ -714,23 +740,19 @@ static int cmd_compare(int argc, char **argv)
     static char sub[FL_MAX_COMPARE * FL_DEVICE_COUNT][1024];
     static int entry[FL_MAX_COMPARE * FL_DEVICE_COUNT];
     static fl_run_outcome out[FL_MAX_COMPARE * FL_DEVICE_COUNT];
-    static double cost[FL_MAX_COMPARE * FL_DEVICE_COUNT];
     fl_job_state state[FL_MAX_COMPARE * FL_DEVICE_COUNT];
-    compare_jobs cj = {c, e, entry, sub, plot};
-    fl_jobs jobs = {.run = compare_job, .ctx = &cj, .results = out, .result_size = sizeof out[0], .cost = cost,
-                    .state = state};
+    compare_jobs cj = {c, e, entry, sub, plot, 0};
+    fl_jobs jobs = {.run = compare_job, .ctx = &cj, .results = out, .result_size = sizeof out[0],
+                    .cost = compare_cost, .state = state};
     for (int k = 0; k < n; k++) { /* the first job is the first pair that runs: its bad input is everyone's */
         snprintf(sub[k], sizeof sub[k], "%s/%s", dir, e[k].folder);
         if (e[k].unsupported)
             continue;
         entry[jobs.n] = k;
-        fl_run_config ck = c;
-        ck.solver = e[k].solver;
-        ck.device = e[k].device;
-        cost[jobs.n] = fl_run_cost(&ck);
         state[jobs.n] = resume && fl_run_reload(sub[k], &out[jobs.n]) ? FL_JOB_DONE : FL_JOB_MISSING;
         jobs.n++;
     }
+    cj.n = jobs.n;
     fl_dispatch_run(&jobs);
     if (fl_dispatch_rank() != 0)
         return 0;
@@ -817,12 +839,19 @@ static fl_run_config sweep_config(const sweep_jobs *sj, int k)
     return c;
 }
 
+static double sweep_cost(int k, void *ctx)
+{
+    const fl_run_config c = sweep_config(ctx, k);
+    return fl_run_cost(&c);
+}
+
 static fl_job_state sweep_job(int k, void *record, void *ctx)
 {
     const sweep_jobs *sj = ctx;
-    fl_run_config c = sweep_config(sj, k);
+    const fl_run_config c = sweep_config(sj, k);
+    char rank[32];
     if (c.progress)
-        fprintf(stderr, "fluidlab: sweep: case %d of %d (rank %d)\n", k + 1, sj->n, fl_dispatch_rank());
+        fprintf(stderr, "fluidlab: sweep: case %d of %d%s\n", k + 1, sj->n, rank_text(rank, sizeof rank));
     return fl_run_job(&c, k == 0, NULL, NULL, record);
 }
 
@@ -876,7 +905,6 @@ static int cmd_sweep(int argc, char **argv)
     static char set_text[FL_MAX_SWEEP][4][128];
     int nsets[FL_MAX_SWEEP];
     static fl_run_outcome out[FL_MAX_SWEEP];
-    double cost[FL_MAX_SWEEP];
     fl_job_state state[FL_MAX_SWEEP];
     const int n = ns * ni;
     sweep_jobs sj = {c, cases, set_text, nsets, n};
@@ -895,12 +923,10 @@ static int cmd_sweep(int argc, char **argv)
                          ops->iteration_keys[q], sc->iterations);
                 nsets[k]++;
             }
-            const fl_run_config ck = sweep_config(&sj, k);
-            cost[k] = fl_run_cost(&ck);
             state[k] = resume && fl_run_reload(sc->dir, &out[k]) ? FL_JOB_DONE : FL_JOB_MISSING;
         }
     fl_jobs jobs = {.n = n, .run = sweep_job, .ctx = &sj, .results = out, .result_size = sizeof out[0],
-                    .cost = cost, .state = state};
+                    .cost = sweep_cost, .state = state};
     fl_dispatch_run(&jobs);
     if (fl_dispatch_rank() != 0)
         return 0;
