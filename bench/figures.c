@@ -1831,13 +1831,15 @@ static int figures_run(figures *F)
         return rc;
     }
     int unstable = 0, failed = 0;
-    for (int i = 0; i < F->n; i++)
-        unstable += F->cases[i].ran && F->cases[i].res.status != FL_RUN_STABLE, failed += !F->cases[i].ran;
+    for (int i = 0; i < F->n; i++) { /* interrupted: a rank stopped alone (rank 0 was not) */
+        const int stopped = !F->cases[i].ran || F->cases[i].res.status == FL_RUN_INTERRUPTED;
+        unstable += !stopped && F->cases[i].res.status != FL_RUN_STABLE, failed += stopped;
+    }
     char on[32] = "";
     if (jobs.ranks > 1)
         snprintf(on, sizeof on, " on %d ranks", jobs.ranks);
-    fprintf(stderr, "fluidlab: figures: %d runs (%d unstable, %d did not run, all recorded) in %.0f s%s; output in "
-                    "%s/ (report.md)\n",
+    fprintf(stderr, "fluidlab: figures: %d runs (%d unstable, %d did not run or finish, all recorded) in %.0f s%s; "
+                    "output in %s/ (report.md)\n",
             F->n, unstable, failed, (fl_now_ms() - t0) * 1e-3, on, F->out);
     return failed ? 4 : 0;
 }
