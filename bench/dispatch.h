@@ -57,8 +57,8 @@ typedef enum fl_job_state {
                          * no job starts after it */
 } fl_job_state;
 
-/* Runs job index into result (result_size bytes, zeroed first); returns
- * FL_JOB_DONE or FL_JOB_FATAL. */
+/* Runs job index into result (result_size bytes, zeroed first), on
+ * whichever rank it was handed to; returns FL_JOB_DONE or FL_JOB_FATAL. */
 typedef fl_job_state (*fl_job_fn)(int index, void *result, void *ctx);
 
 typedef struct fl_jobs {
@@ -67,8 +67,9 @@ typedef struct fl_jobs {
     void *ctx;
     void *results;          /* n records of result_size bytes */
     size_t result_size;
-    double (*cost)(int index, void *ctx); /* a job's estimated cost (any unit; fl_run_cost): on
-                             * several ranks the costliest go first; NULL: in index order */
+    double (*cost)(int index, void *ctx); /* a job's estimated cost (any unit; fl_run_cost), asked
+                             * on several ranks only, where the costliest go first; NULL: in
+                             * index order */
     fl_job_state *state;    /* in: FL_JOB_DONE for a job done before (--resume), not run again, its
                              * record filled; out: every job's state */
     int ranks;              /* out: the ranks that took part */
@@ -78,7 +79,8 @@ typedef struct fl_jobs {
 /* Runs every job not already done, and returns when all are done, or
  * after an interrupt (fl_interrupted: no new job starts, the running ones
  * stop at the end of their step) or a FL_JOB_FATAL job. Every rank calls
- * it with the same n, cost and state. On one rank: in index order, here.
+ * it with the same jobs (rank 0's cost and state decide the order). On one
+ * rank: in index order, here.
  * Under MPI: rank 0 returns with every job's state and record; another
  * rank returns with only the jobs it ran, and its command should return
  * (fl_dispatch_rank() != 0) without writing anything else. */
