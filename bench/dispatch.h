@@ -31,8 +31,9 @@
  * PMIx: the launcher's environment says so); a process started otherwise
  * is the one rank of its own. Call it first in main, before the signal
  * handlers. FL_OK, or FL_ERR_INPUT with one line in err when MPI cannot be
- * started, or when a build without MPI is started as several ranks (the
- * line empty on all but the launcher's rank 0: one says it). */
+ * started, or when the launcher started several processes that this
+ * build cannot join into one job (a build without MPI, another MPI's
+ * launcher; the line empty on all but the launcher's rank 0: one says it). */
 int fl_dispatch_init(int *argc, char ***argv, fl_error *err);
 
 /* This process's rank (0 where there is one), and the ranks in the job. */

@@ -35,7 +35,8 @@ static int started, rank, size = 1, threaded, lost;
 int fl_dispatch_init(int *argc, char ***argv, fl_error *err)
 {
     int launched_rank;
-    if (!fl_dispatch_launched(&launched_rank))
+    const int launched = fl_dispatch_launched(&launched_rank);
+    if (!launched)
         return FL_OK; /* not under a launcher: one rank, without starting MPI */
     int provided;
     if (MPI_Init_thread(argc, argv, MPI_THREAD_SERIALIZED, &provided) != MPI_SUCCESS)
@@ -44,6 +45,15 @@ int fl_dispatch_init(int *argc, char ***argv, fl_error *err)
     threaded = provided >= MPI_THREAD_SERIALIZED;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
+    /* another MPI's launcher: every process a job of one, each running every job */
+    if (launched > 1 && size == 1) {
+        if (launched_rank != 0) { /* the launcher's rank 0 says why */
+            err->msg[0] = '\0';
+            return FL_ERR_INPUT;
+        }
+        return fl_fail(err, FL_ERR_INPUT, "the launcher started %d processes, but MPI sees each alone: start "
+                                          "this build with its own MPI's mpirun (or srun --mpi=pmix)", launched);
+    }
     return FL_OK;
 }
 
