@@ -99,7 +99,7 @@ finished() {
 }
 (cd "$dir/three" && exec "${mpi[@]}" "$bin" "${sweep[@]}" 2>../kill.err) &
 pid=$!
-finished "$dir/three/sweep" 2 $pid
+finished "$dir/three/sweep" 1 $pid
 check "the sweep on 3 ranks got under way" $?
 victim=""
 for p in $(pgrep -f "fluidlab sweep dam_break"); do
@@ -111,7 +111,7 @@ wait $pid
 rc=$?
 [ $rc -ne 0 ]; check "a killed rank: mpirun fails ($rc)" $?
 done_before=$(cd "$dir/three/sweep" && find . -name run.complete | sort)
-[ "$(echo "$done_before" | wc -l)" -ge 2 ] && [ "$(echo "$done_before" | wc -l)" -lt 8 ]
+[ "$(echo "$done_before" | wc -l)" -ge 1 ] && [ "$(echo "$done_before" | wc -l)" -lt 8 ]
 check "some cases finished, some not ($(echo "$done_before" | wc -l) of 8)" $?
 stamp() { (cd "$dir/three/sweep" && for d in $done_before; do stat -c '%n %y' "$(dirname "$d")"/*; done) }
 before=$(stamp)
