@@ -23,6 +23,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "dispatch.h"
 #include "fl_commit.h"
 #include "front.h"
 #include "harness.h"
@@ -66,6 +67,8 @@ typedef struct figures {
     double tscale;                      /* durations of the scenes, times this */
     const char *out;
     int threads, quiet, plot;
+    int resume;                         /* --resume: the runs with a completion marker are not run again */
+    double start_ms;                    /* when the runs started (the progress line's ETA) */
     const char *device;                 /* --device cuda or emu: the particle solvers' device; NULL: the CPU */
     const char *fig6_device;            /* figure 6's second device: --device's, else cuda where a GPU is usable */
     int only[FIG_TABLE2 + 1];           /* only[f]: figure f is made (FIG_TABLE2: the report's Table 2) */
@@ -104,6 +107,8 @@ static const char *const fig_files[FIG_TABLE2 + 1] = {
 
 static int fail_line(const char *fmt, ...)
 {
+    if (fl_dispatch_rank() != 0) /* under MPI every rank finds the same bad option: one says it */
+        return 1;
     va_list ap;
     va_start(ap, fmt);
     fputs("fluidlab: figures: ", stderr);
@@ -401,52 +406,95 @@ static void describe_step(const fig_case *k, char *out, int len)
 
 /* ---- running ------------------------------------------------------------- */
 
-/* Runs every case; 0, or 2 when a run's output could not be written. An
- * interrupt stops it after the current run (fl_interrupted() says so). */
-static int run_cases(figures *F)
+/* The run of case k. */
+static void case_config(const figures *F, const fig_case *k, fl_run_config *c)
 {
-    double start = fl_now_ms();
-    for (int i = 0; i < F->n && !fl_interrupted(); i++) {
+    fl_run_config_default(c);
+    c->scene = k->scene;
+    c->solver = k->solver;
+    c->device = k->device;
+    c->dt = k->dt;
+    c->dt_cfl = k->dt_cfl;
+    c->substeps = k->substeps;
+    c->frames = k->frames;
+    c->save_bin = k->fig == FIG_TABLE2;
+    for (int q = 0; q < k->nsets; q++)
+        c->sets[c->set_count++] = k->sets[q];
+    c->out_dir = k->dir;
+    c->threads = F->threads;
+    c->progress = !F->quiet && isatty(STDERR_FILENO);
+}
+
+/* Case i as a job (dispatch.h), on whichever rank. */
+static fl_job_state case_job(int i, void *record, void *ctx)
+{
+    const figures *F = ctx;
+    const fig_case *k = &F->cases[i];
+    fl_run_config c;
+    case_config(F, k, &c);
+    if (!F->quiet) {
+        const double elapsed = (fl_now_ms() - F->start_ms) * 1e-3;
+        char eta[64] = "", step[96], who[64];
+        if (fl_dispatch_size() > 1) /* the cases go out in order of cost, i is not a count */
+            snprintf(eta, sizeof eta, ", rank %d", fl_dispatch_rank());
+        else if (i > 0)
+            snprintf(eta, sizeof eta, ", ETA %.0f s", elapsed / i * (F->n - i));
+        describe_step(k, step, sizeof step);
+        fprintf(stderr, "fluidlab: figures: case %d of %d (figure %d: %s on %s, %s), %.0f s so far%s\n", i + 1,
+                F->n, k->fig == 5 && !F->only[5] ? 3 : k->fig, solver_text(k->solver, k->device, who, sizeof who),
+                k->scene, step, elapsed, eta);
+    }
+    const fl_job_state st = fl_run_job(&c, 0, NULL, NULL, record);
+    const fl_run_outcome *o = record;
+    if (!F->quiet && o->ran && o->result.status == FL_RUN_UNSTABLE)
+        fprintf(stderr, "fluidlab: figures: %s: unstable, %s (recorded)\n", k->label, o->result.reason);
+    else if (!F->quiet && st == FL_JOB_DONE && !o->ran)
+        fprintf(stderr, "fluidlab: figures: %s did not run: %s (recorded)\n", k->label, o->error);
+    return st;
+}
+
+/* Case i's estimated cost, for the order of the jobs. */
+static double case_cost(int i, void *ctx)
+{
+    const figures *F = ctx;
+    fl_run_config c;
+    case_config(F, &F->cases[i], &c);
+    return fl_run_cost(&c);
+}
+
+/* Runs every case (with --resume, those without a finished run) over the
+ * ranks; on rank 0 each case's result is then filled in, *jobs says how
+ * many ranks ran them and *resumed counts the cases from an earlier
+ * command. Returns 0, or 2 when a run's output could not be written. An
+ * interrupt stops it after the running cases (fl_interrupted() says so). */
+static int run_cases(figures *F, fl_jobs *jobs, int *resumed)
+{
+    static fl_run_outcome out[MAX_CASES];
+    static fl_job_state state[MAX_CASES];
+    *resumed = 0;
+    for (int i = 0; i < F->n; i++) {
+        state[i] = F->resume && fl_run_reload(F->cases[i].dir, &out[i]) ? FL_JOB_DONE : FL_JOB_MISSING;
+        *resumed += state[i] == FL_JOB_DONE;
+    }
+    *jobs = (fl_jobs){.n = F->n, .run = case_job, .ctx = F, .results = out, .result_size = sizeof out[0],
+                      .cost = case_cost, .state = state};
+    F->start_ms = fl_now_ms();
+    fl_dispatch_run(jobs);
+    if (fl_dispatch_rank() != 0)
+        return 0;
+    for (int i = 0; i < F->n; i++) {
+        if (state[i] == FL_JOB_FATAL)
+            return fail_line("%s", out[i].error) + 1;
+        /* finished, but its rank was stopped before it reported it */
+        if (state[i] == FL_JOB_MISSING && fl_run_reload(F->cases[i].dir, &out[i]))
+            state[i] = FL_JOB_DONE;
+    }
+    for (int i = 0; i < F->n; i++) {
         fig_case *k = &F->cases[i];
-        fl_run_config c;
-        fl_run_config_default(&c);
-        c.scene = k->scene;
-        c.solver = k->solver;
-        c.device = k->device;
-        c.dt = k->dt;
-        c.dt_cfl = k->dt_cfl;
-        c.substeps = k->substeps;
-        c.frames = k->frames;
-        c.save_bin = k->fig == FIG_TABLE2;
-        for (int q = 0; q < k->nsets; q++)
-            c.sets[c.set_count++] = k->sets[q];
-        c.out_dir = k->dir;
-        c.threads = F->threads;
-        c.progress = !F->quiet && isatty(STDERR_FILENO);
-        double elapsed = (fl_now_ms() - start) * 1e-3;
-        if (!F->quiet) {
-            char eta[64] = "";
-            if (i > 0)
-                snprintf(eta, sizeof eta, ", ETA %.0f s", elapsed / i * (F->n - i));
-            char step[96], who[64];
-            describe_step(k, step, sizeof step);
-            fprintf(stderr, "fluidlab: figures: case %d of %d (figure %d: %s on %s, %s), %.0f s so far%s\n", i + 1,
-                    F->n, k->fig == 5 && !F->only[5] ? 3 : k->fig, solver_text(k->solver, k->device, who, sizeof who),
-                    k->scene, step, elapsed, eta);
-        }
-        fl_error err;
-        int rc = fl_run(&c, &k->res, &err);
-        if (rc == FL_ERR_IO)
-            return fail_line("%s", err.msg) + 1;
-        if (rc == FL_OK) {
-            k->ran = 1;
-            if (!F->quiet && k->res.status == FL_RUN_UNSTABLE)
-                fprintf(stderr, "fluidlab: figures: %s: unstable, %s (recorded)\n", k->label, k->res.reason);
-        } else {
-            snprintf(k->error, sizeof k->error, "%s", err.msg);
-            if (!F->quiet)
-                fprintf(stderr, "fluidlab: figures: %s did not run: %s (recorded)\n", k->label, k->error);
-        }
+        k->ran = out[i].ran;
+        k->res = out[i].result;
+        snprintf(k->error, sizeof k->error, "%s",
+                 state[i] == FL_JOB_MISSING ? "missing: its rank stopped before it finished" : out[i].error);
     }
     return 0;
 }
@@ -1384,7 +1432,7 @@ static int figure8(figures *F)
 
 static const char *figures_usage =
     "usage: fluidlab figures [--quick | --smoke] [--only LIST] [--out DIR] [--device cuda|emu] [--threads N]\n"
-    "                        [--quiet] [--no-plot]\n"
+    "                        [--quiet] [--no-plot] [--resume]\n"
     "\n"
     "Regenerates every figure of docs/figures.md from runs of identical scenes:\n"
     "  1 density over time (the drop; PBF paper Fig. 4)\n"
@@ -1427,9 +1475,16 @@ static const char *figures_usage =
     "                cpu (the default); FLIP and PIC stay on the CPU. Figure 6 then\n"
     "                times those solvers on both the CPU and D (without --device: on\n"
     "                the CPU, and on cuda too where a GPU is usable)\n"
-    "  --threads N   OpenMP threads\n"
+    "  --threads N   OpenMP threads (of each run)\n"
     "  --quiet       no progress lines\n"
-    "  --no-plot     the CSV files and report.md only\n";
+    "  --no-plot     the CSV files and report.md only\n"
+    "  --resume      into the DIR of an earlier, interrupted figures: run only the\n"
+    "                runs without a completion marker (runs/.../run.complete),\n"
+    "                then make the figures from all of them\n"
+    "\n"
+    "Under MPI (mpirun -np N fluidlab figures ...) the runs are spread over the N\n"
+    "ranks, each on --threads threads, and rank 0 makes the same files; report.md\n"
+    "says how many ranks ran them (docs/mpi.md).\n";
 
 /* ---- the report's Table 2 ------------------------------------------------- */
 
@@ -1607,6 +1662,8 @@ static int parse_args(figures *F, int argc, char **argv)
             F->smoke = 1;
         } else if (strcmp(a, "--quiet") == 0) {
             F->quiet = 1;
+        } else if (strcmp(a, "--resume") == 0) {
+            F->resume = 1;
         } else if (strcmp(a, "--no-plot") == 0) {
             F->plot = 0;
         } else if (strcmp(a, "--out") == 0 && v) {
@@ -1709,10 +1766,30 @@ static void resolutions(figures *F)
 static int figures_run(figures *F)
 {
     plan(F);
+    /* every rank runs its share of the cases; rank 0 alone writes the rest
+     * (so nothing before the runs may end rank 0 alone: the others would
+     * wait for it) */
+    double t0 = fl_now_ms();
+    fl_jobs jobs;
+    int resumed;
+    int rc = run_cases(F, &jobs, &resumed);
+    if (fl_dispatch_rank() != 0)
+        return 0;
+    if (rc)
+        return rc;
     if (F->plot && !fl_plot_available()) {
         fprintf(stderr, "fluidlab: figures: plots skipped: gnuplot not found (install it: apt-get install "
                         "gnuplot-nox); the CSV files and report.md are written\n");
         F->plots_skipped = 1;
+    }
+    if (fl_interrupted()) {
+        int done = 0;
+        for (int i = 0; i < F->n; i++)
+            done += F->cases[i].ran;
+        fprintf(stderr, "fluidlab: figures: interrupted by %s after %d of %d runs; no figure was made, the runs "
+                        "are in %s/runs/ (each run.json says how it ended)\n",
+                fl_interrupted() == SIGINT ? "SIGINT" : "SIGTERM", done, F->n, F->out);
+        return 128 + fl_interrupted();
     }
     char report_path[1100], tmp_path[1200];
     snprintf(report_path, sizeof report_path, "%s/report.md", F->out);
@@ -1722,32 +1799,22 @@ static int figures_run(figures *F)
         return fail_line("%s", err.msg) + 1;
     if (!(F->report = fl_open_written(tmp_path, &err)))
         return fail_line("%s", err.msg) + 1;
-    double t0 = fl_now_ms();
-    int rc = run_cases(F);
-    if (rc || fl_interrupted()) {
-        fclose(F->report);
-        unlink(tmp_path);
-        if (rc)
-            return rc;
-        int done = 0;
-        for (int i = 0; i < F->n; i++)
-            done += F->cases[i].ran;
-        fprintf(stderr, "fluidlab: figures: interrupted by %s after %d of %d runs; no figure was made, the runs "
-                        "are in %s/runs/ (each run.json says how it ended)\n",
-                fl_interrupted() == SIGINT ? "SIGINT" : "SIGTERM", done, F->n, F->out);
-        return 128 + fl_interrupted();
-    }
     char machine[256], date[32];
     fl_machine_description(machine, sizeof machine);
     time_t now = time(NULL);
     strftime(date, sizeof date, "%Y-%m-%d %H:%M UTC", gmtime(&now));
     char note[1024];
     device_note(F, note, sizeof note);
-    fprintf(F->report, "# fluidlab figures\n\nMade by `%s` (%s resolutions) on %s, %d threads, commit %s, %s; "
-                      "%d runs in %.0f s. Each run's folder (stats.csv, convergence.csv, run.json) is in "
+    char ranks[64] = "", earlier[96] = "";
+    if (jobs.ranks > 1)
+        snprintf(ranks, sizeof ranks, "%d MPI ranks x ", jobs.ranks);
+    if (resumed)
+        snprintf(earlier, sizeof earlier, " (%d of them from an earlier command, `--resume`)", resumed);
+    fprintf(F->report, "# fluidlab figures\n\nMade by `%s` (%s resolutions) on %s, %s%d threads, commit %s, %s; "
+                      "%d runs%s in %.0f s. Each run's folder (stats.csv, convergence.csv, run.json) is in "
                       "`runs/`.%s\n",
-            F->command, F->smoke ? "smoke-test" : F->quick ? "quick" : "full", machine, F->threads, FL_COMMIT, date, F->n,
-            (fl_now_ms() - t0) * 1e-3, note);
+            F->command, F->smoke ? "smoke-test" : F->quick ? "quick" : "full", machine, ranks, F->threads, FL_COMMIT,
+            date, F->n, earlier, (fl_now_ms() - t0) * 1e-3, note);
     int (*const make[FIG_COUNT + 1])(figures *) = {NULL,    figure1, figure2, figure3, figure4,
                                                    figure5, figure6, figure7, figure8};
     for (int f = 1; f <= FIG_COUNT && rc == 0; f++)
@@ -1764,12 +1831,17 @@ static int figures_run(figures *F)
         return rc;
     }
     int unstable = 0, failed = 0;
-    for (int i = 0; i < F->n; i++)
-        unstable += F->cases[i].ran && F->cases[i].res.status != FL_RUN_STABLE, failed += !F->cases[i].ran;
-    fprintf(stderr, "fluidlab: figures: %d runs (%d unstable, %d did not run, all recorded) in %.0f s; output in "
-                    "%s/ (report.md)\n",
-            F->n, unstable, failed, (fl_now_ms() - t0) * 1e-3, F->out);
-    return 0;
+    for (int i = 0; i < F->n; i++) { /* interrupted: a rank stopped alone (rank 0 was not) */
+        const int stopped = !F->cases[i].ran || F->cases[i].res.status == FL_RUN_INTERRUPTED;
+        unstable += !stopped && F->cases[i].res.status != FL_RUN_STABLE, failed += stopped;
+    }
+    char on[32] = "";
+    if (jobs.ranks > 1)
+        snprintf(on, sizeof on, " on %d ranks", jobs.ranks);
+    fprintf(stderr, "fluidlab: figures: %d runs (%d unstable, %d did not run or finish, all recorded) in %.0f s%s; "
+                    "output in %s/ (report.md)\n",
+            F->n, unstable, failed, (fl_now_ms() - t0) * 1e-3, on, F->out);
+    return failed ? 4 : 0;
 }
 
 int fl_figures_main(int argc, char **argv)

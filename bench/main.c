@@ -1,7 +1,10 @@
 /* main.c: the `fluidlab` command. Parses the command line, prints the one
  * line of an error, and chooses the exit code:
  *   0 done (and stable), 1 bad input or usage, 2 an output could not be
- *   written, 3 the run went unstable (its output is written). */
+ *   written, 3 the run went unstable (its output is written), 4 figures,
+ *   sweep or compare done but some runs failed or are missing (recorded).
+ * Under MPI (dispatch.h) every rank parses the same command line; rank 0
+ * alone prints its errors and writes the command's files. */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
 #include <math.h>
@@ -12,6 +15,7 @@
 #include <unistd.h>
 
 #include "compare.h"
+#include "dispatch.h"
 #include "figures.h"
 #include "fl_commit.h"
 #include "harness.h"
@@ -39,6 +43,8 @@ static const char *usage =
     "                         then DIR/compare.csv and .md (device, status, steps,\n"
     "                         time, compression) and DIR/compare_density.png, .svg;\n"
     "                         an unstable or failed solver is recorded, not fatal.\n"
+    "                         --resume: into a DIR of an earlier compare, run only\n"
+    "                         the solvers without a finished run (run.complete)\n"
     "                         --devices cpu,emu (or cpu,cuda): every solver on each\n"
     "                         device, in DIR/<solver>_<device>/; --device D: all on\n"
     "                         D. A solver without a version on a device is recorded\n"
@@ -50,7 +56,8 @@ static const char *usage =
     "                         scene or until it breaks the stability criteria (on\n"
     "                         --device, default cpu); each case in DIR/case_NN/\n"
     "                         (DIR default out/sweep), and DIR/sweep.csv and .md:\n"
-    "                         when and why each case broke\n"
+    "                         when and why each case broke; --resume: only the cases\n"
+    "                         without a finished run\n"
     "  figures [--quick] [--only LIST] [--out DIR] [--device cuda|emu]\n"
     "                         every figure of docs/figures.md (density over time,\n"
     "                         convergence, stage timings, stability, the dam-break\n"
@@ -160,12 +167,19 @@ static const char *usage =
     "DIR/summary.png and .svg (when gnuplot is installed), DIR/frames/ and\n"
     "DIR/frames.pvd with --save.\n"
     "Exit codes: 0 done, 1 bad input, 2 output error (run.json says incomplete),\n"
-    "3 the run went unstable (see run.json), 130 / 143 interrupted by SIGINT /\n"
-    "SIGTERM (the run stops at the end of its step, run.json says interrupted; a\n"
-    "second signal stops at once).\n";
+    "3 the run went unstable (see run.json), 4 figures, sweep or compare: some\n"
+    "runs failed or are missing (each recorded; --resume runs the missing),\n"
+    "130 / 143 interrupted by SIGINT / SIGTERM (the run stops at the end of its\n"
+    "step, run.json says interrupted; a second signal stops at once).\n"
+    "\n"
+    "MPI: mpirun -np N fluidlab figures (or sweep, compare) spreads the runs over\n"
+    "N ranks, each run on --threads threads; the files are those of one rank.\n"
+    "See docs/mpi.md.\n";
 
 static int die(const char *fmt, const char *a)
 {
+    if (fl_dispatch_rank() != 0) /* every rank finds the same error: one says it */
+        return 1;
     fprintf(stderr, "fluidlab: ");
     fprintf(stderr, fmt, a);
     fputc('\n', stderr);
@@ -237,6 +251,9 @@ static int cmd_list(void)
     printf("CUDA: not built (no CUDA compiler at configure time)\n");
     snprintf(cuda, sizeof cuda, "cuda: not built");
 #endif
+    char mpi[128];
+    fl_dispatch_describe(mpi, sizeof mpi);
+    printf("MPI: %s\n", mpi);
     /* what --device takes, and which solvers each runs */
     printf("devices: cpu (all solvers); emu (%s: the CUDA kernels on the CPU); %s\n", names, cuda);
     list_scenes();
@@ -382,15 +399,20 @@ static int run_option(const char *a, const char *v, fl_run_config *c, int *plot,
 
 /* The command line of run, compare and sweep: each command's own options
  * that take a value (own[k], its value into *val[k]; checked first, so a
- * command may take over a run option's name), the run options, and the one
- * scene. Returns 0, or the exit code of die(). */
+ * command may take over a run option's name), --resume where resume is
+ * not NULL, the run options, and the one scene. Returns 0, or the exit
+ * code of die(). */
 static int parse_command(int argc, char **argv, fl_run_config *c, int *plot, const char *const *own,
-                         const char **const *val)
+                         const char **const *val, int *resume)
 {
     const char *first_scene = c->scene;
     for (int k = 0; k < argc; k++) {
         const char *a = argv[k];
         const char *v = k + 1 < argc ? argv[k + 1] : NULL;
+        if (resume && strcmp(a, "--resume") == 0) {
+            *resume = 1;
+            continue;
+        }
         int mine = -1;
         for (int q = 0; own[q]; q++)
             if (strcmp(a, own[q]) == 0)
@@ -421,22 +443,25 @@ static int parse_command(int argc, char **argv, fl_run_config *c, int *plot, con
     return 0;
 }
 
-/* One run of compare or sweep into c->out_dir: a failed run is recorded in
- * *ran and error, not fatal, but an output error is (exit 2), and so is bad
- * input on the first run (exit 1: the scene or an override, before anything
- * is written). Returns -1 to go on, or the exit code. */
-static int run_case(const fl_run_config *c, fl_run_result *res, int *ran, char *error, size_t len, int first)
+/* The outcome of a run job after fl_dispatch_run, on rank 0: a fatal
+ * one (an output error, or bad input on the first run: the scene or an
+ * override) printed, and its exit code (2 or 1); else -1 to go on. */
+static int fatal_job(const fl_jobs *j, const fl_run_outcome *out)
 {
-    fl_error err;
-    int rc = fl_run(c, res, &err);
-    if (rc == FL_ERR_IO)
-        return die("%s", err.msg) + 1;
-    if (rc == FL_ERR_INPUT && first)
-        return die("%s", err.msg);
-    *ran = rc == FL_OK;
-    if (rc)
-        snprintf(error, len, "%s", err.msg);
+    for (int k = 0; k < j->n; k++)
+        if (j->state[k] == FL_JOB_FATAL)
+            return die("%s", out[k].error) + (out[k].code == FL_ERR_IO);
     return -1;
+}
+
+/* " on 3 ranks" after an MPI dispatch, "" on one rank. */
+static const char *ranks_text(const fl_jobs *j, char *out, size_t len)
+{
+    if (j->ranks > 1)
+        snprintf(out, len, " on %d ranks", j->ranks);
+    else
+        out[0] = '\0';
+    return out;
 }
 
 static int cmd_run(int argc, char **argv)
@@ -447,7 +472,7 @@ static int cmd_run(int argc, char **argv)
     c.progress = isatty(STDERR_FILENO);
     const char *own[] = {"--solver", NULL};
     const char **val[] = {&c.solver};
-    int prc = parse_command(argc, argv, &c, &plot, own, val);
+    int prc = parse_command(argc, argv, &c, &plot, own, val, NULL);
     if (prc)
         return prc;
     if (!c.scene)
@@ -611,6 +636,61 @@ static int compare_devices(const char *list, const char **out)
     return n;
 }
 
+/* The jobs of a comparison: the (solver, device) pairs that run. */
+typedef struct compare_jobs {
+    fl_run_config c;        /* the comparison's options */
+    fl_compare_entry *e;
+    int *entry;             /* the entry of each job */
+    char (*sub)[1024];      /* each entry's run folder */
+    int plot;
+    int n;                  /* jobs */
+} compare_jobs;
+
+/* a run's summary plot, when the comparison draws them */
+static void compare_finish(const char *dir, void *ctx)
+{
+    if (((const compare_jobs *)ctx)->plot)
+        plot_summary(dir);
+}
+
+/* The run of job k. */
+static fl_run_config compare_config(const compare_jobs *cj, int k)
+{
+    const int q = cj->entry[k];
+    fl_run_config c = cj->c;
+    c.solver = cj->e[q].solver;
+    c.device = cj->e[q].device;
+    c.out_dir = cj->sub[q];
+    return c;
+}
+
+static double compare_cost(int k, void *ctx)
+{
+    const fl_run_config c = compare_config(ctx, k);
+    return fl_run_cost(&c);
+}
+
+/* ", rank 2" under MPI */
+static const char *rank_text(char *out, size_t len)
+{
+    if (fl_dispatch_size() > 1)
+        snprintf(out, len, ", rank %d", fl_dispatch_rank());
+    else
+        out[0] = '\0';
+    return out;
+}
+
+static fl_job_state compare_job(int k, void *record, void *ctx)
+{
+    compare_jobs *cj = ctx;
+    const fl_run_config c = compare_config(cj, k);
+    char rank[32];
+    if (c.progress)
+        fprintf(stderr, "fluidlab: compare: run %d of %d, %s%s\n", k + 1, cj->n, cj->e[cj->entry[k]].label,
+                rank_text(rank, sizeof rank));
+    return fl_run_job(&c, k == 0, compare_finish, cj, record);
+}
+
 static int cmd_compare(int argc, char **argv)
 {
     int plot = 1;
@@ -625,7 +705,8 @@ static int cmd_compare(int argc, char **argv)
     const char *given = NULL, *devices = NULL;
     const char *own[] = {"--solvers", "--devices", NULL};
     const char **val[] = {&given, &devices};
-    int prc = parse_command(argc, argv, &c, &plot, own, val);
+    int resume = 0;
+    int prc = parse_command(argc, argv, &c, &plot, own, val, &resume);
     if (prc)
         return prc;
     if (given)
@@ -681,30 +762,44 @@ static int cmd_compare(int argc, char **argv)
     if (first < 0)
         return die("%s", e[0].error);
     const char *dir = c.out_dir;
-    char sub[FL_MAX_COMPARE * FL_DEVICE_COUNT][1024];
-    for (int k = 0; k < n; k++) {
+    static char sub[FL_MAX_COMPARE * FL_DEVICE_COUNT][1024];
+    static int entry[FL_MAX_COMPARE * FL_DEVICE_COUNT];
+    static fl_run_outcome out[FL_MAX_COMPARE * FL_DEVICE_COUNT];
+    fl_job_state state[FL_MAX_COMPARE * FL_DEVICE_COUNT];
+    compare_jobs cj = {c, e, entry, sub, plot, 0};
+    fl_jobs jobs = {.run = compare_job, .ctx = &cj, .results = out, .result_size = sizeof out[0],
+                    .cost = compare_cost, .state = state};
+    for (int k = 0; k < n; k++) { /* the first job is the first pair that runs: its bad input is everyone's */
+        snprintf(sub[k], sizeof sub[k], "%s/%s", dir, e[k].folder);
         if (e[k].unsupported)
             continue;
-        snprintf(sub[k], sizeof sub[k], "%s/%s", dir, e[k].folder);
-        c.solver = e[k].solver;
-        c.device = e[k].device;
-        c.out_dir = sub[k];
-        if (c.progress)
-            fprintf(stderr, "fluidlab: compare: run %d of %d, %s\n", k + 1, n, e[k].label);
-        int rc = run_case(&c, &e[k].result, &e[k].ran, e[k].error, sizeof e[k].error, k == first);
-        if (rc >= 0)
-            return rc;
-        if (fl_interrupted())
-            break;
-        if (e[k].ran && plot)
-            plot_summary(c.out_dir);
+        entry[jobs.n] = k;
+        state[jobs.n] = resume && fl_run_reload(sub[k], &out[jobs.n]) ? FL_JOB_DONE : FL_JOB_MISSING;
+        jobs.n++;
+    }
+    cj.n = jobs.n;
+    fl_dispatch_run(&jobs);
+    if (fl_dispatch_rank() != 0)
+        return 0;
+    int rc = fatal_job(&jobs, out);
+    if (rc >= 0)
+        return rc;
+    int missing = 0;
+    for (int k = 0; k < jobs.n; k++) {
+        fl_compare_entry *x = &e[entry[k]];
+        if (state[k] == FL_JOB_MISSING && fl_run_reload(sub[entry[k]], &out[k])) /* finished, not reported */
+            state[k] = FL_JOB_DONE;
+        x->ran = out[k].ran;
+        x->result = out[k].result;
+        snprintf(x->error, sizeof x->error, "%s", out[k].error);
+        missing += state[k] == FL_JOB_MISSING || !out[k].ran || out[k].result.status == FL_RUN_INTERRUPTED;
     }
     fl_error err;
     if (fl_compare_write(dir, e, n, &err))
         return die("%s", err.msg) + 1;
     if (fl_interrupted()) {
         fprintf(stderr, "fluidlab: compare: interrupted; the runs so far and compare.csv, compare.md (the rest "
-                        "marked not run) are in %s/\n", dir);
+                        "marked not run; --resume runs them) are in %s/\n", dir);
         return interrupted_exit();
     }
     if (plot && fl_plot_available())
@@ -721,9 +816,13 @@ static int cmd_compare(int argc, char **argv)
                     e[k].label, fl_run_status_name(r->status), r->status == FL_RUN_STABLE ? "" : ": ",
                     r->status == FL_RUN_STABLE ? "" : r->reason, r->steps, r->wall_s, 100.0 * r->mean_err_avg);
     }
-    fprintf(stderr, "fluidlab: compare: output in %s/ (compare.csv, compare.md, density.csv%s)\n", dir,
-            plot && fl_plot_available() ? ", compare_density.png/.svg" : "");
-    return 0;
+    char on[32];
+    fprintf(stderr, "fluidlab: compare: output in %s/ (compare.csv, compare.md, density.csv%s)%s\n", dir,
+            plot && fl_plot_available() ? ", compare_density.png/.svg" : "", ranks_text(&jobs, on, sizeof on));
+    if (missing)
+        fprintf(stderr, "fluidlab: compare: %d of %d runs failed or are missing (recorded in compare.csv; "
+                        "--resume runs them again)\n", missing, jobs.n);
+    return missing ? 4 : 0;
 }
 
 #define FL_MAX_SWEEP 64
@@ -744,6 +843,43 @@ static int parse_list(const char *list, double *out, int max, int whole)
     return n;
 }
 
+/* The jobs of a sweep: its cases, each the sweep's options with its step,
+ * iteration overrides and folder. */
+typedef struct sweep_jobs {
+    fl_run_config c;
+    fl_sweep_case *cases;
+    char (*sets)[4][128];   /* each case's iteration overrides */
+    int *nsets;
+    int n;
+} sweep_jobs;
+
+static fl_run_config sweep_config(const sweep_jobs *sj, int k)
+{
+    fl_run_config c = sj->c;
+    c.dt = sj->cases[k].dt;
+    c.substeps = sj->cases[k].substeps;
+    for (int q = 0; q < sj->nsets[k]; q++)
+        c.sets[c.set_count++] = sj->sets[k][q];
+    c.out_dir = sj->cases[k].dir;
+    return c;
+}
+
+static double sweep_cost(int k, void *ctx)
+{
+    const fl_run_config c = sweep_config(ctx, k);
+    return fl_run_cost(&c);
+}
+
+static fl_job_state sweep_job(int k, void *record, void *ctx)
+{
+    const sweep_jobs *sj = ctx;
+    const fl_run_config c = sweep_config(sj, k);
+    char rank[32];
+    if (c.progress)
+        fprintf(stderr, "fluidlab: sweep: case %d of %d%s\n", k + 1, sj->n, rank_text(rank, sizeof rank));
+    return fl_run_job(&c, k == 0, NULL, NULL, record);
+}
+
 static int cmd_sweep(int argc, char **argv)
 {
     int plot = 1;
@@ -754,7 +890,8 @@ static int cmd_sweep(int argc, char **argv)
     const char *dt_list = NULL, *sub_list = NULL, *it_list = NULL;
     const char *own[] = {"--solver", "--dt", "--substeps", "--iters", NULL};
     const char **val[] = {&c.solver, &dt_list, &sub_list, &it_list};
-    int prc = parse_command(argc, argv, &c, &plot, own, val);
+    int resume = 0;
+    int prc = parse_command(argc, argv, &c, &plot, own, val, &resume);
     if (prc)
         return prc;
     if (!c.scene)
@@ -790,9 +927,12 @@ static int cmd_sweep(int argc, char **argv)
     const char *dir = c.out_dir;
     static fl_sweep_case cases[FL_MAX_SWEEP];
     memset(cases, 0, sizeof cases);
-    const int base_sets = c.set_count;
-    char set_text[FL_MAX_SWEEP][4][128];
+    static char set_text[FL_MAX_SWEEP][4][128];
+    int nsets[FL_MAX_SWEEP];
+    static fl_run_outcome out[FL_MAX_SWEEP];
+    fl_job_state state[FL_MAX_SWEEP];
     const int n = ns * ni;
+    sweep_jobs sj = {c, cases, set_text, nsets, n};
     for (int a = 0, k = 0; a < ns; a++) /* the plan, so that sweep.csv lists the cases an interrupt leaves out */
         for (int b = 0; b < ni; b++, k++) {
             fl_sweep_case *sc = &cases[k];
@@ -800,31 +940,38 @@ static int cmd_sweep(int argc, char **argv)
             sc->substeps = sub_list ? (int)steps[a] : 0;
             sc->iterations = (int)iters[b];
             snprintf(sc->dir, sizeof sc->dir, "%s/case_%02d", dir, k + 1);
+            nsets[k] = 0;
+            for (int q = 0; it_list && q < 4 && ops->iteration_keys[q]; q++) {
+                if (c.set_count + nsets[k] == FL_MAX_SETS)
+                    return die("%s", "sweep: too many --set overrides");
+                snprintf(set_text[k][q], sizeof set_text[k][q], "solvers.%s.%s=%d", c.solver,
+                         ops->iteration_keys[q], sc->iterations);
+                nsets[k]++;
+            }
+            state[k] = resume && fl_run_reload(sc->dir, &out[k]) ? FL_JOB_DONE : FL_JOB_MISSING;
         }
-    for (int k = 0; k < n && !fl_interrupted(); k++) {
-        fl_sweep_case *sc = &cases[k];
-        c.dt = sc->dt;
-        c.substeps = sc->substeps;
-        c.set_count = base_sets;
-        for (int q = 0; it_list && q < 4 && ops->iteration_keys[q]; q++) {
-            if (c.set_count == FL_MAX_SETS)
-                return die("%s", "sweep: too many --set overrides");
-            snprintf(set_text[k][q], sizeof set_text[k][q], "solvers.%s.%s=%d", c.solver, ops->iteration_keys[q],
-                     sc->iterations);
-            c.sets[c.set_count++] = set_text[k][q];
-        }
-        c.out_dir = sc->dir;
-        if (c.progress)
-            fprintf(stderr, "fluidlab: sweep: case %d of %d\n", k + 1, n);
-        int rc = run_case(&c, &sc->result, &sc->ran, sc->error, sizeof sc->error, k == 0);
-        if (rc >= 0)
-            return rc;
+    fl_jobs jobs = {.n = n, .run = sweep_job, .ctx = &sj, .results = out, .result_size = sizeof out[0],
+                    .cost = sweep_cost, .state = state};
+    fl_dispatch_run(&jobs);
+    if (fl_dispatch_rank() != 0)
+        return 0;
+    int rc = fatal_job(&jobs, out);
+    if (rc >= 0)
+        return rc;
+    int missing = 0;
+    for (int k = 0; k < n; k++) {
+        if (state[k] == FL_JOB_MISSING && fl_run_reload(cases[k].dir, &out[k])) /* finished, not reported */
+            state[k] = FL_JOB_DONE;
+        cases[k].ran = out[k].ran;
+        cases[k].result = out[k].result;
+        snprintf(cases[k].error, sizeof cases[k].error, "%s", out[k].error);
+        missing += state[k] == FL_JOB_MISSING || !out[k].ran || out[k].result.status == FL_RUN_INTERRUPTED;
     }
     if (fl_sweep_write(dir, cases, n, &err))
         return die("%s", err.msg) + 1;
     if (fl_interrupted()) {
         fprintf(stderr, "fluidlab: sweep: interrupted; the cases so far and sweep.csv, sweep.md (the rest marked "
-                        "not run) are in %s/\n", dir);
+                        "not run; --resume runs them) are in %s/\n", dir);
         return interrupted_exit();
     }
     for (int k = 0; k < n; k++) {
@@ -837,20 +984,28 @@ static int cmd_sweep(int argc, char **argv)
             fprintf(stderr, "fluidlab: case %d stable, %lld steps, mean compression %.3f %%\n", k + 1, r->steps,
                     100.0 * r->mean_err_avg);
     }
-    fprintf(stderr, "fluidlab: sweep: output in %s/ (sweep.csv, sweep.md, case_NN/)\n", dir);
-    return 0;
+    char on[32];
+    fprintf(stderr, "fluidlab: sweep: output in %s/ (sweep.csv, sweep.md, case_NN/)%s\n", dir,
+            ranks_text(&jobs, on, sizeof on));
+    if (missing)
+        fprintf(stderr, "fluidlab: sweep: %d of %d cases failed or are missing (recorded in sweep.csv; --resume "
+                        "runs them again)\n", missing, n);
+    return missing ? 4 : 0;
 }
 
-int main(int argc, char **argv)
+/* The command of argv[1] (none: the default job); its exit code. */
+static int command(int argc, char **argv)
 {
-    /* a file-size limit (ulimit -f) then fails a write with EFBIG, which is
-     * reported like a full disk, instead of killing the process */
-    signal(SIGXFSZ, SIG_IGN);
     const char *cmd = argc < 2 ? "figures" : argv[1];
     /* the commands that run scenes stop cleanly at the end of a step (surface: of a frame) */
     if (strcmp(cmd, "run") == 0 || strcmp(cmd, "compare") == 0 || strcmp(cmd, "sweep") == 0 ||
         strcmp(cmd, "figures") == 0 || strcmp(cmd, "tool") == 0 || strcmp(cmd, "surface") == 0)
         fl_interrupt_install();
+    /* under MPI, the commands whose runs are spread over the ranks; another
+     * would run once per rank into the same folder */
+    if (fl_dispatch_size() > 1 && strcmp(cmd, "figures") != 0 && strcmp(cmd, "sweep") != 0 &&
+        strcmp(cmd, "compare") != 0)
+        return die("%s: runs on one rank; under mpirun use figures, sweep or compare (docs/mpi.md)", cmd);
     if (argc < 2) {
         char *def[] = {"--quick"};
         return fl_figures_main(1, def);
@@ -897,4 +1052,20 @@ int main(int argc, char **argv)
     if (strcmp(cmd, "course") == 0)
         return fl_course_main(argc - 2, argv + 2);
     return die("%s: unknown command (see fluidlab --help)", cmd);
+}
+
+int main(int argc, char **argv)
+{
+    /* a file-size limit (ulimit -f) then fails a write with EFBIG, which is
+     * reported like a full disk, instead of killing the process */
+    signal(SIGXFSZ, SIG_IGN);
+    fl_error err;
+    if (fl_dispatch_init(&argc, &argv, &err) != FL_OK) {
+        if (err.msg[0])
+            fprintf(stderr, "fluidlab: %s\n", err.msg);
+        return 1;
+    }
+    const int rc = command(argc, argv);
+    fl_dispatch_finish(rc);
+    return rc;
 }
