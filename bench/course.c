@@ -19,6 +19,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "dispatch.h"
 #include "front.h"
 #include "harness.h"
 #include "kernels.h"
@@ -789,8 +790,13 @@ static int run_lesson(int n, const char *out)
         return rc;
     remove(log);
     fprintf(stderr, "fluidlab course: lesson %d, %s (%s)\n", n, L->title, L->doc);
-    for (int c = 0; c < MAX_COMMANDS && L->commands[c][0] && !rc; c++)
+    for (int c = 0; c < MAX_COMMANDS && L->commands[c][0] && !rc; c++) {
         rc = run_command(L->commands[c], dir, log);
+        if (fl_interrupted()) {
+            fprintf(stderr, "fluidlab: course: lesson %d interrupted; what it made so far is in %s\n", n, dir);
+            return 130;
+        }
+    }
     if (rc)
         return rc;
     char msg[512];
@@ -814,22 +820,61 @@ static int run_lesson(int n, const char *out)
 
 /* ---- checking the exercises ----------------------------------------------------------- */
 
-static int check_lesson(int n, int *held, int *total)
+/* An exercise as a job of dispatch.h (one of the ranks under mpirun), and
+ * what it reports. */
+typedef struct check_job {
+    int lesson, exercise;
+} check_job;
+
+typedef struct check_record {
+    int held;          /* the exercise's return: 1 held, 0 not, -1 could not run */
+    char got[500];
+} check_record;
+
+static fl_job_state check_one(int index, void *result, void *ctx)
 {
-    const lesson *L = &lessons[n - 1];
-    int rc = 0;
-    for (int e = 0; e < MAX_EXERCISES && L->exercises[e].run; e++) {
-        char got[512] = "";
-        int r = L->exercises[e].run(got, sizeof got);
-        printf("%-4s lesson %d, exercise %d: %s\n       measured: %s\n", r > 0 ? "ok" : "FAIL", n, e + 1,
-               L->exercises[e].claim, got[0] ? got : "(nothing)");
-        fflush(stdout);
-        *total += 1;
-        *held += r > 0;
-        if (r <= 0)
-            rc = 3;
+    const check_job *j = (const check_job *)ctx + index;
+    check_record *r = result;
+    r->held = lessons[j->lesson - 1].exercises[j->exercise].run(r->got, sizeof r->got);
+    return FL_JOB_DONE;
+}
+
+/* Every exercise of the lessons in only (all when any is 0), spread over
+ * the ranks; rank 0 prints each in the lessons' order. 0, 3 when an
+ * outcome did not hold, 4 when an exercise was not run (interrupted). */
+static int check_lessons(const int only[], int any)
+{
+    check_job jobs[LESSON_COUNT * MAX_EXERCISES];
+    int n = 0;
+    for (int l = 1; l <= LESSON_COUNT; l++)
+        for (int e = 0; e < MAX_EXERCISES && lessons[l - 1].exercises[e].run; e++)
+            if (!any || only[l - 1])
+                jobs[n++] = (check_job){l, e};
+    check_record *rec = calloc((size_t)n, sizeof *rec);
+    fl_job_state *state = calloc((size_t)n, sizeof *state);
+    if (!rec || !state) {
+        free(rec), free(state);
+        fprintf(stderr, "fluidlab: course: out of memory\n");
+        return 2;
     }
-    return rc;
+    fl_jobs j = {.n = n, .run = check_one, .ctx = jobs, .results = rec, .result_size = sizeof *rec, .state = state};
+    fl_dispatch_run(&j);
+    int held = 0, missing = 0;
+    for (int k = 0; k < n && fl_dispatch_rank() == 0; k++) {
+        const lesson *L = &lessons[jobs[k].lesson - 1];
+        const int done = state[k] == FL_JOB_DONE;
+        printf("%-4s lesson %d, exercise %d: %s\n       measured: %s\n", done && rec[k].held > 0 ? "ok" : "FAIL",
+               jobs[k].lesson, jobs[k].exercise + 1, L->exercises[jobs[k].exercise].claim,
+               !done ? "(not run: interrupted)" : rec[k].got[0] ? rec[k].got : "(nothing)");
+        held += done && rec[k].held > 0, missing += !done;
+    }
+    if (fl_dispatch_rank() == 0 && j.ranks > 1)
+        printf("course --check: %d of %d outcomes held%s, on %d ranks\n", held, n, missing ? ", some not run" : "",
+               j.ranks);
+    else if (fl_dispatch_rank() == 0)
+        printf("course --check: %d of %d outcomes held%s\n", held, n, missing ? ", some not run" : "");
+    free(rec), free(state);
+    return fl_dispatch_rank() != 0 ? 0 : missing ? 4 : held < n ? 3 : 0;
 }
 
 static const char *course_usage =
@@ -843,7 +888,9 @@ static const char *course_usage =
     "equation, the commands that show it (quick sizes, under a minute each on\n"
     "two cores) and exercises whose outcomes --check measures. Exit status:\n"
     "0 done, 1 bad input, 2 a command failed or its picture is missing, 3 an\n"
-    "exercise's outcome did not hold.\n";
+    "exercise's outcome did not hold, 4 an exercise was not run (interrupted),\n"
+    "130 a lesson's commands interrupted (Ctrl-C).\n"
+    "Under mpirun, --check spreads the exercises over the ranks (docs/mpi.md).\n";
 
 /* "1,3" into only[]: 0, or 1 after one line on stderr. */
 static int parse_only(const char *list, int only[])
@@ -908,16 +955,15 @@ int fl_course_main(int argc, char **argv)
                 any_only && !check ? "--check" : "a lesson number");
         return 1;
     }
+    if (fl_dispatch_size() > 1 && !check) {
+        if (fl_dispatch_rank() == 0)
+            fprintf(stderr, "fluidlab: course: under mpirun only --check (a lesson's commands run on one rank)\n");
+        return 1;
+    }
     if (lesson_n)
         return run_lesson(lesson_n, out);
-    if (check) {
-        int held = 0, total = 0, rc = 0;
-        for (int n = 1; n <= LESSON_COUNT; n++)
-            if (!any_only || only[n - 1])
-                rc |= check_lesson(n, &held, &total);
-        printf("course --check: %d of %d outcomes held\n", held, total);
-        return rc ? 3 : 0;
-    }
+    if (check)
+        return check_lessons(only, any_only);
     printf("the course (docs/course/README.md): fluidlab course N runs lesson N\n");
     for (int n = 1; n <= LESSON_COUNT; n++)
         printf("  %d  %s\n     %s\n", n, lessons[n - 1].title, lessons[n - 1].doc);

@@ -1810,10 +1810,11 @@ static int figures_run(figures *F)
         snprintf(ranks, sizeof ranks, "%d MPI ranks x ", jobs.ranks);
     if (resumed)
         snprintf(earlier, sizeof earlier, " (%d of them from an earlier command, `--resume`)", resumed);
-    fprintf(F->report, "# fluidlab figures\n\nMade by `%s` (%s resolutions) on %s, %s%d threads, commit %s, %s; "
+    fprintf(F->report, "# fluidlab figures\n\nMade by `%s` (%s resolutions) on %s, %s%d thread%s, commit %s, %s; "
                       "%d runs%s in %.0f s. Each run's folder (stats.csv, convergence.csv, run.json) is in "
                       "`runs/`.%s\n",
-            F->command, F->smoke ? "smoke-test" : F->quick ? "quick" : "full", machine, ranks, F->threads, FL_COMMIT,
+            F->command, F->smoke ? "smoke-test" : F->quick ? "quick" : "full", machine, ranks, F->threads,
+            F->threads == 1 ? "" : "s", FL_COMMIT,
             date, F->n, earlier, (fl_now_ms() - t0) * 1e-3, note);
     int (*const make[FIG_COUNT + 1])(figures *) = {NULL,    figure1, figure2, figure3, figure4,
                                                    figure5, figure6, figure7, figure8};

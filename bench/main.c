@@ -999,13 +999,15 @@ static int command(int argc, char **argv)
     const char *cmd = argc < 2 ? "figures" : argv[1];
     /* the commands that run scenes stop cleanly at the end of a step (surface: of a frame) */
     if (strcmp(cmd, "run") == 0 || strcmp(cmd, "compare") == 0 || strcmp(cmd, "sweep") == 0 ||
-        strcmp(cmd, "figures") == 0 || strcmp(cmd, "tool") == 0 || strcmp(cmd, "surface") == 0)
+        strcmp(cmd, "figures") == 0 || strcmp(cmd, "tool") == 0 || strcmp(cmd, "surface") == 0 ||
+        strcmp(cmd, "course") == 0)
         fl_interrupt_install();
     /* under MPI, the commands whose runs are spread over the ranks; another
      * would run once per rank into the same folder */
     if (fl_dispatch_size() > 1 && strcmp(cmd, "figures") != 0 && strcmp(cmd, "sweep") != 0 &&
-        strcmp(cmd, "compare") != 0)
-        return die("%s: runs on one rank; under mpirun use figures, sweep or compare (docs/mpi.md)", cmd);
+        strcmp(cmd, "compare") != 0 && strcmp(cmd, "course") != 0)
+        return die("%s: runs on one rank; under mpirun use figures, sweep, compare or course --check (docs/mpi.md)",
+                   cmd);
     if (argc < 2) {
         char *def[] = {"--quick"};
         return fl_figures_main(1, def);

@@ -14,6 +14,8 @@
 #   did not finish; --resume on 3 ranks runs only those (the finished
 #   cases' files untouched) and gives the rows of an uninterrupted sweep;
 # - Ctrl-C (SIGINT to mpirun): the same, every case marked;
+# - course --check --only 2,6,8 on 3 ranks prints the same outcomes and
+#   measurements as on one; course N is refused under mpirun;
 # - bad input: one line from fluidlab, exit 1; a command that is not
 #   spread (run) is refused under mpirun.
 # usage: cli_mpi.sh FLUIDLAB SCRATCH_DIR MPIEXEC
@@ -63,7 +65,7 @@ for s in "$dir"/one/out/runs/*/*/stats.csv; do
     ms_density ms_pressure_solve ms_velocity_update ms_transfer ms_boundary ms_other ms_step)" ] || same=1
 done
 check "every run's stats.csv the same on 3 ranks (stage times aside)" $same
-grep -q "3 MPI ranks x 1 threads" "$dir/three/out/report.md"; check "report.md says 3 MPI ranks" $?
+grep -q "3 MPI ranks x 1 thread," "$dir/three/out/report.md"; check "report.md says 3 MPI ranks" $?
 ! grep -q "MPI ranks" "$dir/one/out/report.md"; check "report.md of one rank says no ranks" $?
 grep -q "on 3 ranks" "$dir/three.err"; check "figures on 3 ranks says so on stderr" $?
 
@@ -144,6 +146,16 @@ check "sweep.csv marks every case without a marker ($((8 - n)))" $?
 "${mpi[@]}" "$bin" sweep dam_break --solver nosuch --dt 0.001 --out "$dir/bad" 2>"$dir/bad.err"
 [ $? -eq 1 ] && [ "$(grep -c '^fluidlab: ' "$dir/bad.err")" -eq 1 ] && [ ! -e "$dir/bad" ]
 check "bad input on 3 ranks: one line, exit 1, nothing written" $?
+# ---- course --check: the exercises over the ranks, the same lines in the lessons' order
+"$bin" course --check --only 2,6,8 >"$dir/course_one.out" 2>&1
+check "course --check on one rank exits 0" $?
+"${mpi[@]}" "$bin" course --check --only 2,6,8 >"$dir/course_three.out" 2>&1
+check "course --check on 3 ranks exits 0" $?
+diff <(grep -v '^course --check:' "$dir/course_one.out") <(grep -v '^course --check:' "$dir/course_three.out") >/dev/null
+check "course --check: the same outcomes and measurements on 3 ranks" $?
+"${mpi[@]}" "$bin" course 2 --out "$dir/course" 2>"$dir/course.err"
+[ $? -eq 1 ] && [ "$(grep -c 'only --check' "$dir/course.err")" -eq 1 ] && [ ! -e "$dir/course" ]
+check "course N under mpirun: refused in one line, exit 1" $?
 "${mpi[@]}" "$bin" run dam_break --solver sph --frames 1 --out "$dir/run" 2>"$dir/run.err"
 [ $? -eq 1 ] && [ "$(grep -c '^fluidlab: run: runs on one rank' "$dir/run.err")" -eq 1 ] && [ ! -e "$dir/run" ]
 check "run under mpirun: refused in one line, exit 1" $?
