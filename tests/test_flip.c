@@ -37,43 +37,7 @@
 #include <string.h>
 
 #include "ensure.h"
-#include "mac.h"
 #include "validation.h"
-
-/* Particles in a SOLID cell of a grid of cell size dx over w, and the
- * number of cells holding a particle. */
-static void cell_census(const fl_world *w, double dx, int *in_solid, long *fluid_cells)
-{
-    fl_mac_config cfg = fl_default_mac_config();
-    cfg.dx = dx;
-    fl_mac_grid *g;
-    fl_error err;
-    *in_solid = -1;
-    *fluid_cells = -1;
-    if (fl_mac_grid_create(w, &cfg, &g, &err) != FL_OK)
-        return;
-    unsigned char *seen = calloc((size_t)g->ncells, 1);
-    int solid = 0;
-    long cells = 0;
-    const fl_particles *f = &w->fluid;
-    for (int i = 0; i < f->count; i++) {
-        int c[3];
-        const float x[3] = {f->x[i], f->y[i], f->z[i]};
-        const int n[3] = {g->nx, g->ny, g->nz};
-        for (int a = 0; a < 3; a++) {
-            c[a] = (int)floor((x[a] - g->lo[a]) / dx);
-            c[a] = c[a] < 0 ? 0 : c[a] >= n[a] ? n[a] - 1 : c[a];
-        }
-        long q = fl_mac_cell(g, c[0], c[1], c[2]);
-        solid += g->label[q] == FL_CELL_SOLID;
-        cells += !seen[q];
-        seen[q] = 1;
-    }
-    *in_solid = solid;
-    *fluid_cells = cells;
-    free(seen);
-    fl_mac_grid_destroy(&g);
-}
 
 static double kinetic_energy(const fl_world *w)
 {

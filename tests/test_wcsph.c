@@ -33,29 +33,10 @@ static void hydrostatic(void)
 
 static void dam_break_front(void)
 {
-    fl_scene s;
-    fl_world w;
-    const fl_solver_ops *ops = test_ops("wcsph");
-    void *solver = start_solver("wcsph", FL_SOURCE_DIR "/scenes/dam_break.json", NULL, 0, &s, &w);
-    ENSURE(solver != NULL);
-    if (!solver)
-        return;
-    const double a = s.blocks[0].hi[0] - s.blocks[0].lo[0], g = 9.81, dt = fl_scene_dt(&s);
-    const double t_end = 3.0 * sqrt(a / (2.0 * g)); /* T = 3 */
-    fl_step_stats *st = calloc(1, sizeof *st);
-    front_history h = {0};
-    double t;
-    int rc = step_recording_front(ops, solver, &w, dt, (long long)ceil(t_end / dt - 1e-9), st, &h, &t);
     double worst;
-    int compared = front_report(&h, a, w.domain.lo[0], g, "", &worst);
-    ENSURE(rc == FL_OK);
+    int compared = dam_front("wcsph", FL_SOURCE_DIR "/scenes/dam_break.json", "", &worst, NULL);
     ENSURE(compared == 11);
     ENSURE(worst < 0.15);
-    front_history_free(&h);
-    free(st);
-    ops->destroy(solver);
-    fl_world_free(&w);
-    fl_scene_free(&s);
 }
 
 static void momentum(void)

@@ -15,6 +15,7 @@
 
 #include "front.h"
 #include "harness.h"
+#include "mac.h"
 #include "measure.h"
 #include "kernels.h"
 
@@ -318,6 +319,76 @@ static inline int front_report(const front_history *h, double a, double x0, doub
         printf("%sT = %.2f (t = %.4f s): Z = %.3f, Martin & Moyce %.2f (%+.1f %%)\n", label, pt[p].T,
                pt[p].T * sqrt(a / (2.0 * g)), pt[p].Z, pt[p].Z_mm, 100 * pt[p].err);
     return compared;
+}
+
+/* Runs solver name on the dam break of scene (its first block the column)
+ * to T = 3, at the scene's step, and compares the front with Martin &
+ * Moyce over 1 <= T <= 3 (each point printed, prefixed by label): the
+ * largest relative error into *worst, the points compared returned; -1
+ * when the solver did not start or a step failed. With w_end, the world
+ * at the end of a run that compared is moved there (the caller frees it
+ * with fl_world_free). */
+static inline int dam_front(const char *name, const char *scene, const char *label, double *worst, fl_world *w_end)
+{
+    fl_scene s;
+    fl_world w;
+    *worst = INFINITY;
+    const fl_solver_ops *ops = test_ops(name);
+    void *solver = start_solver(name, scene, NULL, 0, &s, &w);
+    if (!solver)
+        return -1;
+    const double a = s.blocks[0].hi[0] - s.blocks[0].lo[0], g = 9.81, dt = fl_scene_dt(&s);
+    const double t_end = 3.0 * sqrt(a / (2.0 * g)); /* T = 3 */
+    fl_step_stats *st = calloc(1, sizeof *st);
+    front_history h = {0};
+    double t;
+    int rc = step_recording_front(ops, solver, &w, dt, (long long)ceil(t_end / dt - 1e-9), st, &h, &t);
+    int compared = rc == FL_OK ? front_report(&h, a, w.domain.lo[0], g, label, worst) : -1;
+    front_history_free(&h);
+    free(st);
+    ops->destroy(solver);
+    if (w_end && compared >= 0)
+        *w_end = w;
+    else
+        fl_world_free(&w);
+    fl_scene_free(&s);
+    return compared;
+}
+
+/* Particles in a SOLID cell of a MAC grid of cell size dx over w, and the
+ * number of cells holding a particle (-1 each when the grid cannot be
+ * made). */
+static inline void cell_census(const fl_world *w, double dx, int *in_solid, long *fluid_cells)
+{
+    fl_mac_config cfg = fl_default_mac_config();
+    cfg.dx = dx;
+    fl_mac_grid *g;
+    fl_error err;
+    *in_solid = -1;
+    *fluid_cells = -1;
+    if (fl_mac_grid_create(w, &cfg, &g, &err) != FL_OK)
+        return;
+    unsigned char *seen = calloc((size_t)g->ncells, 1);
+    int solid = 0;
+    long cells = 0;
+    const fl_particles *f = &w->fluid;
+    for (int i = 0; i < f->count; i++) {
+        int c[3];
+        const float x[3] = {f->x[i], f->y[i], f->z[i]};
+        const int n[3] = {g->nx, g->ny, g->nz};
+        for (int a = 0; a < 3; a++) {
+            c[a] = (int)floor((x[a] - g->lo[a]) / dx);
+            c[a] = c[a] < 0 ? 0 : c[a] >= n[a] ? n[a] - 1 : c[a];
+        }
+        long q = fl_mac_cell(g, c[0], c[1], c[2]);
+        solid += g->label[q] == FL_CELL_SOLID;
+        cells += !seen[q];
+        seen[q] = 1;
+    }
+    *in_solid = solid;
+    *fluid_cells = cells;
+    free(seen);
+    fl_mac_grid_destroy(&g);
 }
 
 #endif
