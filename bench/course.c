@@ -433,6 +433,35 @@ static int ex_averaged(char *got, int len)
     return jm[nj - 1] > jm[0] && am[na - 1] < am[0];
 }
 
+/* A lesson's data file DIR/name opened for writing, its path in path;
+ * NULL with the reason in msg. */
+static FILE *open_data(const char *dir, const char *name, char *path, size_t cap, char *msg, int len)
+{
+    snprintf(path, cap, "%s/%s", dir, name);
+    FILE *f = fopen(path, "w");
+    if (!f)
+        snprintf(msg, (size_t)len, "%s: cannot write it", path);
+    return f;
+}
+
+/* Closes the data file f (at path) and draws DIR's picture from it with
+ * the gnuplot script plots/script: 0, or 2 with the reason in msg. */
+static int close_and_draw(FILE *f, const char *path, const char *dir, const char *script, char *msg, int len)
+{
+    fl_error err;
+    char gp[FL_MAX_PATH];
+    if (fl_close_written(f, path, &err)) {
+        snprintf(msg, (size_t)len, "%s", err.msg);
+        return 2;
+    }
+    if (!fl_plot_available()) {
+        snprintf(msg, (size_t)len, "gnuplot not found (apt-get install gnuplot-nox): %s is not drawn", path);
+        return 2;
+    }
+    snprintf(gp, sizeof gp, "%s/plots/%s", FL_SOURCE_DIR, script);
+    return fl_plot_render(gp, dir, "png", msg, len) ? 2 : 0;
+}
+
 /* Lesson 7's picture: one step of the 2D tank at t = 2 s under each
  * constraint solver, from the same state (fl_pbf_tank_history), the mean
  * compression after each iteration side by side in DIR/convergence.csv,
@@ -453,12 +482,9 @@ static int make_convergence(const char *dir, char *msg, int len)
             return 2;
         }
     char out[FL_MAX_PATH + 64];
-    snprintf(out, sizeof out, "%s/convergence.csv", dir);
-    FILE *f = fopen(out, "w");
-    if (!f) {
-        snprintf(msg, (size_t)len, "%s: cannot write it", out);
+    FILE *f = open_data(dir, "convergence.csv", out, sizeof out, msg, len);
+    if (!f)
         return 2;
-    }
     fprintf(f, "iteration,Jacobi,averaged Jacobi (omega 1.5),Gauss-Seidel,SOR (omega 1.4)\n");
     for (int k = 0; k < n[0]; k++) {
         fprintf(f, "%d", k + 1);
@@ -466,15 +492,7 @@ static int make_convergence(const char *dir, char *msg, int len)
             fprintf(f, k < n[r] ? ",%.6f" : ",", 100 * e[r][k]);
         fprintf(f, "\n");
     }
-    if (fl_close_written(f, out, &err)) {
-        snprintf(msg, (size_t)len, "%s", err.msg);
-        return 2;
-    }
-    if (!fl_plot_available()) {
-        snprintf(msg, (size_t)len, "gnuplot not found (apt-get install gnuplot-nox): no convergence.png");
-        return 2;
-    }
-    return fl_plot_render(FL_SOURCE_DIR "/plots/course_convergence.gp", dir, "png", msg, len) ? 2 : 0;
+    return close_and_draw(f, out, dir, "course_convergence.gp", msg, len);
 }
 
 /* ---- lesson 8: position based fluids ---------------------------------------------- */
@@ -509,26 +527,14 @@ static int make_epsilon(const char *dir, char *msg, int len)
     if (epsilon_sweep(e, msg, len))
         return 2;
     char out[FL_MAX_PATH + 64];
-    snprintf(out, sizeof out, "%s/epsilon.csv", dir);
-    FILE *f = fopen(out, "w");
-    if (!f) {
-        snprintf(msg, (size_t)len, "%s: cannot write it", out);
+    FILE *f = open_data(dir, "epsilon.csv", out, sizeof out, msg, len);
+    if (!f)
         return 2;
-    }
     fprintf(f, "cfm_epsilon,max after 1,mean after 1,max after 20,mean after 20\n");
     for (int k = 0; k < EPS_COUNT; k++)
         fprintf(f, "%g,%.6f,%.6f,%.6f,%.6f\n", eps_sweep[k], 100 * e[k][0], 100 * e[k][1], 100 * e[k][2],
                 100 * e[k][3]);
-    fl_error err;
-    if (fl_close_written(f, out, &err)) {
-        snprintf(msg, (size_t)len, "%s", err.msg);
-        return 2;
-    }
-    if (!fl_plot_available()) {
-        snprintf(msg, (size_t)len, "gnuplot not found (apt-get install gnuplot-nox): no epsilon.png");
-        return 2;
-    }
-    return fl_plot_render(FL_SOURCE_DIR "/plots/course_epsilon.gp", dir, "png", msg, len) ? 2 : 0;
+    return close_and_draw(f, out, dir, "course_epsilon.gp", msg, len);
 }
 
 static int ex_epsilon_sweep(char *got, int len)
