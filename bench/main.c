@@ -454,6 +454,28 @@ static int fatal_job(const fl_jobs *j, const fl_run_outcome *out)
     return -1;
 }
 
+/* Runs a command's run jobs over the ranks (fl_dispatch_run). Returns the
+ * command's exit code on a rank other than 0 (0: rank 0 writes the files)
+ * and after a fatal job; else -1, with each job a finished run left
+ * unreported (an interrupt) read back from its folder dirs[k], and the
+ * jobs missing, failed or interrupted counted in *missing. */
+static int gather_runs(fl_jobs *j, fl_run_outcome *out, const char *const *dirs, int *missing)
+{
+    fl_dispatch_run(j);
+    if (fl_dispatch_rank() != 0)
+        return 0;
+    int rc = fatal_job(j, out);
+    if (rc >= 0)
+        return rc;
+    *missing = 0;
+    for (int k = 0; k < j->n; k++) {
+        if (j->state[k] == FL_JOB_MISSING && fl_run_reload(dirs[k], &out[k])) /* finished, not reported */
+            j->state[k] = FL_JOB_DONE;
+        *missing += j->state[k] == FL_JOB_MISSING || !out[k].ran || out[k].result.status == FL_RUN_INTERRUPTED;
+    }
+    return -1;
+}
+
 /* " on 3 ranks" after an MPI dispatch, "" on one rank. */
 static const char *ranks_text(const fl_jobs *j, char *out, size_t len)
 {
@@ -778,21 +800,17 @@ static int cmd_compare(int argc, char **argv)
         jobs.n++;
     }
     cj.n = jobs.n;
-    fl_dispatch_run(&jobs);
-    if (fl_dispatch_rank() != 0)
-        return 0;
-    int rc = fatal_job(&jobs, out);
+    const char *dirs[FL_MAX_COMPARE * FL_DEVICE_COUNT];
+    for (int k = 0; k < jobs.n; k++)
+        dirs[k] = sub[entry[k]];
+    int missing, rc = gather_runs(&jobs, out, dirs, &missing);
     if (rc >= 0)
         return rc;
-    int missing = 0;
     for (int k = 0; k < jobs.n; k++) {
         fl_compare_entry *x = &e[entry[k]];
-        if (state[k] == FL_JOB_MISSING && fl_run_reload(sub[entry[k]], &out[k])) /* finished, not reported */
-            state[k] = FL_JOB_DONE;
         x->ran = out[k].ran;
         x->result = out[k].result;
         snprintf(x->error, sizeof x->error, "%s", out[k].error);
-        missing += state[k] == FL_JOB_MISSING || !out[k].ran || out[k].result.status == FL_RUN_INTERRUPTED;
     }
     fl_error err;
     if (fl_compare_write(dir, e, n, &err))
@@ -952,20 +970,16 @@ static int cmd_sweep(int argc, char **argv)
         }
     fl_jobs jobs = {.n = n, .run = sweep_job, .ctx = &sj, .results = out, .result_size = sizeof out[0],
                     .cost = sweep_cost, .state = state};
-    fl_dispatch_run(&jobs);
-    if (fl_dispatch_rank() != 0)
-        return 0;
-    int rc = fatal_job(&jobs, out);
+    const char *dirs[FL_MAX_SWEEP];
+    for (int k = 0; k < n; k++)
+        dirs[k] = cases[k].dir;
+    int missing, rc = gather_runs(&jobs, out, dirs, &missing);
     if (rc >= 0)
         return rc;
-    int missing = 0;
     for (int k = 0; k < n; k++) {
-        if (state[k] == FL_JOB_MISSING && fl_run_reload(cases[k].dir, &out[k])) /* finished, not reported */
-            state[k] = FL_JOB_DONE;
         cases[k].ran = out[k].ran;
         cases[k].result = out[k].result;
         snprintf(cases[k].error, sizeof cases[k].error, "%s", out[k].error);
-        missing += state[k] == FL_JOB_MISSING || !out[k].ran || out[k].result.status == FL_RUN_INTERRUPTED;
     }
     if (fl_sweep_write(dir, cases, n, &err))
         return die("%s", err.msg) + 1;
