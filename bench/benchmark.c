@@ -479,6 +479,20 @@ static int bench_solver(const bench_opts *o, const char *name)
  * the fluid's force on it; with --metrics the run's metrics too, as
  * `fluidlab tool` computes them). dt is the scene's (or --dt), whatever
  * the spacing: the rate is per step. */
+/* Where a tool-loop step's time goes: the solver's stages, mean ms a
+ * step (a device's are its own timers, e.g. CUDA events), and the rest of
+ * the step's mean wall time, to stderr (the table stays one table). */
+static void print_tool_stages(const double stage[FL_STAGE_COUNT], double mean)
+{
+    double timed = 0.0;
+    fflush(stdout);
+    fprintf(stderr, "  stages, mean ms a step:");
+    for (int q = 0; q < FL_STAGE_COUNT; q++)
+        if (stage[q] > 0.0)
+            fprintf(stderr, " %s %.3f", fl_stage_names[q], stage[q]), timed += stage[q];
+    fprintf(stderr, "; not in a stage %.3f\n", mean - timed);
+}
+
 static int bench_tool_size(const bench_opts *o, const char *name, const fl_solver_ops *ops, long long size,
                            int first)
 {
@@ -522,7 +536,7 @@ static int bench_tool_size(const bench_opts *o, const char *name, const fl_solve
         setup = 1;
     }
     int bad = setup;
-    double contacts = 0.0;
+    double contacts = 0.0, stage[FL_STAGE_COUNT] = {0};
     for (int k = -o->warmup; k < o->steps && !bad; k++) {
         fl_tool_report row;
         fl_step_stats_reset(st);
@@ -533,8 +547,11 @@ static int bench_tool_size(const bench_opts *o, const char *name, const fl_solve
         if (bad)
             fprintf(stderr, "fluidlab: bench --tool %s: step %d: %s; timings are not reported\n", name,
                     k + o->warmup + 1, err.msg);
-        else if (k >= 0)
+        else if (k >= 0) {
             ms[k] = fl_now_ms() - t0, contacts += row.contacts;
+            for (int q = 0; q < FL_STAGE_COUNT; q++)
+                stage[q] += st->stage_ms[q] / o->steps;
+        }
     }
     int rc = setup ? 1 : bad ? 3 : 0;
     if (!bad && first) {
@@ -550,6 +567,7 @@ static int bench_tool_size(const bench_opts *o, const char *name, const fl_solve
         summarize(ms, o->steps, q);
         printf("| %s | %s | %d | %d | %.3g | %.3f | %.3f | %.3f | %.3f | %.0f |\n", name, o->device, w.fluid.count,
                tool.count, dt, mean, q[0], q[1], q[2], 1000.0 / mean);
+        print_tool_stages(stage, mean);
         char bench[64];
         snprintf(bench, sizeof bench, "tool_%s_%s", name, o->device);
         FILE *log;
