@@ -2,9 +2,9 @@
  * per particle calling its body from solvers/dev_bodies.h, the functions
  * the emulator runs on the host; the view is a __grid_constant__
  * parameter, read in place. The sort is CUB's radix sort (stable, like the
- * emulator's counting sort); a reduction is one pass of block partials and
- * one block joining them into the step's result slot, with the same join
- * and per-particle terms as the emulator. Everything runs in order on one
+ * emulator's counting sort); a reduction is one launch: block partials,
+ * joined into the step's result slot by the last block to finish, with
+ * the same join and per-particle terms as the emulator. Everything runs in order on one
  * stream; stage times come from CUDA events. Every CUDA call's status is
  * checked and reported with the call's name. */
 #include <cstdio>
@@ -24,6 +24,7 @@ struct cuda_ctx {
     cudaStream_t stream;
     fl_dev_red *slots;     /* device: FL_DEV_RED_SLOTS results */
     fl_dev_red *partials;  /* device: FL_CUDA_RED_GRID block results */
+    unsigned *done;        /* device: the blocks of the running reduction done, 0 between reductions */
     void *sort_temp;
     size_t sort_temp_bytes;
     int *sort_key, *sort_order;
@@ -50,6 +51,7 @@ static void cuda_close(void *p)
         return;
     cudaFree(c->slots);
     cudaFree(c->partials);
+    cudaFree(c->done);
     cudaFree(c->sort_temp);
     cudaFree(c->sort_key);
     cudaFree(c->sort_order);
@@ -70,6 +72,10 @@ static void *cuda_open(fl_error *err)
         rc = cuda_check(cudaMalloc(&c->slots, FL_DEV_RED_SLOTS * sizeof(fl_dev_red)), "cudaMalloc (results)", err);
     if (rc == FL_OK)
         rc = cuda_check(cudaMalloc(&c->partials, FL_CUDA_RED_GRID * sizeof(fl_dev_red)), "cudaMalloc (partials)", err);
+    if (rc == FL_OK)
+        rc = cuda_check(cudaMalloc(&c->done, sizeof *c->done), "cudaMalloc (reduction count)", err);
+    if (rc == FL_OK)
+        rc = cuda_check(cudaMemset(c->done, 0, sizeof *c->done), "cudaMemset (reduction count)", err);
     for (int k = 0; k < FL_CUDA_MAX_MARKS && rc == FL_OK; k++) {
         rc = cuda_check(cudaEventCreate(&c->events[k]), "cudaEventCreate", err);
         c->event_count += rc == FL_OK;
@@ -188,8 +194,8 @@ static int cuda_sort(void *p, fl_dev_view *v, int n, fl_error *err)
     return rc;
 }
 
-/* The join of a block's values in shared memory, into out[blockIdx.x]
- * (ADDS: of one of the tool's reductions, fl_dev_red_adds). */
+/* The join of a block's values in shared memory, into *out (ADDS: of
+ * one of the tool's reductions, fl_dev_red_adds). */
 template <int ADDS> __device__ void fl_cuda_block_join(fl_dev_red acc, fl_dev_red *out)
 {
     __shared__ fl_dev_red part[FL_CUDA_RED_BLOCK];
@@ -201,41 +207,58 @@ template <int ADDS> __device__ void fl_cuda_block_join(fl_dev_red acc, fl_dev_re
         __syncthreads();
     }
     if (threadIdx.x == 0)
-        out[blockIdx.x] = part[0];
+        *out = part[0];
 }
 
-/* ADDS is a constant, so that the reductions other than the tool's
- * compile as they did before it had any. */
-template <int ADDS>
-__global__ void fl_k_reduce(const __grid_constant__ fl_dev_view v, fl_dev_reduction r, int n, fl_dev_red *partials)
+/* A block's partial result as another block wrote it in this launch:
+ * read from L2, past this multiprocessor's L1. */
+__device__ fl_dev_red fl_cuda_load_partial(const fl_dev_red *p)
 {
+    fl_dev_red r;
+    const double *src = (const double *)p;
+    double *dst = (double *)&r;
+    for (unsigned q = 0; q < sizeof r / sizeof(double); q++)
+        dst[q] = __ldcg(src + q);
+    return r;
+}
+
+/* One pass: each block joins its particles' terms into partials[block];
+ * the last block to finish (counted in *done, which it resets) joins the
+ * partials, in block order, into *slot. ADDS is a constant, so that the
+ * reductions other than the tool's compile as they did before it had
+ * any. */
+template <int ADDS>
+__global__ void fl_k_reduce(const __grid_constant__ fl_dev_view v, fl_dev_reduction r, int n, fl_dev_red *partials,
+                            unsigned *done, fl_dev_red *slot)
+{
+    __shared__ int last;
     fl_dev_red acc = fl_dev_red_identity(ADDS);
     for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x)
         acc = fl_dev_red_join(ADDS, acc, ADDS ? fl_dev_tool_term(r, i, &v) : fl_dev_term(r, i, &v));
-    fl_cuda_block_join<ADDS>(acc, partials);
-}
-
-template <int ADDS> __global__ void fl_k_reduce_final(const fl_dev_red *partials, int count, fl_dev_red *slot)
-{
-    fl_dev_red acc = fl_dev_red_identity(ADDS);
-    for (int k = threadIdx.x; k < count; k += blockDim.x)
-        acc = fl_dev_red_join(ADDS, acc, partials[k]);
+    fl_cuda_block_join<ADDS>(acc, partials + blockIdx.x);
+    if (threadIdx.x == 0) {
+        __threadfence(); /* the partial is seen before the count */
+        last = atomicAdd(done, 1u) == gridDim.x - 1;
+    }
+    __syncthreads();
+    if (!last)
+        return;
+    acc = fl_dev_red_identity(ADDS);
+    for (unsigned k = threadIdx.x; k < gridDim.x; k += blockDim.x)
+        acc = fl_dev_red_join(ADDS, acc, fl_cuda_load_partial(partials + k));
     fl_cuda_block_join<ADDS>(acc, slot);
+    if (threadIdx.x == 0)
+        *done = 0;
 }
 
-/* The two passes of reduction r over n particles into result slot `slot`. */
+/* Reduction r over n particles into result slot `slot`, one launch. */
 template <int ADDS>
-static int cuda_reduce_passes(cuda_ctx *c, fl_dev_reduction r, int n, const fl_dev_view *v, int slot, fl_error *err)
+static int cuda_reduce_pass(cuda_ctx *c, fl_dev_reduction r, int n, const fl_dev_view *v, int slot, fl_error *err)
 {
     int blocks = (n + FL_CUDA_RED_BLOCK - 1) / FL_CUDA_RED_BLOCK;
     blocks = blocks < 1 ? 1 : blocks > FL_CUDA_RED_GRID ? FL_CUDA_RED_GRID : blocks;
-    fl_k_reduce<ADDS><<<blocks, FL_CUDA_RED_BLOCK, 0, c->stream>>>(*v, r, n, c->partials);
-    int rc = cuda_check(cudaGetLastError(), "kernel reduce", err);
-    if (rc == FL_OK) {
-        fl_k_reduce_final<ADDS><<<1, FL_CUDA_RED_BLOCK, 0, c->stream>>>(c->partials, blocks, c->slots + slot);
-        rc = cuda_check(cudaGetLastError(), "kernel reduce_final", err);
-    }
-    return rc;
+    fl_k_reduce<ADDS><<<blocks, FL_CUDA_RED_BLOCK, 0, c->stream>>>(*v, r, n, c->partials, c->done, c->slots + slot);
+    return cuda_check(cudaGetLastError(), "kernel reduce", err);
 }
 
 static int cuda_reduce(void *p, fl_dev_reduction r, int n, const fl_dev_view *v, int slot, fl_error *err)
@@ -243,8 +266,7 @@ static int cuda_reduce(void *p, fl_dev_reduction r, int n, const fl_dev_view *v,
     cuda_ctx *c = (cuda_ctx *)p;
     if (slot < 0 || slot >= FL_DEV_RED_SLOTS)
         return fl_fail(err, FL_ERR_DEVICE, "CUDA: reduction slot %d out of range", slot);
-    return fl_dev_red_adds(r) ? cuda_reduce_passes<1>(c, r, n, v, slot, err)
-                              : cuda_reduce_passes<0>(c, r, n, v, slot, err);
+    return fl_dev_red_adds(r) ? cuda_reduce_pass<1>(c, r, n, v, slot, err) : cuda_reduce_pass<0>(c, r, n, v, slot, err);
 }
 
 static int cuda_results(void *p, fl_dev_red *out, int count, fl_error *err)

@@ -46,15 +46,16 @@ extern "C" {
     X(pcisph_pressure_accel_tool) \
     X(pcisph_total)           \
     X(pbf_predict)            \
+    X(pbf_neighbors)          \
     X(pbf_lambda)             \
     X(pbf_lambda_tool)        \
     X(pbf_delta)              \
+    X(pbf_delta_tool)         \
     X(pbf_velocity_from)      \
     X(pbf_xsph)               \
     X(pbf_xsph_tool)          \
     X(pbf_confine)            \
     X(pbf_update)             \
-    X(pbf_tool_delta)         \
     X(tool_place)             \
     X(tool_impulse)
 
@@ -86,6 +87,11 @@ typedef struct fl_dev_red {
     int count;
     int pad;
 } fl_dev_red;
+
+/* The entries of a PBF neighbor list (fl_dev_view.nbr): more than the
+ * fluid neighbors a particle has at the rest spacing, h = 2 d (32 in 3D),
+ * with room for compression. */
+#define FL_DEV_NBR_CAP 64
 
 /* The most gathered arrays of one reorder. */
 #define FL_DEV_MAX_GATHER 12
@@ -161,6 +167,9 @@ typedef struct fl_dev_view {
     float *gx, *gy, *gz;       /* x* at the sort: the neighbor criterion's positions */
     float *bx, *by, *bz;       /* the estimate an iteration writes; before, lambda_i grad_i C_i */
     float *lambda, *lambda_sum;
+    int *nbr, *nbr_count;      /* fluid neighbor lists: entry k of particle i at nbr[k n + i], nbr_cap entries
+                                * each; nbr_count[i] all of i's neighbors (more than nbr_cap: i walks the cells) */
+    int nbr_cap;
     float *ux, *uy, *uz;       /* (x* - x) / dt */
     float *wx, *wy, *wz, *wn;  /* omega and |omega| */
     /* reductions */
@@ -227,6 +236,9 @@ void *fl_dev_create(const fl_dev_backend *be, const char *name, fl_world *w, con
 /* Tests: the view of a device solver (its arrays are device memory), and
  * a copy of bytes of its device memory at src to the host. */
 const fl_dev_view *fl_dev_solver_view(void *solver);
+/* Tests: PBF's neighbor lists cut to cap entries (at most FL_DEV_NBR_CAP),
+ * so that particles with more neighbors take the cell walk. */
+void fl_dev_solver_set_list_cap(void *solver, int cap);
 int fl_dev_solver_read(void *solver, void *dst, const void *src, size_t bytes, fl_error *err);
 
 #ifdef __cplusplus

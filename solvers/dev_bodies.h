@@ -150,6 +150,36 @@ static inline FL_HD void fl_dev_walk_velocity(const fl_dev_walk *w, int j, float
     u[2] = w->on_tool ? w->tool->vz[j] : 0.0f;
 }
 
+/* PBF's fluid neighbors: listed once a step, at the sort's positions
+ * (fl_dev_pbf_neighbors: the walk's slots, in its order), and read by
+ * every pass of the step, which then visits the 30-odd neighbors instead
+ * of the 27 cells' 200-odd points they were picked from. A particle with
+ * more neighbors than its list holds walks the cells instead: the same
+ * slots in the same order either way. */
+typedef struct fl_dev_nbrs {
+    const int *list;           /* entry k at list[k stride]; NULL: walking */
+    int k, count, stride;
+    fl_dev_walk w;
+} fl_dev_nbrs;
+
+/* Starts particle i's fluid neighbors of the step's list (PBF). */
+static inline FL_HD void fl_dev_pbf_fluid_nbrs(fl_dev_nbrs *s, const fl_dev_view *v, int i)
+{
+    s->count = v->nbr_count[i];
+    s->k = 0;
+    s->stride = v->n;
+    s->list = s->count <= v->nbr_cap ? v->nbr + i : NULL;
+    fl_dev_fluid_walk(&s->w, v, v->gx, v->gy, v->gz, i);
+}
+
+/* The next neighbor's slot, or -1 at the end. */
+static inline FL_HD int fl_dev_nbrs_next(fl_dev_nbrs *s, const fl_dev_grid *g)
+{
+    if (s->list)
+        return s->k < s->count ? s->list[(size_t)s->k++ * s->stride] : -1;
+    return fl_dev_walk_next(&s->w, g);
+}
+
 /* fl_dev_<name> and fl_dev_<name>_tool, the kernels of the body
  * fl_dev_<name>_walks without and with the tool. */
 #define FL_DEV_WALKS(name)                                                                                             \
@@ -426,6 +456,20 @@ static inline FL_HD void fl_dev_pbf_predict(int i, const fl_dev_view *v)
     v->qx[i] = q[0], v->qy[i] = q[1], v->qz[i] = q[2];
 }
 
+/* Particle i's fluid neighbors at the sort's positions (gx, gy, gz),
+ * listed for the step's passes (fl_dev_nbrs): the first nbr_cap, and the
+ * count of all. */
+static inline FL_HD void fl_dev_pbf_neighbors(int i, const fl_dev_view *v)
+{
+    fl_dev_walk w;
+    fl_dev_fluid_walk(&w, v, v->gx, v->gy, v->gz, i);
+    int count = 0;
+    for (int j; (j = fl_dev_walk_next(&w, &v->grid)) >= 0; count++)
+        if (count < v->nbr_cap)
+            v->nbr[(size_t)count * v->n + i] = j;
+    v->nbr_count[i] = count;
+}
+
 /* Density and lambda_i of the estimate q (eqs. 1, 2, 8, 11); lambda_i
  * grad_i C_i into (bx, by, bz) (as pbf.c's pbf_lambda_block). */
 FL_FORCE_INLINE FL_HD void fl_dev_pbf_lambda_walks(int i, const fl_dev_view *v, int tool)
@@ -433,13 +477,14 @@ FL_FORCE_INLINE FL_HD void fl_dev_pbf_lambda_walks(int i, const fl_dev_view *v, 
     const fl_pbf_consts *c = &v->pbf;
     const float *qx = v->qx, *qy = v->qy, *qz = v->qz;
     float wsum = 0.0f, sq = 0.0f, g[3] = {0, 0, 0};
-    fl_dev_walk w;
-    fl_dev_fluid_walk(&w, v, v->gx, v->gy, v->gz, i);
-    for (int j; (j = fl_dev_walk_next(&w, &v->grid)) >= 0;) {
+    fl_dev_nbrs nb;
+    fl_dev_pbf_fluid_nbrs(&nb, v, i);
+    for (int j; (j = fl_dev_nbrs_next(&nb, &v->grid)) >= 0;) {
         float dx = qx[i] - qx[j], dy = qy[i] - qy[j], dz = qz[i] - qz[j];
         fl_pbf_lambda_terms t = fl_pbf_lambda_pair(dx, dy, dz, dx * dx + dy * dy + dz * dz, c->vol, 1, c->h, c->dim);
         wsum += t.w, g[0] += t.gx, g[1] += t.gy, g[2] += t.gz, sq += t.sq;
     }
+    fl_dev_walk w;
     fl_dev_boundary_walk(&w, v, v->gx, v->gy, v->gz, i, tool);
     for (int j; (j = fl_dev_walk_next(&w, &v->grid)) >= 0;) {
         float dx = qx[i] - w.px[j], dy = qy[i] - w.py[j], dz = qz[i] - w.pz[j];
@@ -453,17 +498,42 @@ FL_FORCE_INLINE FL_HD void fl_dev_pbf_lambda_walks(int i, const fl_dev_view *v, 
 }
 FL_DEV_WALKS(pbf_lambda)
 
+/* The tool's part of the correction (as pbf.c's pbf_tool_delta): at the
+ * estimate q, lambda_i sum_b V_b grad W_ib over the tool's particles b,
+ * added to (dx, dy, dz) over the iterations (first: set), and the force
+ * it stands for so far, m dx / dt^2, to the link (the last iteration's
+ * stays). The correction's kernel with the tool does it (pbf_delta_tool). */
+static inline FL_HD void fl_dev_pbf_tool_share(int i, const fl_dev_view *v)
+{
+    const fl_dev_tool *t = &v->tool;
+    const float *qx = v->qx, *qy = v->qy, *qz = v->qz;
+    float d[3] = {0, 0, 0};
+    fl_dev_walk w;
+    fl_dev_tool_walk(&w, v, v->gx, v->gy, v->gz, i);
+    for (int j; (j = fl_dev_walk_next(&w, &v->grid)) >= 0;) {
+        float dx = qx[i] - w.px[j], dy = qy[i] - w.py[j], dz = qz[i] - w.pz[j];
+        fl_pbf_lambda_terms p = fl_pbf_lambda_pair(dx, dy, dz, dx * dx + dy * dy + dz * dz, w.vol[j], 0, v->pbf.h, v->pbf.dim);
+        d[0] += p.gx, d[1] += p.gy, d[2] += p.gz;
+    }
+    fl_pbf_tool_add(v->lambda[i], d, v->first, &t->dx[i], &t->dy[i], &t->dz[i]);
+    const float a[3] = {t->dx[i] * t->inv_dt2, t->dy[i] * t->inv_dt2, t->dz[i] * t->inv_dt2};
+    fl_tool_store(&t->link, i, v->m, a);
+}
+
 /* The position correction (eqs. 12-14) of the estimate q into (bx, by,
  * bz), collided; lambda_i added to lambda_sum (as pbf_delta_block). The
- * boundary's lambdas are 0: it adds nothing here. */
-static inline FL_HD void fl_dev_pbf_delta(int i, const fl_dev_view *v)
+ * boundary's lambdas are 0: it adds nothing here; with tool, the tool's
+ * share first (fl_dev_pbf_tool_share). */
+FL_FORCE_INLINE FL_HD void fl_dev_pbf_delta_walks(int i, const fl_dev_view *v, int tool)
 {
+    if (tool)
+        fl_dev_pbf_tool_share(i, v);
     const fl_pbf_consts *c = &v->pbf;
     const float *qx = v->qx, *qy = v->qy, *qz = v->qz;
     float sum[3] = {0, 0, 0};
-    fl_dev_walk w;
-    fl_dev_fluid_walk(&w, v, v->gx, v->gy, v->gz, i);
-    for (int j; (j = fl_dev_walk_next(&w, &v->grid)) >= 0;) {
+    fl_dev_nbrs nb;
+    fl_dev_pbf_fluid_nbrs(&nb, v, i);
+    for (int j; (j = fl_dev_nbrs_next(&nb, &v->grid)) >= 0;) {
         float dx = qx[i] - qx[j], dy = qy[i] - qy[j], dz = qz[i] - qz[j];
         float gr = fl_pbf_delta_pair(c, c->scorr_n, dx * dx + dy * dy + dz * dz, v->lambda[j], 1);
         sum[0] += gr * dx, sum[1] += gr * dy, sum[2] += gr * dz;
@@ -474,6 +544,7 @@ static inline FL_HD void fl_dev_pbf_delta(int i, const fl_dev_view *v)
     v->bx[i] = q[0], v->by[i] = q[1], v->bz[i] = q[2];
     v->lambda_sum[i] = (v->first ? 0.0f : v->lambda_sum[i]) + v->lambda[i];
 }
+FL_DEV_WALKS(pbf_delta)
 
 /* Line 21: u = (x* - x) / dt. */
 static inline FL_HD void fl_dev_pbf_velocity_from(int i, const fl_dev_view *v)
@@ -491,15 +562,16 @@ FL_FORCE_INLINE FL_HD void fl_dev_pbf_xsph_walks(int i, const fl_dev_view *v, in
     const float *qx = v->qx, *qy = v->qy, *qz = v->qz;
     const float ui[3] = {v->ux[i], v->uy[i], v->uz[i]};
     float wsum = 0.0f, s[3] = {0, 0, 0}, o[3] = {0, 0, 0};
-    fl_dev_walk w;
-    fl_dev_fluid_walk(&w, v, v->gx, v->gy, v->gz, i);
-    for (int j; (j = fl_dev_walk_next(&w, &v->grid)) >= 0;) {
+    fl_dev_nbrs nb;
+    fl_dev_pbf_fluid_nbrs(&nb, v, i);
+    for (int j; (j = fl_dev_nbrs_next(&nb, &v->grid)) >= 0;) {
         float dx = qx[i] - qx[j], dy = qy[i] - qy[j], dz = qz[i] - qz[j];
         fl_pbf_velocity_terms t =
             fl_pbf_velocity_pair(dx, dy, dz, dx * dx + dy * dy + dz * dz, v->ux[j] - ui[0], v->uy[j] - ui[1],
                                  v->uz[j] - ui[2], c->vol, c->h, c->dim, v->vorticity);
         wsum += t.w, s[0] += t.sx, s[1] += t.sy, s[2] += t.sz, o[0] += t.ox, o[1] += t.oy, o[2] += t.oz;
     }
+    fl_dev_walk w;
     fl_dev_boundary_walk(&w, v, v->gx, v->gy, v->gz, i, tool);
     for (int j; (j = fl_dev_walk_next(&w, &v->grid)) >= 0;) {
         float dx = qx[i] - w.px[j], dy = qy[i] - w.py[j], dz = qz[i] - w.pz[j];
@@ -518,9 +590,9 @@ static inline FL_HD void fl_dev_pbf_confine(int i, const fl_dev_view *v)
 {
     const float *qx = v->qx, *qy = v->qy, *qz = v->qz;
     float eta[3] = {0, 0, 0};
-    fl_dev_walk w;
-    fl_dev_fluid_walk(&w, v, v->gx, v->gy, v->gz, i);
-    for (int j; (j = fl_dev_walk_next(&w, &v->grid)) >= 0;) {
+    fl_dev_nbrs nb;
+    fl_dev_pbf_fluid_nbrs(&nb, v, i);
+    for (int j; (j = fl_dev_nbrs_next(&nb, &v->grid)) >= 0;) {
         float dx = qx[i] - qx[j], dy = qy[i] - qy[j], dz = qz[i] - qz[j];
         float t = fl_pbf_confine_pair(v->wn[i], v->wn[j], 1, dx * dx + dy * dy + dz * dz, v->pbf.h, v->pbf.dim);
         eta[0] += t * dx, eta[1] += t * dy, eta[2] += t * dz;
@@ -536,28 +608,6 @@ static inline FL_HD void fl_dev_pbf_update(int i, const fl_dev_view *v)
 {
     v->x[i] = v->qx[i], v->y[i] = v->qy[i], v->z[i] = v->qz[i];
     v->p[i] = fl_pbf_pressure(v->p_scale, v->lambda_sum[i]);
-}
-
-/* The tool's part of the correction (as pbf.c's pbf_tool_delta): at the
- * estimate q, lambda_i sum_b V_b grad W_ib over the tool's particles b,
- * added to (dx, dy, dz) over the iterations (first: set), and the force
- * it stands for so far, m dx / dt^2, to the link (the last iteration's
- * stays). */
-static inline FL_HD void fl_dev_pbf_tool_delta(int i, const fl_dev_view *v)
-{
-    const fl_dev_tool *t = &v->tool;
-    const float *qx = v->qx, *qy = v->qy, *qz = v->qz;
-    float d[3] = {0, 0, 0};
-    fl_dev_walk w;
-    fl_dev_tool_walk(&w, v, v->gx, v->gy, v->gz, i);
-    for (int j; (j = fl_dev_walk_next(&w, &v->grid)) >= 0;) {
-        float dx = qx[i] - w.px[j], dy = qy[i] - w.py[j], dz = qz[i] - w.pz[j];
-        fl_pbf_lambda_terms p = fl_pbf_lambda_pair(dx, dy, dz, dx * dx + dy * dy + dz * dz, w.vol[j], 0, v->pbf.h, v->pbf.dim);
-        d[0] += p.gx, d[1] += p.gy, d[2] += p.gz;
-    }
-    fl_pbf_tool_add(v->lambda[i], d, v->first, &t->dx[i], &t->dy[i], &t->dz[i]);
-    const float a[3] = {t->dx[i] * t->inv_dt2, t->dy[i] * t->inv_dt2, t->dz[i] * t->inv_dt2};
-    fl_tool_store(&t->link, i, v->m, a);
 }
 
 /* ---- the tool ------------------------------------------------------------------ */

@@ -237,6 +237,10 @@ static int dev_alloc_solver_arrays(dev_solver *s, fl_error *err)
         return dev_floats(s, err, &v->ax, &v->ay, &v->az, &v->apx, &v->apy, &v->apz, &v->qx, &v->qy, &v->qz,
                           &v->rho_pred, &v->p_rho2, NULL);
     default:
+        v->nbr_cap = FL_DEV_NBR_CAP;
+        if (!(v->nbr = dev_array(s, (size_t)v->n * FL_DEV_NBR_CAP, sizeof(int), err)) ||
+            !(v->nbr_count = dev_array(s, (size_t)v->n, sizeof(int), err)))
+            return FL_ERR_MEMORY;
         return dev_floats(s, err, &v->qx, &v->qy, &v->qz, &s->spare[6], &s->spare[7], &s->spare[8], &v->gx, &v->gy,
                           &v->gz, &v->bx, &v->by, &v->bz, &v->lambda, &v->lambda_sum, &v->ux, &v->uy, &v->uz,
                           &v->wx, &v->wy, &v->wz, &v->wn, NULL);
@@ -421,6 +425,8 @@ static fl_dev_kernel dev_with_tool(fl_dev_kernel k)
         return FL_DEV_K_pcisph_pressure_accel_tool;
     case FL_DEV_K_pbf_lambda:
         return FL_DEV_K_pbf_lambda_tool;
+    case FL_DEV_K_pbf_delta:
+        return FL_DEV_K_pbf_delta_tool;
     case FL_DEV_K_pbf_xsph:
         return FL_DEV_K_pbf_xsph_tool;
     default:
@@ -624,7 +630,8 @@ static int dev_step_pcisph(dev_solver *s, const fl_world *w, double dt, fl_step_
     return FL_OK;
 }
 
-/* PBF (pbf.c): predict, sort at x*, the Jacobi iterations, velocity,
+/* PBF (pbf.c): predict, sort at x*, the fluid neighbors listed (as the
+ * CPU solver lays out its table), the Jacobi iterations, velocity,
  * XSPH, vorticity confinement, update. */
 static int dev_step_pbf(dev_solver *s, const fl_world *w, double dt, fl_step_stats *st, fl_error *err)
 {
@@ -642,6 +649,9 @@ static int dev_step_pbf(dev_solver *s, const fl_world *w, double dt, fl_step_sta
     s->be->mark(s->ctx, FL_STAGE_GRID_BUILD);
     if (rc == FL_OK)
         rc = dev_sort(s, v->qx, v->qy, v->qz, err);
+    s->be->mark(s->ctx, FL_STAGE_NEIGHBOR_SEARCH);
+    if (rc == FL_OK)
+        rc = dev_launch(s, FL_DEV_K_pbf_neighbors, err);
     s->be->mark(s->ctx, FL_STAGE_PRESSURE_SOLVE);
     int k = 0;
     while (rc == FL_OK && k < prm->solver_iterations) {
@@ -654,8 +664,6 @@ static int dev_step_pbf(dev_solver *s, const fl_world *w, double dt, fl_step_sta
             }
         }
         v->first = k == 0;
-        if (rc == FL_OK && v->tool.n > 0)
-            rc = dev_launch(s, FL_DEV_K_pbf_tool_delta, err);
         if (rc == FL_OK)
             rc = dev_launch(s, FL_DEV_K_pbf_delta, err);
         float *t;
@@ -790,6 +798,12 @@ static int dev_download(void *self, fl_world *w, fl_step_stats *st, fl_error *er
 const fl_dev_view *fl_dev_solver_view(void *solver)
 {
     return &((dev_solver *)solver)->v;
+}
+
+void fl_dev_solver_set_list_cap(void *solver, int cap)
+{
+    fl_dev_view *v = &((dev_solver *)solver)->v;
+    v->nbr_cap = cap < 0 ? 0 : cap > FL_DEV_NBR_CAP ? FL_DEV_NBR_CAP : cap;
 }
 
 int fl_dev_solver_read(void *solver, void *dst, const void *src, size_t bytes, fl_error *err)
