@@ -24,6 +24,7 @@
 #include "voxelize.h"
 #include "fl_commit.h"
 #include "harness.h"
+#include "plot.h"
 #ifdef FL_HAVE_CUDA
 #include "cuda_device.h"
 #endif
@@ -43,6 +44,8 @@ typedef struct bench_opts {
     long long sizes[8];                /* --tool: fluid particles of each case (--sizes) */
     int n_sizes;
     const char *log_dir;
+    int scaling;                       /* --scaling: each solver at 1, 2, 4, ... threads up to this many */
+    const char *out_dir;               /* --scaling: the figure's folder */
     char command[1024];
 } bench_opts;
 
@@ -359,7 +362,9 @@ static int step_metrics(fl_metrics *m, const fl_world *w, fl_step_stats *st, fl_
     return rc;
 }
 
-static int bench_solver(const bench_opts *o, const char *name)
+/* One solver's benchmark: its table on stdout and its row in the log;
+ * the median ms a step into *median when it is not NULL. */
+static int bench_solver(const bench_opts *o, const char *name, double *median)
 {
     fl_error err;
     const fl_solver_ops *ops = fl_solver_on(name, o->device, &err);
@@ -440,6 +445,8 @@ static int bench_solver(const bench_opts *o, const char *name)
                 printf("| %s | %.3f | %.3f | %.3f | %.1f %% |\n", fl_stage_names[q], sq[q][0], sq[q][1], sq[q][2],
                        100.0 * sq[q][0] / sum[0]);
         printf("| **step** | **%.3f** | %.3f | %.3f | |\n", sum[0], sum[1], sum[2]);
+        if (median)
+            *median = sum[0];
         printf("mean iterations per step: %.2f\n", si[0]);
         if (ss[2] > 1.0) { /* solvers that substep (FLIP): one pressure solve each */
             printf("mean substeps per step: %.2f, iterations per substep: %.2f\n", ss[0], sp[0]);
@@ -471,6 +478,77 @@ static int bench_solver(const bench_opts *o, const char *name)
     fl_world_free(&w);
     fl_scene_free(&s);
     return bad ? 3 : log_rc;
+}
+
+/* --scaling: every solver of targets at 1, 2, 4, ... threads up to
+ * o->scaling (and o->scaling itself), each a benchmark of its own (its
+ * table and log row), then the speed-up against one thread as a table,
+ * DIR/scaling.csv (one block per solver: threads, median ms, speed-up,
+ * efficiency) and DIR/scaling.png and .svg (plots/bench_scaling.gp). */
+static int bench_scaling(const bench_opts *o, const char *const *targets, int ntargets)
+{
+    enum { MAX_COUNTS = 16 };
+    int counts[MAX_COUNTS], ncounts = 0;
+    for (int t = 1; t < o->scaling && ncounts < MAX_COUNTS - 1; t *= 2)
+        counts[ncounts++] = t;
+    counts[ncounts++] = o->scaling;
+    double *ms = calloc((size_t)ntargets * ncounts, sizeof *ms);
+    if (!ms) {
+        fprintf(stderr, "fluidlab: bench --scaling: out of memory\n");
+        return 1;
+    }
+    int rc = 0;
+    for (int t = 0; t < ntargets && rc == 0; t++)
+        for (int c = 0; c < ncounts && rc == 0; c++) {
+            omp_set_num_threads(counts[c]);
+            rc = bench_solver(o, targets[t], &ms[(size_t)t * ncounts + c]);
+        }
+    fl_error err;
+    char path[FL_MAX_PATH + 32], msg[512];
+    FILE *f = NULL;
+    if (rc == 0 && fl_make_dirs(o->out_dir, &err)) {
+        fprintf(stderr, "fluidlab: bench --out: %s\n", err.msg);
+        rc = 2;
+    }
+    snprintf(path, sizeof path, "%s/scaling.csv", o->out_dir);
+    if (rc == 0 && !(f = fopen(path, "w"))) {
+        fprintf(stderr, "fluidlab: bench --scaling: %s: cannot write it (%s)\n", path, strerror(errno));
+        rc = 2;
+    }
+    if (rc == 0) {
+        printf("thread scaling (%s, %d fluid particles asked, the median ms a step):\n"
+               "| solver | threads | ms a step | speed-up | efficiency |\n|---|---|---|---|---|\n",
+               o->scene, (int)o->particles);
+        for (int t = 0; t < ntargets; t++) {
+            fprintf(f, "%sthreads,%s,speedup,efficiency\n", t ? "\n\n" : "", targets[t]);
+            for (int c = 0; c < ncounts; c++) {
+                const double m = ms[(size_t)t * ncounts + c], up = ms[(size_t)t * ncounts] / m;
+                printf("| %s | %d | %.3f | %.2fx | %.0f %% |\n", targets[t], counts[c], m, up,
+                       100.0 * up / counts[c]);
+                fprintf(f, "%d,%.4f,%.4f,%.4f\n", counts[c], m, up, up / counts[c]);
+            }
+        }
+        if (fl_close_written(f, path, &err)) {
+            fprintf(stderr, "fluidlab: bench --scaling: %s\n", err.msg);
+            rc = 2;
+        }
+    }
+    if (rc == 0 && !fl_plot_available())
+        fprintf(stderr, "fluidlab: bench --scaling: gnuplot not found (apt-get install gnuplot-nox): %s is not drawn\n",
+                path);
+    else if (rc == 0) {
+        char gp[FL_MAX_PATH];
+        snprintf(gp, sizeof gp, "%s/plots/bench_scaling.gp", FL_SOURCE_DIR);
+        for (int k = 0; k < 2 && rc == 0; k++)
+            if (fl_plot_render(gp, o->out_dir, k ? "svg" : "png", msg, sizeof msg)) {
+                fprintf(stderr, "fluidlab: bench --scaling: %s\n", msg);
+                rc = 2;
+            }
+        if (rc == 0)
+            printf("figure: %s/scaling.png, .svg (data %s)\n", o->out_dir, path);
+    }
+    free(ms);
+    return rc;
 }
 
 /* --tool: the tool loop's rate, one row per size: the scene at about that
@@ -660,7 +738,8 @@ int fl_bench_main(int argc, char **argv)
         int takes = !strcmp(a, "--particles") || !strcmp(a, "--repeat") || !strcmp(a, "--steps") ||
                     !strcmp(a, "--threads") || !strcmp(a, "--scene") || !strcmp(a, "--log") ||
                     !strcmp(a, "--warmup") || !strcmp(a, "--set") || !strcmp(a, "--dt") || !strcmp(a, "--device") ||
-                    !strcmp(a, "--sizes") || !strcmp(a, "--surface-spacing") || !strcmp(a, "--frame");
+                    !strcmp(a, "--sizes") || !strcmp(a, "--surface-spacing") || !strcmp(a, "--frame") ||
+                    !strcmp(a, "--out");
         if (takes && !v) {
             fprintf(stderr, "fluidlab: bench %s: expected a value\n", a);
             return 1;
@@ -700,9 +779,17 @@ int fl_bench_main(int argc, char **argv)
             o.metrics = 1;
         else if (!strcmp(a, "--tool"))
             o.tool = 1;
+        else if (!strcmp(a, "--scaling"))
+            o.scaling = 1;
+        else if (!strcmp(a, "--out") && *v && strlen(v) <= FL_MAX_PATH && !strchr(v, '\''))
+            o.out_dir = v;
         else if (!strcmp(a, "--sizes"))
             sizes = v;
-        else if (!strcmp(a, "--log")) {
+        else if (!strcmp(a, "--out")) {
+            fprintf(stderr, "fluidlab: bench --out: expected a folder name of 1 to %d characters, without a quote\n",
+                    FL_MAX_PATH);
+            return 1;
+        } else if (!strcmp(a, "--log")) {
             fprintf(stderr, "fluidlab: bench --log: expected a folder name of 1 to %d characters\n", FL_MAX_PATH);
             return 1;
         } else if (takes) {
@@ -717,6 +804,19 @@ int fl_bench_main(int argc, char **argv)
     }
     if (threads)
         omp_set_num_threads(threads);
+    if (o.out_dir && !o.scaling) {
+        fprintf(stderr, "fluidlab: bench --out: only with --scaling (the figure's folder)\n");
+        return 1;
+    }
+    if (o.scaling && (o.tool || strcmp(o.device, "cpu") != 0)) {
+        fprintf(stderr, "fluidlab: bench --scaling: the CPU solvers' thread scaling (not with %s)\n",
+                o.tool ? "--tool" : "--device");
+        return 1;
+    }
+    if (o.scaling) { /* up to --threads, else every core */
+        o.scaling = threads ? threads : omp_get_num_procs();
+        o.out_dir = o.out_dir ? o.out_dir : "out/bench";
+    }
     if (o.tool && (o.particles >= 0 || o.repeat)) {
         fprintf(stderr, "fluidlab: bench --tool: %s does not apply (--sizes LIST: the particle counts; one run of "
                         "--steps steps each)\n", o.particles >= 0 ? "--particles" : "--repeat");
@@ -740,14 +840,20 @@ int fl_bench_main(int argc, char **argv)
     }
     if (o.particles < 0) /* default: 100 000 for the dam break, any other scene as it is */
         o.particles = strcmp(o.scene, "dam_break") == 0 ? 100000 : 0;
+    if (ntargets == 0 && o.scaling) {
+        static const char *const all[] = {"sph", "wcsph", "pcisph", "pbf", "flip"};
+        for (int k = 0; k < 5; k++)
+            targets[ntargets++] = all[k];
+    }
     if (ntargets == 0)
         targets[ntargets++] = o.tool ? "pbf" : "grid";
     fl_error err;
     for (int t = 0; t < ntargets; t++) { /* every target, and its device, before anything is written */
         const int cpu_only = !strcmp(targets[t], "grid") || !strcmp(targets[t], "surface") ||
                              !strcmp(targets[t], "voxelize");
-        if (cpu_only && o.tool) {
-            fprintf(stderr, "fluidlab: bench --tool %s: expected solvers (the tool loop's, default pbf)\n", targets[t]);
+        if (cpu_only && (o.tool || o.scaling)) {
+            fprintf(stderr, "fluidlab: bench %s %s: expected solvers (%s)\n", o.tool ? "--tool" : "--scaling",
+                    targets[t], o.tool ? "the tool loop's, default pbf" : "e.g. bench sph pbf flip --scaling");
             return 1;
         }
         if (!strcmp(targets[t], "grid") && strcmp(o.device, "cpu") != 0) {
@@ -776,11 +882,13 @@ int fl_bench_main(int argc, char **argv)
         fprintf(stderr, "fluidlab: bench --log: %s\n", err.msg);
         return 2;
     }
+    if (o.scaling)
+        return bench_scaling(&o, targets, ntargets);
     for (int t = 0; t < ntargets && rc == 0; t++)
         rc = o.tool                             ? bench_tool(&o, targets[t])
              : !strcmp(targets[t], "grid")    ? bench_grid(&o)
              : !strcmp(targets[t], "surface") ? bench_surface(&o)
              : !strcmp(targets[t], "voxelize") ? bench_voxelize(&o)
-                                               : bench_solver(&o, targets[t]);
+                                               : bench_solver(&o, targets[t], NULL);
     return rc;
 }

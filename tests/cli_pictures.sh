@@ -7,10 +7,12 @@
 # below the one before); `fluidlab kernels` writes kernels.csv, whose W
 # columns integrate to 1 (trapezoid in r with 4 pi r^2, 2 pi r in 2D) and
 # whose slopes and Laplacians match finite differences of its values, and
-# kernels.png and .svg. Every PNG has more than two colours (not blank), and
+# kernels.png and .svg; `bench --scaling` its table, scaling.csv and
+# scaling.png and .svg. Every PNG has more than two colours (not blank), and
 # no .tmp is left. Bad input (--save grid with sph, an unknown --color,
 # --color without --save png, --color pressure with flip, kernels --dims 4,
-# no gnuplot on the PATH) is refused with one line and exit 1, no output
+# no gnuplot on the PATH, bench --scaling on a device or of grid, bench
+# --out without --scaling) is refused with one line and exit 1, no output
 # folder left.
 # Skipped (77) without gnuplot or python3.
 # usage: cli_pictures.sh FLUIDLAB SCRATCH_DIR PNG_COLOURS_PY
@@ -113,6 +115,19 @@ sys.exit(0 if ok else 1)
 PY
   check "kernels --dims $dims: each W integrates to 1 within 1e-2, slopes and Laplacians match differences" $?
 done
+# bench --scaling: the speed-up table, DIR/scaling.csv (one thread's
+# speed-up is 1 by definition; one row per thread count) and its figure
+"$bin" bench sph --scaling --threads 2 --particles 2000 --repeat 1 --steps 2 --warmup 0 --no-log \
+  --out "$dir/scaling" >"$dir/scaling.txt" 2>&1
+check "bench --scaling: exit 0" $?
+grep -q '^| sph | 2 | ' "$dir/scaling.txt"
+check "bench --scaling: the table has the 2-thread row" $?
+awk -F, 'NR == 2 && $1 == 1 && $3 == 1 { one = 1 } NR == 3 && $1 == 2 && $3 > 0 { two = 1 } END { exit !(one && two) }' \
+  "$dir/scaling/scaling.csv"
+check "bench --scaling: scaling.csv: 1 thread at speed-up 1, then 2 threads" $?
+not_blank "$dir/scaling/scaling.png" && [ -s "$dir/scaling/scaling.svg" ]
+check "bench --scaling: scaling.png is not blank, and the svg ($(cat "$dir/colours.txt"))" $?
+
 "$bin" kernels --help | grep -q "usage: fluidlab kernels"
 check "kernels --help" $?
 
@@ -141,4 +156,7 @@ refused "--save png without gnuplot on the PATH" "gnuplot not found" \
 refused "kernels without gnuplot on the PATH" "gnuplot not found" env PATH=/nonexistent "$bin" kernels --out "$dir/refused"
 refused "kernels --dims 4" "expected 2 or 3" "$bin" kernels --dims 4 --out "$dir/refused"
 refused "kernels --h -1" "expected a positive number" "$bin" kernels --h -1 --out "$dir/refused"
+refused "bench --scaling on a device" "thread scaling" "$bin" bench sph --scaling --device emu --out "$dir/refused"
+refused "bench --scaling grid" "expected solvers" "$bin" bench grid --scaling --out "$dir/refused"
+refused "bench --out without --scaling" "only with --scaling" "$bin" bench sph --out "$dir/refused"
 report
