@@ -353,3 +353,66 @@ int fl_mac_project(fl_mac_grid *g, double dt, double rho, const fl_pcg_options *
         keep_divergence(g, g->div_after);
     return FL_OK;
 }
+
+long fl_mac_max_faces(const fl_mac_grid *g)
+{
+    long nu = (long)(g->nx + 1) * g->ny * g->nz, nv = (long)g->nx * (g->ny + 1) * g->nz,
+         nw = (long)g->nx * g->ny * (g->nz + 1);
+    return nu > nv ? (nu > nw ? nu : nw) : (nv > nw ? nv : nw);
+}
+
+double fl_mac_viscosity_substeps(const fl_mac_grid *g, double dt, double nu, int dims)
+{
+    return fmax(1.0, ceil(2.0 * dims * dt * nu * g->inv_dx * g->inv_dx - 1e-9));
+}
+
+/* The label of cell (i, j, k), SOLID beyond the grid. */
+static inline int label_at(const fl_mac_grid *g, int i, int j, int k)
+{
+    if (i < 0 || j < 0 || k < 0 || i >= g->nx || j >= g->ny || k >= g->nz)
+        return FL_CELL_SOLID;
+    return g->label[fl_mac_cell(g, i, j, k)];
+}
+
+void fl_mac_apply_viscosity(fl_mac_grid *g, double dt, double nu, int dims, int substeps, double *old)
+{
+    fl_mac_enforce_solid(g);
+    double *vel[3] = {g->u, g->v, g->w};
+    const double inv_dx2 = g->inv_dx * g->inv_dx, dt_nu = dt / substeps * nu;
+    for (int step = 0; step < substeps; step++)
+        for (int a = 0; a < dims; a++) {
+            int dim[3] = {g->nx, g->ny, g->nz};
+            dim[a] += 1;
+            const long stride[3] = {1, dim[0], (long)dim[0] * dim[1]};
+            double *u = vel[a];
+            memcpy(old, u, (size_t)(stride[2] * dim[2]) * sizeof(double));
+            /* a face updated has non-SOLID cells on both sides, inside the
+             * grid's SOLID layer: its neighbours are all on the lattice */
+#pragma omp parallel for collapse(2) schedule(static)
+            for (int k = 0; k < dim[2]; k++)
+                for (int j = 0; j < dim[1]; j++)
+                    for (int i = 0; i < dim[0]; i++) {
+                        int c[3] = {i, j, k};
+                        const int hi = label_at(g, i, j, k);
+                        c[a] -= 1;
+                        const int lo = label_at(g, c[0], c[1], c[2]);
+                        if (hi == FL_CELL_SOLID || lo == FL_CELL_SOLID || (hi != FL_CELL_FLUID && lo != FL_CELL_FLUID))
+                            continue;
+                        const long q = i + stride[1] * j + stride[2] * k;
+                        double nb[6];
+                        int kind[6];
+                        for (int b = 0; b < dims; b++)
+                            for (int side = 0; side < 2; side++) {
+                                /* the neighbour face and its two cells */
+                                int f[3] = {i, j, k};
+                                f[b] += side ? 1 : -1;
+                                int e[3] = {f[0], f[1], f[2]};
+                                e[a] -= 1;
+                                nb[2 * b + side] = old[q + (side ? stride[b] : -stride[b])];
+                                kind[2 * b + side] = fl_mac_face_kind(label_at(g, f[0], f[1], f[2]),
+                                                                      label_at(g, e[0], e[1], e[2]), b != a);
+                            }
+                        u[q] = old[q] + dt_nu * fl_mac_face_laplacian(old[q], nb, kind, dims, inv_dx2);
+                    }
+        }
+}

@@ -154,6 +154,55 @@ void fl_mac_apply_gradient(fl_mac_grid *g, double dt, double rho);
 int fl_mac_project(fl_mac_grid *g, double dt, double rho, const fl_pcg_options *opt,
                    fl_pcg_result *res, fl_error *err);
 
+/* ---- viscosity on the faces (docs/methods/viscosity.md) ----------------
+ * The explicit step u += dt nu lap u on every face with a FLUID cell on
+ * one side and no SOLID cell on either, the Laplacian the 7-point one (5
+ * in 2D) over the neighbour faces of the same lattice, each of which enters
+ * by its kind: */
+typedef enum fl_face_kind {
+    FL_FACE_OPEN = 0, /* a face of the fluid, or one on a solid (normal to it: the solid's velocity): its value */
+    FL_FACE_FREE = 1, /* past the free surface (AIR on both sides): the face's own value (du/dn = 0) */
+    FL_FACE_WALL = 2  /* alongside a wall (SOLID on a side, the wall halfway between the faces): no slip
+                         on a wall at rest, the ghost value -u */
+} fl_face_kind;
+
+/* The kind of the neighbour face whose two cells are labelled la and lb,
+ * in the face's own direction (tangential 0) or across it (tangential 1). */
+static inline FL_HD int fl_mac_face_kind(int la, int lb, int tangential)
+{
+    const int solid = la == FL_CELL_SOLID || lb == FL_CELL_SOLID;
+    if (tangential && solid)
+        return FL_FACE_WALL;
+    return solid || la == FL_CELL_FLUID || lb == FL_CELL_FLUID ? FL_FACE_OPEN : FL_FACE_FREE;
+}
+
+/* lap u at a face of value u, units of u / m^2, from its 2 dims neighbour
+ * faces' values nb and kinds kind (fl_face_kind), along x (-, +), y (-, +)
+ * and, in 3D, z (-, +); inv_dx2 = 1 / dx^2. */
+static inline FL_HD double fl_mac_face_laplacian(double u, const double nb[6], const int kind[6], int dims,
+                                                 double inv_dx2)
+{
+    double sum = 0.0;
+    for (int k = 0; k < 2 * dims; k++)
+        sum += kind[k] == FL_FACE_OPEN ? nb[k] : kind[k] == FL_FACE_FREE ? u : -u;
+    return (sum - 2.0 * dims * u) * inv_dx2;
+}
+
+/* The explicit substeps a viscosity step of dt, s, with nu, m^2/s, needs
+ * on g for stability, dt_sub nu / dx^2 <= 1 / (2 dims) (1 at least; not
+ * rounded, so that the caller can refuse a count too large to take). */
+double fl_mac_viscosity_substeps(const fl_mac_grid *g, double dt, double nu, int dims);
+
+/* u += dt nu lap u (fl_mac_face_laplacian) on the faces of the velocity
+ * components along the dims axes, in `substeps` explicit steps of
+ * dt / substeps, each from the last one's velocities; faces touching SOLID
+ * first set to the solid's velocity (fl_mac_enforce_solid). old has room
+ * for the largest of the three face lattices. */
+void fl_mac_apply_viscosity(fl_mac_grid *g, double dt, double nu, int dims, int substeps, double *old);
+
+/* Faces in the largest of g's three face lattices. */
+long fl_mac_max_faces(const fl_mac_grid *g);
+
 #ifdef __cplusplus
 }
 #endif

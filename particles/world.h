@@ -124,6 +124,9 @@ typedef struct fl_world {
     fl_box domain;                   /* fluid stays inside, m */
     double gravity[3];               /* m/s^2 */
     double rho0;                     /* rest density, kg/m^3 */
+    double nu;                       /* kinematic viscosity, m^2/s (fluid.nu; 0: none): the physical
+                                        viscosity of a solver's viscosity_model 1 (Morris) and of
+                                        FLIP's grid_viscosity (docs/methods/viscosity.md) */
     double spacing;                  /* lattice spacing d, m */
     double h;                        /* support radius, 2d, m */
     double mass;                     /* particle mass, kg (fl_world_calibrate_mass) */

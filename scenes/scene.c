@@ -607,13 +607,16 @@ static int read_boxes(const check *c, const cJSON *v, const char *kp, int non_em
 
 static int read_fluid(const check *c, const cJSON *fluid, fl_scene *s)
 {
-    static const char *const keys[] = {"spacing", "rest_density", "jitter", "seed", "blocks",
+    static const char *const keys[] = {"spacing", "rest_density", "nu", "jitter", "seed", "blocks",
                                        NULL};
     static const number_rule spacing = {0, HUGE_VAL, 1, 0, 0, "a number > 0 (m)"};
     /* Densities are floats: far outside the range of real fluids (air 1.2,
      * osmium 22 600) the kernel sums over- or underflow and a run reports
      * an infinite or zero compression as if it were a result. */
     static const number_rule density = {1e-3, 1e6, 0, 0, 0, "a number in [0.001, 1e6] (kg/m^3)"};
+    /* water 1e-6, glycerol 1e-3, honey about 1e-2; beyond 100 an explicit
+     * viscosity step would need more substeps than any run could take */
+    static const number_rule nu = {0, 100, 0, 0, 0, "a number in [0, 100] (m^2/s)"};
     static const number_rule jitter = {0, 1, 0, 1, 0, "a number in [0, 1) (fraction of spacing)"};
     /* 2^53: the largest integer a JSON number (a double) holds exactly. */
     static const number_rule seed = {0, 9007199254740992.0, 0, 0, 1,
@@ -626,6 +629,7 @@ static int read_fluid(const check *c, const cJSON *fluid, fl_scene *s)
         (rc = get_number(c, fluid, "fluid", "spacing", 1, 0, &spacing, &s->spacing)) != FL_OK ||
         (rc = get_number(c, fluid, "fluid", "rest_density", 0, 1000, &density,
                          &s->rest_density)) != FL_OK ||
+        (rc = get_number(c, fluid, "fluid", "nu", 0, 0, &nu, &s->nu)) != FL_OK ||
         (rc = get_number(c, fluid, "fluid", "jitter", 0, 0, &jitter, &s->jitter)) != FL_OK ||
         (rc = get_number(c, fluid, "fluid", "seed", 0, 1, &seed, &x)) != FL_OK)
         return rc;
@@ -1721,6 +1725,7 @@ int fl_scene_build_world(const fl_scene *s, fl_world *w, fl_error *err)
     int rc = FL_OK;
     memset(w, 0, sizeof *w);
     fl_world_init(w, &s->domain, s->gravity, s->rest_density, s->spacing, s->dims);
+    w->nu = s->nu;
     for (int k = 0; k < s->obstacle_count && rc == FL_OK; k++)
         rc = fl_world_add_obstacle(w, &s->obstacles[k], err);
     /* Reserve the counted sizes at once: one allocation each, no growth. */

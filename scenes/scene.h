@@ -6,7 +6,7 @@
  *     "name": "dam_break", "description": "...",
  *     "domain":  { "min": [0,0,0], "max": [1.2,0.6,0.2] },
  *     "gravity": [0, -9.81, 0],
- *     "fluid":   { "spacing": 0.02, "rest_density": 1000, "jitter": 0, "seed": 1,
+ *     "fluid":   { "spacing": 0.02, "rest_density": 1000, "nu": 0, "jitter": 0, "seed": 1,
  *                  "blocks": [ { "min": [...], "max": [...] } ] },
  *     "obstacles": [ { "min": [...], "max": [...] } ],
  *     "meshes":  [ { "mesh": "../reference/bunny.obj", "scale": 0.05, "translate": [...],
@@ -59,6 +59,7 @@ typedef struct fl_scene {
     double gravity[3];
     double spacing;          /* fluid.spacing, m */
     double rest_density;     /* fluid.rest_density, kg/m^3 (default 1000) */
+    double nu;               /* fluid.nu, kinematic viscosity, m^2/s (default 0) */
     double jitter;           /* fluid.jitter, fraction of d (default 0) */
     unsigned long long seed; /* fluid.seed (default 1) */
     int block_count;

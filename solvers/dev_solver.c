@@ -169,6 +169,11 @@ static int dev_read_pbf_params(dev_solver *s, const fl_params *p, fl_error *err)
 
 static int dev_read_params(dev_solver *s, const fl_world *w, const fl_params *p, fl_error *err)
 {
+    /* Morris's viscosity is the CPU solvers' (docs/methods/viscosity.md) */
+    int model;
+    if (fl_viscosity_model_get(p, &model, err) == FL_OK && model == FL_VISCOSITY_MORRIS)
+        return fl_fail(err, FL_ERR_INPUT, "%.250s.viscosity_model: 1 (Morris) is the CPU solver's: --device cpu",
+                       p->source);
     switch (s->kind) {
     case DEV_SPH: {
         /* the course's variants are the CPU solver's (docs/methods/sph.md, 5.1) */

@@ -11,7 +11,9 @@
  *   than cfl cells):
  *   2  P2G, trilinear weights normalised per face (fl_transfer_p2g, 3.2.3)
  *   3  save a copy u* of the grid velocities
- *   4  gravity u += g h on every face (eq. 10)
+ *   4  gravity u += g h on every face (eq. 10); with grid_viscosity, then the
+ *      viscosity u += h nu lap u on the fluid's faces, no slip on the walls
+ *      (fl_mac_apply_viscosity; docs/methods/viscosity.md)
  *   5  boundary conditions: u.n = u_solid.n on faces touching SOLID (eq. 11):
  *      0 on the walls, the tool's velocity on its cells' faces
  *   6  labels: SOLID stays (the walls, the obstacles, the tool's cells), the
@@ -70,6 +72,7 @@ typedef struct flip_params {
     double seed;       /* seeding RNG seed */
     double volume;     /* volume correction: fraction of a cell's particle excess moved out per step */
     int warm_start;    /* 1: each pressure solve starts from the last substep's pressure; 0: from 0 */
+    int viscosity;     /* 1: u += h nu lap u on the grid each substep (fluid.nu; grid_viscosity) */
 } flip_params;
 
 /* One velocity component on its face lattice: values, the saved copy (then
@@ -95,6 +98,7 @@ typedef struct flip_solver {
     float *qx, *qy, *qz;      /* RK2 midpoints */
     int *count;               /* particles per cell, from the labelling */
     double *psi, *vrhs;       /* volume correction: potential and right-hand side per cell */
+    double *visc_old;         /* with grid_viscosity: one face lattice's velocities before a viscosity step */
     double rest_count;        /* particles in a cell at rest, (dx / d)^3, (dx / d)^2 in 2D */
     int *band_lo, *band_hi;   /* the band: per row (j, k) of cells, i in [lo, hi) */
     int *band_tlo, *band_thi; /* the band's dilation workspace */
@@ -107,8 +111,9 @@ typedef struct flip_solver {
                                    over the step's substeps times their length */
 } flip_solver;
 
-static const char *const flip_keys[] = {"alpha", "dx", "tolerance", "max_iterations", "preconditioner",
-                                        "cfl", "jitter", "seed", "volume_correction", "warm_start", NULL};
+static const char *const flip_keys[] = {"alpha",  "dx",   "tolerance",         "max_iterations", "preconditioner",
+                                        "cfl",    "jitter", "seed", "volume_correction", "warm_start",
+                                        "grid_viscosity", NULL};
 
 /* Layers of faces the velocities are extrapolated past the faces the
  * fluid defines: a particle moves at most one cell per substep and its
@@ -149,6 +154,7 @@ static void flip_destroy(void *self)
     fl_free(s->count);
     fl_free(s->psi);
     fl_free(s->vrhs);
+    fl_free(s->visc_old);
     fl_free(s->wall);
     fl_free(s->solid);
     int *ints[] = {s->band_lo, s->band_hi, s->band_tlo, s->band_thi, s->sort_cell, s->sort_perm, s->cell_start};
@@ -773,6 +779,15 @@ static int flip_substep(flip_solver *s, fl_world *w, double h, fl_step_stats *st
     double t2 = fl_now_ms();
     for (int a = 0; a < 3; a++)
         flip_band_update(s, &s->f[a], s->f[a].u, s->f[a].u, 0, w->gravity[a] * h);
+    if (s->prm.viscosity) {
+        double n = fl_mac_viscosity_substeps(g, h, w->nu, w->dims);
+        if (!(n <= FLIP_MAX_SUBSTEPS))
+            return fl_fail(err, FL_ERR_INPUT,
+                           "grid_viscosity: a substep of %.3g s with fluid.nu = %.3g m^2/s on cells of %.3g m needs "
+                           "%.3g explicit viscosity steps (stable: dt nu / dx^2 <= 1/%d), more than %d; lower "
+                           "fluid.nu or time.dt", h, w->nu, g->dx, n, 2 * w->dims, FLIP_MAX_SUBSTEPS);
+        fl_mac_apply_viscosity(g, h, w->nu, w->dims, (int)n, s->visc_old);
+    }
     double t3 = fl_now_ms();
     fl_pcg_result res;
     rc = fl_mac_project(g, h, w->rho0, &s->pcg, &res, err);
@@ -973,7 +988,8 @@ static void *flip_create_alpha(fl_world *w, const fl_params *p, double alpha_def
         fl_params_get(p, "jitter", 1.0, 0.0, 1.0, &prm.jitter, err) ||
         fl_params_get(p, "seed", 1.0, 0.0, 1e15, &prm.seed, err) ||
         fl_params_get(p, "volume_correction", 0.5, 0.0, 1.0, &prm.volume, err) ||
-        fl_params_get(p, "warm_start", 1.0, 0.0, 1.0, &warm, err))
+        fl_params_get(p, "warm_start", 1.0, 0.0, 1.0, &warm, err) ||
+        fl_params_get_bool(p, "grid_viscosity", 0, &prm.viscosity, err))
         return NULL;
     if (pre != floor(pre)) {
         fl_fail(err, FL_ERR_INPUT, "%s.preconditioner: expected 0 (MIC(0)), 1 (Jacobi), 2 (none) or 3 (multigrid), got %g",
@@ -1034,6 +1050,8 @@ static void *flip_create_alpha(fl_world *w, const fl_params *p, double alpha_def
     ok &= (s->count = fl_alloc((size_t)g->ncells * sizeof(int))) != NULL;
     ok &= (s->psi = fl_alloc((size_t)g->ncells * sizeof(double))) != NULL;
     ok &= (s->vrhs = fl_alloc((size_t)g->ncells * sizeof(double))) != NULL;
+    if (prm.viscosity)
+        ok &= (s->visc_old = fl_alloc((size_t)fl_mac_max_faces(g) * sizeof(double))) != NULL;
     int **band[] = {&s->band_lo, &s->band_hi, &s->band_tlo, &s->band_thi};
     for (size_t k = 0; k < sizeof band / sizeof band[0]; k++)
         ok &= (*band[k] = fl_alloc((size_t)g->ny * g->nz * sizeof(int))) != NULL;

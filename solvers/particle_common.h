@@ -37,4 +37,36 @@ int fl_step_begin(fl_world *w, fl_nbgrid *g, long long step, int sort_interval, 
 void fl_step_finish(fl_world *w, const float *ax, const float *ay, const float *az, double dt, double c,
                     double a_max, fl_step_stats *st);
 
+/* nu lap v at fluid particle i by Morris, Fox & Zhu 1997 (fl_morris_pair,
+ * docs/methods/viscosity.md), nu = w->nu: over its fluid neighbors in g,
+ * whose lists were found at the positions (x, y, z), with the densities
+ * and velocities of w's fluid; and over its boundary neighbors, each a
+ * particle of volume V_b at its own velocity (0 on the walls: no slip). */
+static inline void fl_morris_accel(int i, const fl_world *w, const fl_nbgrid *g, const float *x, const float *y,
+                                   const float *z, float out[3])
+{
+    const fl_particles *f = &w->fluid;
+    const fl_boundary *b = &w->boundary;
+    const float h = (float)w->h, hs = 0.5f * h, eps = 0.01f * hs * hs, nu = (float)w->nu, m = (float)w->mass;
+    const int dim = w->dims;
+    const float xi = x[i], yi = y[i], zi = z[i], vol_i = m / f->rho[i];
+    const float vxi = f->vx[i], vyi = f->vy[i], vzi = f->vz[i];
+    float a[3] = {0, 0, 0};
+    for (int k = g->nb_start[i]; k < g->nb_start[i + 1]; k++) {
+        int j = g->nb[k];
+        float dx = xi - x[j], dy = yi - y[j], dz = zi - z[j];
+        float r2 = dx * dx + dy * dy + dz * dz;
+        float s = fl_morris_pair(nu, vol_i + m / f->rho[j], sqrtf(r2), r2, eps, h, dim);
+        a[0] += s * (vxi - f->vx[j]), a[1] += s * (vyi - f->vy[j]), a[2] += s * (vzi - f->vz[j]);
+    }
+    for (int k = g->bnb_start[i]; k < g->bnb_start[i + 1]; k++) {
+        int j = g->bnb[k];
+        float dx = xi - b->x[j], dy = yi - b->y[j], dz = zi - b->z[j];
+        float r2 = dx * dx + dy * dy + dz * dz;
+        float s = fl_morris_pair(nu, 2.0f * b->volume[j], sqrtf(r2), r2, eps, h, dim);
+        a[0] += s * (vxi - b->vx[j]), a[1] += s * (vyi - b->vy[j]), a[2] += s * (vzi - b->vz[j]);
+    }
+    out[0] = a[0], out[1] = a[1], out[2] = a[2];
+}
+
 #endif

@@ -19,6 +19,21 @@ typedef enum fl_pressure_form {
     FL_PRESSURE_ONE_SIDED = 2  /* m/rho_j p_j, over rho_i: the deck's first form */
 } fl_pressure_form;
 
+/* A particle solver's viscosity (its viscosity_model; docs/methods/viscosity.md). */
+typedef enum fl_viscosity_model {
+    FL_VISCOSITY_ARTIFICIAL = 0, /* the solver's own: SPH's and PCISPH's mu (Müller), WCSPH's alpha
+                                  * (Monaghan), PBF's XSPH */
+    FL_VISCOSITY_MORRIS = 1      /* instead of it, Morris et al. 1997's Laplacian with the fluid's nu */
+} fl_viscosity_model;
+
+/* *model = the solver's viscosity_model, FL_VISCOSITY_ARTIFICIAL when absent;
+ * fails naming the key for any other value than 0 or 1. */
+static inline int fl_viscosity_model_get(const fl_params *p, int *model, fl_error *err)
+{
+    return fl_params_get_int(p, "viscosity_model", FL_VISCOSITY_ARTIFICIAL, FL_VISCOSITY_ARTIFICIAL,
+                             FL_VISCOSITY_MORRIS, model, err);
+}
+
 typedef struct sph_params {
     double stiffness;     /* k, m^2/s^2 (Pa per kg/m^3) */
     double viscosity;     /* mu, Pa s */
@@ -27,6 +42,7 @@ typedef struct sph_params {
     int pressure_form;    /* fl_pressure_form */
     int corrected_density; /* 1: a boundary particle weighs Psi_b = rho0 V_b (Akinci); 0: the fluid's m */
     int shepard;          /* 1: Shepard's correction of the density */
+    int viscosity_model;  /* fl_viscosity_model: FL_VISCOSITY_MORRIS instead of mu */
 } sph_params;
 
 typedef struct wcsph_params {
@@ -36,6 +52,7 @@ typedef struct wcsph_params {
     double cohesion;       /* kappa, m^3/s^2 */
     int clamp_negative;    /* 1: p = max(p, 0) */
     int sort_interval;     /* steps between re-sorts of the store by cell */
+    int viscosity_model;   /* fl_viscosity_model: FL_VISCOSITY_MORRIS instead of alpha's Pi_ij */
 } wcsph_params;
 
 typedef struct pcisph_params {
@@ -45,6 +62,7 @@ typedef struct pcisph_params {
     double negative_scale; /* factor on a negative corrected pressure (0: p >= 0) */
     double viscosity;      /* mu, Pa s */
     int sort_interval;
+    int viscosity_model;   /* fl_viscosity_model: FL_VISCOSITY_MORRIS instead of mu */
 } pcisph_params;
 
 /* How PBF solves its density constraints (docs/methods/pbf.md, section 12). */
@@ -69,6 +87,7 @@ typedef struct pbf_params {
     double vorticity_epsilon; /* eps of eq. 16, m/s; 0: off */
     double xsph_c;            /* c of eq. 17 */
     int sort_interval;        /* steps between re-sorts of the store by cell; 0: never */
+    int viscosity_model;      /* fl_viscosity_model: FL_VISCOSITY_MORRIS instead of XSPH */
 } pbf_params;
 
 /* Each fails with FL_ERR_INPUT and one line naming the key when a value is

@@ -18,6 +18,8 @@
  *              XSPH: v_i += c sum_j m/rho0 (v_j - v_i) W_ij                eq. 17
  *              vorticity: omega_i = sum_j m/rho0 (v_j - v_i) x grad_{x_j} W_ij     eq. 15
  *              v_i += dt eps_v (N x omega_i), N = eta/|eta|, eta = grad |omega|_i  eq. 16
+ *              with viscosity_model 1, instead of XSPH: v_i += dt nu lap v_i, Morris et
+ *              al. 1997's Laplacian (fl_morris_accel) at x*, after the vorticity
  *   update     x_i = x*_i                                                  (line 23)
  *
  * W is poly6, grad W the spiky gradient (Müller 2003), as the paper uses
@@ -68,6 +70,7 @@ typedef struct pbf_solver {
     float *lambda_sum;        /* sum of lambda_i over the iterations of a step (for the pressure) */
     float *scale;             /* averaged Jacobi only: omega / n_i of each fluid particle in the step */
     float *tx, *ty, *tz;      /* with a tool: the displacement its boundary particles gave each particle in the step */
+    float *mx, *my, *mz;      /* with viscosity_model 1: each fluid particle's nu lap v, m/s^2 */
     int *touching;            /* with a tool: the particles with one of its particles among their neighbors */
     int touching_count;
     float *scratch;
@@ -82,7 +85,7 @@ typedef struct pbf_solver {
 static const char *const pbf_keys[] = {"solver_iterations", "eta",      "cfm_epsilon",       "scorr_k",
                                        "scorr_n",           "scorr_dq", "vorticity_epsilon", "xsph_c",
                                        "sort_interval",     "constraint_solver", "relaxation", "one_sided",
-                                       NULL};
+                                       "viscosity_model",   NULL};
 
 static void pbf_destroy(void *self)
 {
@@ -93,7 +96,7 @@ static void pbf_destroy(void *self)
     void *arrays[] = {s->ax, s->ay, s->az,         s->bx,      s->by,      s->bz,    s->weight,
                       s->lambda, s->ux, s->uy,     s->uz,      s->wx,      s->wy,    s->wz,
                       s->wn, s->lambda_sum,        s->scale,   s->scratch, s->row_start, s->table,
-                      s->tx, s->ty, s->tz, s->touching};
+                      s->tx, s->ty, s->tz, s->touching, s->mx, s->my, s->mz};
     for (size_t k = 0; k < sizeof arrays / sizeof arrays[0]; k++)
         fl_free(arrays[k]);
     free(s);
@@ -152,7 +155,8 @@ int fl_pbf_read_params(const fl_params *p, pbf_params *prm, fl_error *err)
         fl_params_get_int(p, "constraint_solver", FL_PBF_JACOBI, FL_PBF_JACOBI, FL_PBF_SOR, &prm->constraint_solver,
                           err) ||
         fl_params_get(p, "relaxation", 1.0, 0.0, 2.0, &prm->relaxation, err) ||
-        fl_params_get_bool(p, "one_sided", 0, &prm->one_sided, err))
+        fl_params_get_bool(p, "one_sided", 0, &prm->one_sided, err) ||
+        fl_viscosity_model_get(p, &prm->viscosity_model, err))
         return FL_ERR_INPUT;
     /* omega means something to averaged Jacobi, (0, 2] (the deck's SOR
      * factor on it: 1 to 2), and to SOR, (0, 2); the others have none */
@@ -209,6 +213,10 @@ static void *pbf_create(fl_world *w, const fl_params *p, fl_error *err)
     }
     if (w->tool.active)
         ok &= (s->touching = fl_alloc((size_t)(s->n > 0 ? s->n : 1) * sizeof(int))) != NULL;
+    for (int a = 0; a < 3 && prm.viscosity_model == FL_VISCOSITY_MORRIS; a++) {
+        float **m = a == 0 ? &s->mx : a == 1 ? &s->my : &s->mz;
+        ok &= (*m = fl_alloc((size_t)(s->n > 0 ? s->n : 1) * sizeof(float))) != NULL;
+    }
     /* room for 48 rows a block: a full lattice neighborhood has 26 fluid
      * neighbors, a particle on a wall up to about 15 boundary ones more */
     ok &= pbf_reserve_table(s, 48LL * s->padded) == FL_OK;
@@ -248,7 +256,7 @@ fl_pbf_consts fl_pbf_make_consts(const pbf_params *prm, const fl_world *w, doubl
         .scorr_k = (float)(-prm->scorr_k / grad_sq_full),
         .scorr_scale = (float)(1.0 / (h * h - dq * dq)),
         .scorr_n = prm->scorr_n,
-        .xsph_c = (float)prm->xsph_c,
+        .xsph_c = prm->viscosity_model == FL_VISCOSITY_MORRIS ? 0.0f : (float)prm->xsph_c, /* Morris instead */
         .inv_dt = (float)(1.0 / dt),
     };
     fl_walls_make(w, 1, &c.walls);
@@ -398,6 +406,23 @@ FL_FORCE_INLINE void pbf_velocity_block(int b, const pbf_solver *s, const fl_pbf
         f->vx[i] = v[0], f->vy[i] = v[1], f->vz[i] = v[2];
         s->wx[i] = omega[0], s->wy[i] = omega[1], s->wz[i] = omega[2], s->wn[i] = omega[3];
     }
+}
+
+/* Morris's viscosity instead of XSPH, after the velocity update and the
+ * vorticity: v_i += dt nu lap v_i (fl_morris_accel) at the final estimate
+ * (qx, qy, qz), every lap v_i from the same velocities. */
+static void pbf_morris(pbf_solver *s, fl_world *w, const float *qx, const float *qy, const float *qz, float dt)
+{
+    fl_particles *f = &w->fluid;
+    #pragma omp parallel for schedule(static)
+    for (int i = 0; i < s->n; i++) {
+        float a[3];
+        fl_morris_accel(i, w, &s->grid, qx, qy, qz, a);
+        s->mx[i] = a[0], s->my[i] = a[1], s->mz[i] = a[2];
+    }
+    #pragma omp parallel for schedule(static)
+    for (int i = 0; i < s->n; i++)
+        f->vx[i] += dt * s->mx[i], f->vy[i] += dt * s->my[i], f->vz[i] += dt * s->mz[i];
 }
 
 /* Vorticity confinement (eq. 16) for the particles of block b:
@@ -791,6 +816,8 @@ static int pbf_step(void *self, fl_world *w, double dt, fl_step_stats *st)
         for (int b = 0; b < s->blocks; b++)
             pbf_confine_block(b, s, &c, (float)dt * eps_v, qx, qy, qz, f);
     }
+    if (s->prm.viscosity_model == FL_VISCOSITY_MORRIS)
+        pbf_morris(s, w, qx, qy, qz, (float)dt);
     fl_compression(f->rho, n, w->rho0, &st->residual[k - 1], &st->residual_max[k - 1]);
     double t2 = fl_now_ms();
 
@@ -818,6 +845,8 @@ static int pbf_step(void *self, fl_world *w, double dt, fl_step_stats *st)
     /* no stiffness limits the step: the flow-speed CFL only, which keeps a
      * particle's move within its neighbor lists */
     st->dt_limit = fl_explicit_dt_limit(w->h, 0.0, st->max_speed, 0.0);
+    if (s->prm.viscosity_model == FL_VISCOSITY_MORRIS)
+        st->dt_limit = fmin(st->dt_limit, fl_viscous_dt_limit(w->h, w->nu));
     s->steps++;
     return FL_OK;
 }

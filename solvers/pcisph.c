@@ -3,7 +3,8 @@
  * Engine Development" (blog post, 2019; docs/design.md, "References") lay
  * out the loop.
  *
- *   non-pressure forces at x(t): gravity and viscosity (Müller 2003, eq. 14)
+ *   non-pressure forces at x(t): gravity and viscosity (Müller 2003, eq. 14; with
+ *   viscosity_model 1 instead Morris et al. 1997's nu lap v, fl_morris_accel)
  *   p_i = 0, a^p_i = 0; then until converged:
  *     predict   v*_i = v_i + dt (a^np_i + a^p_i),  x*_i = x_i + dt v*_i, clamped to the domain
  *     density   rho*_i = m sum_j W(x*_ij) + rho0 sum_b V_b W(x*_ib)   (the lists of x(t))
@@ -42,8 +43,8 @@ typedef struct pcisph_solver {
     long long steps;
 } pcisph_solver;
 
-static const char *const pcisph_keys[] = {"eta", "min_iterations", "max_iterations", "negative_scale",
-                                          "viscosity", "sort_interval", NULL};
+static const char *const pcisph_keys[] = {"eta",       "min_iterations", "max_iterations",  "negative_scale",
+                                          "viscosity", "sort_interval",  "viscosity_model", NULL};
 
 static void pcisph_destroy(void *self)
 {
@@ -78,7 +79,8 @@ int fl_pcisph_read_params(const fl_world *w, const fl_params *p, pcisph_params *
         fl_params_get_int(p, "max_iterations", 50, 1, FL_MAX_HISTORY, &prm->max_iterations, err) ||
         fl_params_get(p, "negative_scale", 0.0, 0.0, 1.0, &prm->negative_scale, err) ||
         fl_params_get(p, "viscosity", pcisph_default_viscosity(w), 0.0, 1e6, &prm->viscosity, err) ||
-        fl_params_get_int(p, "sort_interval", 16, 0, 1000000000, &prm->sort_interval, err))
+        fl_params_get_int(p, "sort_interval", 16, 0, 1000000000, &prm->sort_interval, err) ||
+        fl_viscosity_model_get(p, &prm->viscosity_model, err))
         return FL_ERR_INPUT;
     if (prm->min_iterations > prm->max_iterations)
         return fl_fail(err, FL_ERR_INPUT, "%s.min_iterations: expected at most max_iterations (%d), got %d", p->source,
@@ -116,10 +118,18 @@ static void *pcisph_create(fl_world *w, const fl_params *p, fl_error *err)
     return s;
 }
 
-/* Gravity and viscosity at x(t), with the densities of x(t) in f->rho. */
-static inline void pcisph_nonpressure(int i, const fl_world *w, const fl_nbgrid *g, double mu, float out[3])
+/* Gravity and viscosity at x(t), with the densities of x(t) in f->rho:
+ * Müller's with mu, or with morris set Morris's nu lap v. */
+static inline void pcisph_nonpressure(int i, const fl_world *w, const fl_nbgrid *g, double mu, int morris,
+                                      float out[3])
 {
     const fl_particles *f = &w->fluid;
+    const float gv[3] = {(float)w->gravity[0], (float)w->gravity[1], (float)w->gravity[2]};
+    if (morris) {
+        fl_morris_accel(i, w, g, f->x, f->y, f->z, out);
+        out[0] += gv[0], out[1] += gv[1], out[2] += gv[2];
+        return;
+    }
     const float h = (float)w->h, m = (float)w->mass;
     const int dim = w->dims;
     float av[3] = {0, 0, 0};
@@ -131,7 +141,6 @@ static inline void pcisph_nonpressure(int i, const fl_world *w, const fl_nbgrid 
         av[1] += sv * (f->vy[j] - f->vy[i]);
         av[2] += sv * (f->vz[j] - f->vz[i]);
     }
-    const float gv[3] = {(float)w->gravity[0], (float)w->gravity[1], (float)w->gravity[2]};
     fl_pcisph_nonpressure((float)mu, f->rho[i], av, gv, out);
 }
 
@@ -220,7 +229,7 @@ static int pcisph_step(void *self, fl_world *w, double dt, fl_step_stats *st)
     #pragma omp parallel for schedule(static)
     for (int i = 0; i < f->count; i++) {
         float a[3];
-        pcisph_nonpressure(i, w, g, prm->viscosity, a);
+        pcisph_nonpressure(i, w, g, prm->viscosity, prm->viscosity_model == FL_VISCOSITY_MORRIS, a);
         s->anx[i] = a[0], s->any[i] = a[1], s->anz[i] = a[2];
         s->apx[i] = s->apy[i] = s->apz[i] = 0.0f;
         f->p[i] = 0.0f;
@@ -259,6 +268,8 @@ static int pcisph_step(void *self, fl_world *w, double dt, fl_step_stats *st)
     st->stage_ms[FL_STAGE_PRESSURE_SOLVE] += t2 - t1;
     /* no sound speed to resolve: the flow-speed CFL and the force criterion only */
     fl_step_finish(w, s->anx, s->any, s->anz, dt, 0.0, sqrt(a2max), st);
+    if (prm->viscosity_model == FL_VISCOSITY_MORRIS)
+        st->dt_limit = fmin(st->dt_limit, fl_viscous_dt_limit(w->h, w->nu));
     s->steps++;
     return FL_OK;
 }

@@ -135,6 +135,11 @@ double fl_surface_min_distance(const fl_nbgrid *g, const float *x, const float *
  * Infinite when nothing moves and no force acts. */
 double fl_explicit_dt_limit(double h, double c, double v_max, double a_max);
 
+/* The step limit of an explicit viscosity nu, m^2/s (Morris, Fox & Zhu
+ * 1997): 0.125 h_s^2 / nu, h_s = h / 2 the smoothing length of the
+ * support radius h. Infinite when nu is 0. */
+double fl_viscous_dt_limit(double h, double nu);
+
 #ifdef __cplusplus
 }
 #endif

@@ -11,7 +11,8 @@
  *     term with rho_b = rho_i and mass Psi_b = rho0 V_b (Akinci 2012), and
  *     p_b = p_i + rho0 g . (x_b - x_i), the static-wall extrapolation of
  *     Adami et al. 2012 (fl_wall_pressure).
- *   viscosity a_i = mu / rho_i sum_j m (v_j - v_i) / rho_j lap W_visc(r_ij) (Müller eq. 14)
+ *   viscosity a_i = mu / rho_i sum_j m (v_j - v_i) / rho_j lap W_visc(r_ij) (Müller eq. 14),
+ *             or with viscosity_model 1 instead Morris et al. 1997's nu lap v (fl_morris_accel)
  *   gravity   a_i = g
  *   symplectic Euler: v += dt a, then x += dt v, then the domain clamp.
  * docs/methods/sph.md maps each line to the function below. */
@@ -35,7 +36,8 @@ typedef struct sph_solver {
 } sph_solver;
 
 static const char *const sph_keys[] = {"stiffness",       "viscosity",         "clamp_negative", "sort_interval",
-                                       "pressure_force",  "corrected_density", "shepard",        NULL};
+                                       "pressure_force",  "corrected_density", "shepard",        "viscosity_model",
+                                       NULL};
 
 static void sph_destroy(void *self)
 {
@@ -67,7 +69,8 @@ int fl_sph_read_params(const fl_world *w, const fl_params *p, sph_params *prm, f
         fl_params_get_int(p, "pressure_force", FL_PRESSURE_SYMMETRIC, FL_PRESSURE_SYMMETRIC, FL_PRESSURE_ONE_SIDED,
                           &prm->pressure_form, err) ||
         fl_params_get_bool(p, "corrected_density", 1, &prm->corrected_density, err) ||
-        fl_params_get_bool(p, "shepard", 0, &prm->shepard, err))
+        fl_params_get_bool(p, "shepard", 0, &prm->shepard, err) ||
+        fl_viscosity_model_get(p, &prm->viscosity_model, err))
         return FL_ERR_INPUT;
     return FL_OK;
 }
@@ -167,9 +170,10 @@ static double sph_pressure(sph_solver *s, fl_particles *f, double mass, double r
     return compression;
 }
 
-/* Acceleration of particle i from pressure, viscosity and gravity, with the
- * pressure force in the form form (fl_pressure_form; a constant where it
- * is called, so that each form's loop is compiled on its own). */
+/* Acceleration of particle i from pressure, viscosity (Müller's mu, or
+ * Morris's nu lap v) and gravity, with the pressure force in the form form
+ * (fl_pressure_form; a constant where it is called, so that each form's
+ * loop is compiled on its own). */
 static inline void sph_accel(int i, const fl_world *w, const fl_nbgrid *g, const sph_solver *s, int form,
                              float out[3])
 {
@@ -179,6 +183,7 @@ static inline void sph_accel(int i, const fl_world *w, const fl_nbgrid *g, const
     const int dim = w->dims;
     const float *p_rho2 = s->p_rho2, *vol = s->vol;
     const float xi = f->x[i], yi = f->y[i], zi = f->z[i], inv_rho_i = 1.0f / f->rho[i];
+    const int morris = s->prm.viscosity_model == FL_VISCOSITY_MORRIS;
     float ap[3] = {0, 0, 0}, av[3] = {0, 0, 0};
     for (int k = g->nb_start[i]; k < g->nb_start[i + 1]; k++) {
         int j = g->nb[k];
@@ -188,6 +193,8 @@ static inline void sph_accel(int i, const fl_world *w, const fl_nbgrid *g, const
                    : form == FL_PRESSURE_ONE_SIDED ? fl_pressure_pair_one_sided(vol[j], f->p[j], inv_rho_i, r, h, dim)
                                                    : fl_pressure_pair(m, p_rho2[i], p_rho2[j], r, h, dim);
         ap[0] += sp * dx, ap[1] += sp * dy, ap[2] += sp * dz;
+        if (morris)
+            continue;
         float sv = fl_viscosity_pair(vol[j], r, h, dim);
         av[0] += sv * (f->vx[j] - f->vx[i]);
         av[1] += sv * (f->vy[j] - f->vy[i]);
@@ -210,7 +217,12 @@ static inline void sph_accel(int i, const fl_world *w, const fl_nbgrid *g, const
             at[0] += sb * dx, at[1] += sb * dy, at[2] += sb * dz;
     }
     fl_tool_store(&w->tool, i, m, at);
-    fl_sph_acceleration(ap, ab, (float)s->prm.viscosity, f->rho[i], av, gv, out);
+    fl_sph_acceleration(ap, ab, morris ? 0.0f : (float)s->prm.viscosity, f->rho[i], av, gv, out);
+    if (morris) {
+        float am[3];
+        fl_morris_accel(i, w, g, f->x, f->y, f->z, am);
+        out[0] += am[0], out[1] += am[1], out[2] += am[2];
+    }
 }
 
 /* Every particle's acceleration, with the pressure force in the form
@@ -249,6 +261,8 @@ static int sph_step(void *self, fl_world *w, double dt, fl_step_stats *st)
     st->stage_ms[FL_STAGE_DENSITY] += t1 - t0; /* the equation of state */
     st->stage_ms[FL_STAGE_PRESSURE_SOLVE] += t2 - t1;
     fl_step_finish(w, s->ax, s->ay, s->az, dt, sqrt(s->prm.stiffness), sqrt(a2max), st);
+    if (s->prm.viscosity_model == FL_VISCOSITY_MORRIS)
+        st->dt_limit = fmin(st->dt_limit, fl_viscous_dt_limit(w->h, w->nu));
     s->steps++;
     return FL_OK;
 }

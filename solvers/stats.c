@@ -33,6 +33,11 @@ double fl_explicit_dt_limit(double h, double c, double v_max, double a_max)
     return a_max > 0.0 ? fmin(cfl, 0.25 * sqrt(h / a_max)) : cfl;
 }
 
+double fl_viscous_dt_limit(double h, double nu)
+{
+    return nu > 0.0 ? 0.125 * (0.5 * h) * (0.5 * h) / nu : INFINITY;
+}
+
 double fl_now_ms(void) { return omp_get_wtime() * 1e3; }
 
 #define FL_COMPRESSION_BLOCKS 256

@@ -9,6 +9,7 @@
  *   boundary friction (Akinci et al. 2012, eq. 11), the same form against the wall:
  *             Pi_ib = -nu_b min(v_i . x_ib, 0) / (|x_ib|^2 + 0.01 h_s^2), nu_b = sigma h_s c / (2 rho_i)
  *   cohesion (Becker & Teschner 2007, eq. 13): a_coh = -kappa sum_j x_ij W_poly6(x_ij)
+ *   with viscosity_model 1, Morris et al. 1997's nu lap v (fl_morris_accel) instead of Pi_ij
  *   symplectic Euler, then the domain clamp.
  * h_s = h/2 is the smoothing length of Monaghan's formulas (our h is the
  * support radius). The speed of sound c defaults to 10 sqrt(2 g H), H the
@@ -30,8 +31,8 @@ typedef struct wcsph_solver {
     long long steps;
 } wcsph_solver;
 
-static const char *const wcsph_keys[] = {"speed_of_sound", "alpha", "boundary_friction", "cohesion",
-                                         "clamp_negative", "sort_interval", NULL};
+static const char *const wcsph_keys[] = {"speed_of_sound", "alpha",         "boundary_friction", "cohesion",
+                                         "clamp_negative", "sort_interval", "viscosity_model",   NULL};
 
 static void wcsph_destroy(void *self)
 {
@@ -64,7 +65,8 @@ int fl_wcsph_read_params(const fl_world *w, const fl_params *p, wcsph_params *pr
         fl_params_get(p, "boundary_friction", 0.0, 0.0, 10.0, &prm->friction, err) ||
         fl_params_get(p, "cohesion", 0.0, 0.0, 1e9, &prm->cohesion, err) ||
         fl_params_get_bool(p, "clamp_negative", 1, &prm->clamp_negative, err) ||
-        fl_params_get_int(p, "sort_interval", 16, 0, 1000000000, &prm->sort_interval, err))
+        fl_params_get_int(p, "sort_interval", 16, 0, 1000000000, &prm->sort_interval, err) ||
+        fl_viscosity_model_get(p, &prm->viscosity_model, err))
         return FL_ERR_INPUT;
     return FL_OK;
 }
@@ -112,8 +114,9 @@ static double wcsph_pressure(wcsph_solver *s, fl_particles *f, double rho0)
     return compression;
 }
 
-/* Acceleration of particle i: pressure with artificial viscosity, boundary
- * pressure with friction, cohesion, gravity. */
+/* Acceleration of particle i: pressure with artificial viscosity (or
+ * Morris's nu lap v instead), boundary pressure with friction, cohesion,
+ * gravity. */
 static inline void wcsph_accel(int i, const fl_world *w, const fl_nbgrid *g, const wcsph_solver *s, float out[3])
 {
     const fl_particles *f = &w->fluid;
@@ -127,13 +130,14 @@ static inline void wcsph_accel(int i, const fl_world *w, const fl_nbgrid *g, con
     const float *p_rho2 = s->p_rho2;
     const float xi = f->x[i], yi = f->y[i], zi = f->z[i];
     const float vxi = f->vx[i], vyi = f->vy[i], vzi = f->vz[i], rhoi = f->rho[i];
+    const int morris = prm->viscosity_model == FL_VISCOSITY_MORRIS;
     float a[3] = {0, 0, 0}, coh[3] = {0, 0, 0};
     for (int k = g->nb_start[i]; k < g->nb_start[i + 1]; k++) {
         int j = g->nb[k];
         float dx = xi - f->x[j], dy = yi - f->y[j], dz = zi - f->z[j];
         float r2 = dx * dx + dy * dy + dz * dz, r = sqrtf(r2);
         float vdotx = (vxi - f->vx[j]) * dx + (vyi - f->vy[j]) * dy + (vzi - f->vz[j]) * dz;
-        float visc = fl_monaghan_pi(av, rhoi, f->rho[j], vdotx, r2, eps);
+        float visc = morris ? 0.0f : fl_monaghan_pi(av, rhoi, f->rho[j], vdotx, r2, eps);
         float sp = fl_pressure_visc_pair(m, p_rho2[i], p_rho2[j], visc, r, h, dim);
         a[0] += sp * dx, a[1] += sp * dy, a[2] += sp * dz;
         if (kappa > 0.0f) {
@@ -162,6 +166,11 @@ static inline void wcsph_accel(int i, const fl_world *w, const fl_nbgrid *g, con
             at[0] += sb * dx, at[1] += sb * dy, at[2] += sb * dz;
     }
     fl_tool_store(&w->tool, i, m, at);
+    if (morris) {
+        float am[3];
+        fl_morris_accel(i, w, g, f->x, f->y, f->z, am);
+        a[0] += am[0], a[1] += am[1], a[2] += am[2];
+    }
     fl_wcsph_acceleration(a, kappa, coh, gv, out);
 }
 
@@ -188,6 +197,8 @@ static int wcsph_step(void *self, fl_world *w, double dt, fl_step_stats *st)
     st->stage_ms[FL_STAGE_DENSITY] += t1 - t0; /* the equation of state */
     st->stage_ms[FL_STAGE_PRESSURE_SOLVE] += t2 - t1;
     fl_step_finish(w, s->ax, s->ay, s->az, dt, s->prm.c, sqrt(a2max), st);
+    if (s->prm.viscosity_model == FL_VISCOSITY_MORRIS)
+        st->dt_limit = fmin(st->dt_limit, fl_viscous_dt_limit(w->h, w->nu));
     s->steps++;
     return FL_OK;
 }

@@ -150,6 +150,7 @@ static void test_defaults(void)
     ENSURE(fl_scene_parse(BASE_SCENE, "dir/small.json", NULL, 0, &s, &err) == FL_OK);
     ENSURE(strcmp(s.name, "small") == 0);   /* the basename without .json */
     ENSURE_NEAR(s.rest_density, 1000.0, 0.0);
+    ENSURE_NEAR(s.nu, 0.0, 0.0);
     ENSURE_NEAR(s.jitter, 0.0, 0.0);
     ENSURE(s.seed == 1);
     ENSURE_NEAR(s.fps, 30.0, 0.0);
@@ -185,7 +186,7 @@ static void test_unknown_keys(void)
                    " \"fluid\": {\"spacng\": 0.1}, \"time\": {\"duration\": 1}}",
                    NULL, 0,
                    (const char *const[]){"bad.json: fluid.spacng: unknown key",
-                                         "expected one of: spacing, rest_density, jitter, seed, "
+                                         "expected one of: spacing, rest_density, nu, jitter, seed, "
                                          "blocks",
                                          NULL});
     expect_set_failure("fluid.blocks[0].mx=[1,1,1]",
@@ -392,6 +393,20 @@ static void test_time_limits(void)
     /* Densities are floats: far from any real fluid the sums overflow. */
     expect_set_failure("fluid.rest_density=1e308", (const char *const[]){"fluid.rest_density", "1e6", NULL});
     expect_set_failure("fluid.rest_density=1e-308", (const char *const[]){"fluid.rest_density", "0.001", NULL});
+    /* the kinematic viscosity: into the world; negative or beyond 100 m^2/s refused */
+    {
+        const char *sets[1] = {"fluid.nu=1e-6"};
+        fl_error err = {{0}};
+        fl_world w;
+        memset(&w, 0, sizeof w);
+        ENSURE(fl_scene_parse(BASE_SCENE, "ok.json", sets, 1, &s, &err) == FL_OK &&
+               fl_scene_build_world(&s, &w, &err) == FL_OK);
+        ENSURE_NEAR(w.nu, 1e-6, 0.0);
+        fl_world_free(&w);
+        fl_scene_free(&s);
+    }
+    expect_set_failure("fluid.nu=-1", (const char *const[]){"fluid.nu", "[0, 100]", NULL});
+    expect_set_failure("fluid.nu=1e3", (const char *const[]){"fluid.nu", "[0, 100]", NULL});
 }
 
 static void test_grid_limits(void)
