@@ -27,6 +27,7 @@
 #include "fl_commit.h"
 #include "front.h"
 #include "harness.h"
+#include "measure.h"
 #include "plot.h"
 #include "render.h"
 #include "surface.h"
@@ -34,7 +35,7 @@
 #include "cuda_device.h"
 #endif
 
-#define FIG_COUNT 8
+#define FIG_COUNT 9
 /* the PIC/FLIP report's Table 2 beside ours (--only report_table2): not a
  * numbered figure, made after them */
 #define FIG_TABLE2 (FIG_COUNT + 1)
@@ -80,6 +81,7 @@ typedef struct figures {
     double d_tool;                      /* figure 7: tool_cup's spacing; 0: the scene's */
     int n_rates, rates[8];              /* figure 8: fluid particles of each size */
     int rate_steps, rate_skip;          /* figure 8: steps a case, of which the first rate_skip are not counted */
+    int n_grids, grids[6];              /* figure 9: cells per edge of each grid */
     fl_scene tool_cup;                  /* figures 7 and 8: scenes/tool_cup.json as shipped */
     fig_case cases[MAX_CASES];
     int n;
@@ -97,12 +99,13 @@ static const char *const fig_titles[FIG_TABLE2 + 1] = {
     "Cost scaling",
     "Tool force over time (rigid-tool paper, Fig. 6)",
     "Tool-loop rate (rigid-tool paper, Fig. 7)",
+    "Pressure-solve iterations against grid size",
     "The PIC/FLIP report's Table 2, side by side",
 };
 
 static const char *const fig_files[FIG_TABLE2 + 1] = {
     "",           "fig1_density", "fig2_convergence", "fig3_stages",     "fig4_stability",
-    "fig5_front", "fig6_scaling", "fig7_tool_force",  "fig8_tool_rate",  "report_table2",
+    "fig5_front", "fig6_scaling", "fig7_tool_force",  "fig8_tool_rate",  "fig9_iterations", "report_table2",
 };
 
 static int fail_line(const char *fmt, ...)
@@ -331,8 +334,8 @@ static void plan(figures *F)
             else
                 stable_step(k, F->d_conv / 0.01);
         }
-        static const char *const pre[3] = {"MICCG", "Jacobi-PCG", "CG"};
-        for (int p = 0; p < 3 && fl_solver_find("flip"); p++) {
+        static const char *const pre[4] = {"MICCG", "Jacobi-PCG", "CG", "MGPCG"};
+        for (int p = 0; p < 4 && fl_solver_find("flip"); p++) {
             fig_case *k = add_case(F, 2, "flip", "dam_break", pre[p]);
             k->group = 2;
             /* short enough that the step ending at t = 1 s is one substep, so
@@ -342,7 +345,7 @@ static void plan(figures *F)
             add_set(k, "fluid.spacing=%g", F->d_conv);
             add_set(k, "time.duration=%g", 1.0 * F->tscale);
             add_set(k, "solvers.flip.preconditioner=%d", p);
-            /* every solve from p = 0, so that the three histories start from the same residual */
+            /* every solve from p = 0, so that the four histories start from the same residual */
             add_set(k, "solvers.flip.warm_start=0");
         }
     }
@@ -774,7 +777,7 @@ static int figure2(figures *F)
                "one solve, from p = 0).\n\n",
             F->d_conv);
     runs_table(F, 2, 0);
-    int b1 = 0, b2 = 0, n_pre = 0, pre_iters[3] = {0, 0, 0};
+    int b1 = 0, b2 = 0, n_pre = 0, pre_iters[4] = {0, 0, 0, 0};
     char particle_text[1024] = "";
     fprintf(r, "| case | error or residual after iteration 1 | after 10 | last | iterations |\n"
                "| --- | --- | --- | --- | --- |\n");
@@ -814,7 +817,7 @@ static int figure2(figures *F)
             snprintf(particle_text + strlen(particle_text), sizeof particle_text - strlen(particle_text),
                      "%s%s from %.3g %% after one iteration to %.3g %% after %d (x %.2g)", particle_text[0] ? "; " : "",
                      k->label, 100.0 * first, 100.0 * last, iters, last / first);
-        if (k->group == 2 && n_pre < 3)
+        if (k->group == 2 && n_pre < 4)
             pre_iters[n_pre++] = iters;
         table stats;
         if (k->group == 2 && !load_run(k, "stats.csv", &stats)) {
@@ -833,11 +836,14 @@ static int figure2(figures *F)
     fprintf(r, "\nReading: Jacobi iterations spread a correction one neighborhood per iteration, so the error "
                "falls fast at first and slowly after (the paper's Fig. 6). Here: %s.",
             particle_text[0] ? particle_text : "no particle solver ran");
-    if (n_pre == 3)
-        fprintf(r, " FLIP's pressure solve takes %d iterations with MIC(0), %d with Jacobi and %d without a "
-                   "preconditioner: the order MICCG < Jacobi-PCG < CG %s.",
-                pre_iters[0], pre_iters[1], pre_iters[2],
-                pre_iters[0] < pre_iters[1] && pre_iters[1] < pre_iters[2] ? "holds" : "does not hold at this step");
+    if (n_pre == 4)
+        fprintf(r, " FLIP's pressure solve takes %d iterations with MIC(0), %d with Jacobi, %d without a "
+                   "preconditioner and %d with the multigrid V-cycle: the order MGPCG < MICCG < Jacobi-PCG < CG "
+                   "%s.",
+                pre_iters[0], pre_iters[1], pre_iters[2], pre_iters[3],
+                pre_iters[3] < pre_iters[0] && pre_iters[0] < pre_iters[1] && pre_iters[1] < pre_iters[2]
+                    ? "holds"
+                    : "does not hold at this step");
     fputc('\n', r);
     draw(F, 2);
     return 0;
@@ -1428,6 +1434,74 @@ static int figure8(figures *F)
     return 0;
 }
 
+/* ---- figure 9: pressure-solve iterations against grid size ---------------- */
+
+/* The dam break's first projection (fl_dam_projection) on each grid of
+ * F->grids with each preconditioner, to 1e-6: iterations and seconds into
+ * fig9_iterations.csv (one block per preconditioner: cells per edge,
+ * iterations, seconds, the fluid cells), computed here on rank 0 (no
+ * runs); the reading compares each one's growth from the smallest grid
+ * to the largest. */
+static int figure9(figures *F)
+{
+    static const char *const names[4] = {"MICCG", "Jacobi-PCG", "CG", "MGPCG"};
+    static const fl_precond pre[4] = {FL_PRECOND_MIC0, FL_PRECOND_JACOBI, FL_PRECOND_NONE, FL_PRECOND_MG};
+    char path[1200];
+    FILE *csv = open_csv(F, fig_files[9], path, sizeof path);
+    if (!csv)
+        return 2;
+    section_head(F, 9, NULL);
+    FILE *r = F->report;
+    fprintf(r, "FLIP's pressure solve on the dam break's first projection (`fl_dam_projection`, bench/measure.c): "
+               "the unit cube on an n^3 MAC grid, a column a quarter of it long and half its height, AIR around "
+               "it, after one step of gravity; each preconditioner of `solvers.flip.preconditioner` to a relative "
+               "residual of 1e-6 from p = 0, %d thread%s.\n\n| grid | fluid cells |",
+            F->threads, F->threads == 1 ? "" : "s");
+    for (int q = 0; q < 4; q++)
+        fprintf(r, " %s: iterations (s) |", names[q]);
+    fprintf(r, "\n| --- | --- | --- | --- | --- | --- |\n");
+    int iters[4][6] = {{0}}, rc = 0;
+    double secs[4][6] = {{0}};
+    long fluid[6] = {0};
+    fl_error err;
+    for (int g = 0; g < F->n_grids && rc == 0; g++)
+        for (int q = 0; q < 4 && rc == 0; q++) {
+            fl_pcg_result res;
+            if (fl_dam_projection(F->grids[g], pre[q], 1e-6, NULL, &res, &secs[q][g], &err) != FL_OK) {
+                rc = fail_line("figures: figure 9: %d^3: %s", F->grids[g], err.msg) + 1;
+                break;
+            }
+            iters[q][g] = res.reason == FL_PCG_CONVERGED_RTOL ? res.iterations : -res.iterations;
+            fluid[g] = res.fluid_cells;
+            if (!F->quiet)
+                fprintf(stderr, "fluidlab: figures: figure 9: %d^3 %s: %d iterations, %.2f s\n", F->grids[g],
+                        names[q], res.iterations, secs[q][g]);
+        }
+    for (int q = 0; q < 4 && rc == 0; q++) {
+        fprintf(csv, "%scells per edge,%s,seconds,fluid cells\n", q ? "\n\n" : "", names[q]);
+        for (int g = 0; g < F->n_grids; g++)
+            fprintf(csv, "%d,%d,%.4f,%ld\n", F->grids[g], abs(iters[q][g]), secs[q][g], fluid[g]);
+    }
+    for (int g = 0; g < F->n_grids && rc == 0; g++) {
+        fprintf(r, "| %d^3 | %ld |", F->grids[g], fluid[g]);
+        for (int q = 0; q < 4; q++)
+            fprintf(r, " %d%s (%.3f) |", abs(iters[q][g]), iters[q][g] < 0 ? " (not converged)" : "", secs[q][g]);
+        fputc('\n', r);
+    }
+    if (close_csv(F, csv, fig_files[9]) || rc)
+        return rc ? rc : 2;
+    const int last = F->n_grids - 1;
+    fprintf(r, "\nReading: from %d^3 to %d^3 the iterations grow", F->grids[0], F->grids[last]);
+    for (int q = 0; q < 4; q++)
+        fprintf(r, "%s %.2fx with %s", q ? (q == 3 ? " and" : ",") : "", (double)abs(iters[q][last]) / abs(iters[q][0]),
+                names[q]);
+    fprintf(r, ". The V-cycle's count stays nearly flat as the grid is refined (McAdams, Sifakis and Teran 2010), "
+               "while the others grow with the grid's edge; a V-cycle costs several MIC(0) iterations, so the "
+               "times, not the counts, say which solve is faster on a given grid.\n");
+    draw(F, 9);
+    return 0;
+}
+
 /* ---- the command --------------------------------------------------------- */
 
 static const char *figures_usage =
@@ -1437,7 +1511,7 @@ static const char *figures_usage =
     "Regenerates every figure of docs/figures.md from runs of identical scenes:\n"
     "  1 density over time (the drop; PBF paper Fig. 4)\n"
     "  2 convergence over iterations (dam break at t = 1 s; Fig. 6, and FLIP's MICCG,\n"
-    "    Jacobi-PCG and CG)\n"
+    "    Jacobi-PCG, CG and MGPCG)\n"
     "  3 stage timings (Table 2), stacked bars\n"
     "  4 timestep stability: steps per frame each solver needs for 3 s of dam break\n"
     "  5 the dam-break front against Martin & Moyce (1952)\n"
@@ -1446,6 +1520,8 @@ static const char *figures_usage =
     "    Fig. 6)\n"
     "  8 the tool loop's rate, steps per second against particle count, with 1 kHz\n"
     "    (rigid-tool paper Fig. 7)\n"
+    "  9 FLIP's pressure-solve iterations to 1e-6 against grid size, each\n"
+    "    preconditioner (the dam break's first projection, 32^3 to 256^3)\n"
     "into DIR (default out/figures): each as .png and .svg with its data as .csv,\n"
     "the runs in DIR/runs/, and DIR/report.md (the command, machine, commit,\n"
     "parameters and a reading of each figure). A case that goes unstable or fails\n"
@@ -1456,11 +1532,12 @@ static const char *figures_usage =
     "                steps per frame),\n"
     "                10 648 to 195 112 particles for figure 6, tool_cup at\n"
     "                d = 0.012 m for figure 7, 10 000 and 20 000 particles, 50\n"
-    "                steps each, for figure 8. Without it: the drop at 0.0125 m,\n"
-    "                the dam break at 0.00667 m (figures 3, 5) and 0.01 m\n"
-    "                (figures 2, 4), 7 sizes for figure 6, tool_cup as shipped\n"
-    "                (figure 7), 10 000 to 80 000 particles, 100 steps each\n"
-    "                (figure 8) (about 12 minutes)\n"
+    "                steps each, for figure 8, grids to 128^3 for figure 9.\n"
+    "                Without it: the drop at 0.0125 m, the dam break at\n"
+    "                0.00667 m (figures 3, 5) and 0.01 m (figures 2, 4), 7 sizes\n"
+    "                for figure 6, tool_cup as shipped (figure 7), 10 000 to\n"
+    "                80 000 particles, 100 steps each (figure 8), grids to 256^3\n"
+    "                (figure 9) (about 15 minutes)\n"
     "  --smoke       the smallest sizes and a tenth of each run's time: checks the\n"
     "                pipeline in seconds; the figures mean nothing\n"
     "  --only LIST   only these figures, e.g. --only 1,4; tool: figures 7 and 8\n"
@@ -1741,6 +1818,9 @@ static void resolutions(figures *F)
         static const int rates[] = {1000, 2000};
         F->n_rates = 2, F->rate_steps = 10, F->rate_skip = 2;
         memcpy(F->rates, rates, sizeof rates);
+        static const int grids[] = {32, 64};
+        F->n_grids = 2;
+        memcpy(F->grids, grids, sizeof grids);
     } else if (F->quick) {
         F->d_drop = 0.02, F->d_conv = 0.01, F->d_dam = 0.01, F->d_stab = 0.01;
         F->n_sub = 6; /* up to 40 steps per frame: the 80s would take half the time */
@@ -1751,6 +1831,9 @@ static void resolutions(figures *F)
         static const int rates[] = {10000, 20000};
         F->n_rates = 2, F->rate_steps = 50, F->rate_skip = 5;
         memcpy(F->rates, rates, sizeof rates);
+        static const int grids[] = {32, 64, 128};
+        F->n_grids = 3;
+        memcpy(F->grids, grids, sizeof grids);
     } else {
         F->d_drop = 0.0125, F->d_conv = 0.01, F->d_dam = 0.00666667, F->d_stab = 0.01;
         static const int counts[] = {22, 27, 31, 37, 46, 52, 58};
@@ -1759,6 +1842,9 @@ static void resolutions(figures *F)
         static const int rates[] = {10000, 20000, 40000, 80000};
         F->n_rates = 4, F->rate_steps = 100, F->rate_skip = 5;
         memcpy(F->rates, rates, sizeof rates);
+        static const int grids[] = {32, 64, 128, 256};
+        F->n_grids = 4;
+        memcpy(F->grids, grids, sizeof grids);
     }
 }
 
@@ -1817,7 +1903,7 @@ static int figures_run(figures *F)
             F->threads == 1 ? "" : "s", FL_COMMIT,
             date, F->n, earlier, (fl_now_ms() - t0) * 1e-3, note);
     int (*const make[FIG_COUNT + 1])(figures *) = {NULL,    figure1, figure2, figure3, figure4,
-                                                   figure5, figure6, figure7, figure8};
+                                                   figure5, figure6, figure7, figure8, figure9};
     for (int f = 1; f <= FIG_COUNT && rc == 0; f++)
         if (F->only[f])
             rc = make[f](F);

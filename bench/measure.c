@@ -8,6 +8,7 @@
 
 #include "harness.h"
 #include "kernels.h"
+#include "mac.h"
 
 double fl_lattice_gradient_factor(double d, double h, double mass, double rho0, int dims)
 {
@@ -156,4 +157,35 @@ double fl_pbf_surface_clumping(double scorr_k, int sparse, double *mean, fl_erro
         return NAN;
     *mean = sum / frames;
     return least;
+}
+
+int fl_dam_projection(int n, fl_precond precond, double tol, double *p, fl_pcg_result *res, double *seconds,
+                      fl_error *err)
+{
+    fl_world w;
+    const fl_box dom = {{0, 0, 0}, {1, 1, 1}};
+    const double g[3] = {0, -9.81, 0};
+    fl_world_init(&w, &dom, g, 1000.0, 0.5 / n, 3);
+    fl_mac_config cfg = fl_default_mac_config();
+    fl_mac_grid *grid = NULL;
+    int rc = fl_mac_grid_create(&w, &cfg, &grid, err);
+    fl_world_free(&w);
+    if (rc)
+        return rc;
+    for (int k = 1; k <= n; k++)
+        for (int j = 1; j <= n; j++)
+            for (int i = 1; i <= n; i++)
+                grid->label[fl_mac_cell(grid, i, j, k)] = i <= n / 4 && j <= n / 2 ? FL_CELL_FLUID : FL_CELL_AIR;
+    for (long f = 0; f < (long)grid->nx * (grid->ny + 1) * grid->nz; f++)
+        grid->v[f] = -9.81 * 0.01;
+    fl_pcg_options opt = fl_default_pcg_options();
+    opt.precond = precond;
+    opt.tol = tol;
+    const double t0 = fl_now_ms();
+    rc = fl_mac_project(grid, 0.01, 1000.0, &opt, res, err);
+    *seconds = (fl_now_ms() - t0) * 1e-3;
+    if (rc == FL_OK && p)
+        memcpy(p, grid->p, sizeof(double) * (size_t)grid->ncells);
+    fl_mac_grid_destroy(&grid);
+    return rc;
 }

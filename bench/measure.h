@@ -5,6 +5,7 @@
 #define FL_MEASURE_H
 
 #include "nbgrid.h"
+#include "pcg.h"
 #include "solver.h"
 #include "world.h"
 
@@ -46,5 +47,15 @@ double fl_pbf_surface_clumping(double scorr_k, int sparse, double *mean, fl_erro
  * their depth below the highest particle, over the particles more than 2h
  * below the surface and above the floor y = 2h. */
 double fl_pressure_slope(const fl_world *w);
+
+/* The dam break's first projection on an n^3 MAC grid (the unit cube,
+ * dx = 1/n): a column a quarter of the tank long and half its height, the
+ * tank's depth wide, AIR around it, after one step of gravity (v = -g
+ * 0.01 s); projected with the preconditioner precond to the relative
+ * residual tol. The solve's result in *res, its wall time in *seconds,
+ * the pressure (the whole grid, (n + 2)^3 cells) into p unless NULL.
+ * FL_OK, or the reason in err (out of memory). */
+int fl_dam_projection(int n, fl_precond precond, double tol, double *p, fl_pcg_result *res, double *seconds,
+                      fl_error *err);
 
 #endif

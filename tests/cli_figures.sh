@@ -4,8 +4,8 @@
 #       smallest sizes (the pipeline, in both CI builds)
 #   cli_figures.sh FLUIDLAB SCRATCH_DIR --quick   the README's default job
 #       (label long, Release only)
-# Checks: exit 0; for each of the eight figures its CSV, and with gnuplot its
-# PNG and SVG; report.md with eight sections, the command, the commit and one
+# Checks: exit 0; for each of the nine figures its CSV, and with gnuplot its
+# PNG and SVG; report.md with nine sections, the command, the commit and one
 # table row per run; every planned run has its folder; the unstable cases
 # are recorded as such in report.md, not fatal. Without gnuplot (PATH
 # emptied): the CSV and report.md, one line saying how to install it. Bad
@@ -18,17 +18,22 @@ out=$dir/figures
 "$bin" figures "$mode" --quiet --out "$out" 2>"$dir/stderr.txt"
 check "figures $mode exits 0" $?
 for f in fig1_density fig2_convergence fig2_pressure fig3_stages fig3_percent fig4_stability fig5_front fig6_scaling \
-  fig7_tool_force fig7_tool_phases fig8_tool_rate; do
+  fig7_tool_force fig7_tool_phases fig8_tool_rate fig9_iterations; do
   [ -s "$out/$f.csv" ]; check "$f.csv is written" $?
 done
 if command -v gnuplot >/dev/null; then
   for f in fig1_density fig2_convergence fig3_stages fig4_stability fig5_front fig6_scaling fig7_tool_force \
-    fig8_tool_rate; do
+    fig8_tool_rate fig9_iterations; do
     [ "$(head -c 8 "$out/$f.png" | od -An -tx1 | tr -d ' \n')" = 89504e470d0a1a0a ]; check "$f.png is a PNG" $?
     grep -q '<svg' "$out/$f.svg"; check "$f.svg is an SVG" $?
   done
 fi
-[ "$(grep -c '^## Figure [1-8]\. ' "$out/report.md")" -eq 8 ]; check "report.md has eight figure sections" $?
+[ "$(grep -c '^## Figure [1-9]\. ' "$out/report.md")" -eq 9 ]; check "report.md has nine figure sections" $?
+# figure 9: MGPCG's iterations grow least from the smallest grid to the largest (its blocks: n,iterations,...)
+awk -F, '/^cells per edge,/ { name = $2; next } NF == 4 { if (!(name in first)) first[name] = $2; last[name] = $2 }
+  END { mg = last["MGPCG"] / first["MGPCG"]; mic = last["MICCG"] / first["MICCG"]; exit !(mg < mic) }' \
+  "$out/fig9_iterations.csv"
+check "fig9_iterations.csv: MGPCG's iterations grow less than MICCG's" $?
 grep -q "fluidlab figures $mode" "$out/report.md"; check "report.md names the command" $?
 grep -q "commit [0-9a-f]" "$out/report.md"; check "report.md names the commit" $?
 grep -q "^Reading: " "$out/report.md"; check "report.md reads the figures" $?
@@ -49,10 +54,10 @@ check "without gnuplot: exit 0" $?
 [ "$(grep -c 'gnuplot not found (install it: apt-get install gnuplot-nox)' "$dir/nog.txt")" -eq 1 ]
 check "without gnuplot: said once, with how to install it" $?
 
-"$bin" figures --only 9 --out "$dir/bad1" 2>"$dir/bad1.txt"
-[ $? -eq 1 ] && [ "$(wc -l < "$dir/bad1.txt")" -eq 1 ] && grep -q -- "--only 9" "$dir/bad1.txt"
-check "--only 9: one line, exit 1" $?
-[ ! -e "$dir/bad1" ]; check "--only 9: nothing written" $?
+"$bin" figures --only 10 --out "$dir/bad1" 2>"$dir/bad1.txt"
+[ $? -eq 1 ] && [ "$(wc -l < "$dir/bad1.txt")" -eq 1 ] && grep -q -- "--only 10" "$dir/bad1.txt"
+check "--only 10: one line, exit 1" $?
+[ ! -e "$dir/bad1" ]; check "--only 10: nothing written" $?
 "$bin" figures --fast --out "$dir/bad2" 2>"$dir/bad2.txt"
 [ $? -eq 1 ] && [ "$(wc -l < "$dir/bad2.txt")" -eq 1 ] && grep -q -- "--fast: unknown option" "$dir/bad2.txt"
 check "an unknown option: one line, exit 1" $?
