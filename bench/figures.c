@@ -30,6 +30,7 @@
 #include "plot.h"
 #include "render.h"
 #include "surface.h"
+#include "table.h"
 #ifdef FL_HAVE_CUDA
 #include "cuda_device.h"
 #endif
@@ -501,78 +502,11 @@ static int run_cases(figures *F, fl_jobs *jobs, int *resumed)
 
 /* ---- reading a run's CSV ------------------------------------------------- */
 
-#define TABLE_MAX_COLS 48
-
-typedef struct table {
-    int rows, cols;
-    char names[TABLE_MAX_COLS][32];
-    double *v; /* rows x cols */
-} table;
-
-static void table_free(table *t)
-{
-    free(t->v);
-    memset(t, 0, sizeof *t);
-}
-
-/* Loads a numeric CSV with one header line; 0 on success. */
-static int table_load(const char *path, table *t)
-{
-    memset(t, 0, sizeof *t);
-    FILE *f = fopen(path, "r");
-    if (!f)
-        return 1;
-    char line[4096];
-    if (!fgets(line, sizeof line, f)) {
-        fclose(f);
-        return 1;
-    }
-    line[strcspn(line, "\r\n")] = '\0';
-    for (char *save = NULL, *p = strtok_r(line, ",", &save); p && t->cols < TABLE_MAX_COLS;
-         p = strtok_r(NULL, ",", &save))
-        snprintf(t->names[t->cols++], sizeof t->names[0], "%s", p);
-    int cap = 0;
-    while (fgets(line, sizeof line, f)) {
-        if (t->rows == cap) {
-            cap = cap ? 2 * cap : 1024;
-            double *v = realloc(t->v, sizeof(double) * (size_t)cap * (size_t)t->cols);
-            if (!v) {
-                fclose(f);
-                table_free(t);
-                return 1;
-            }
-            t->v = v;
-        }
-        char *p = line;
-        for (int c = 0; c < t->cols; c++) {
-            char *end;
-            t->v[(size_t)t->rows * (size_t)t->cols + (size_t)c] = strtod(p, &end);
-            p = *end == ',' ? end + 1 : end;
-        }
-        t->rows++;
-    }
-    fclose(f);
-    return 0;
-}
-
-static int table_col(const table *t, const char *name)
-{
-    for (int c = 0; c < t->cols; c++)
-        if (strcmp(t->names[c], name) == 0)
-            return c;
-    return -1;
-}
-
-static double table_at(const table *t, int r, int c)
-{
-    return t->v[(size_t)r * (size_t)t->cols + (size_t)c];
-}
-
-static int load_run(const fig_case *k, const char *file, table *t)
+static int load_run(const fig_case *k, const char *file, fl_table *t)
 {
     char path[1200];
     snprintf(path, sizeof path, "%s/%s", k->dir, file);
-    return !k->ran || table_load(path, t) || t->rows == 0;
+    return !k->ran || fl_table_load(path, t) || t->rows == 0;
 }
 
 static int cmp_double(const void *a, const void *b)
@@ -582,7 +516,7 @@ static int cmp_double(const void *a, const void *b)
 }
 
 /* Median of column c over rows [from, rows); 0 when empty. */
-static double column_median(const table *t, int c, int from)
+static double column_median(const fl_table *t, int c, int from)
 {
     int n = t->rows - from;
     if (c < 0 || n <= 0)
@@ -591,7 +525,7 @@ static double column_median(const table *t, int c, int from)
     if (!v)
         return 0.0;
     for (int r = 0; r < n; r++)
-        v[r] = table_at(t, from + r, c);
+        v[r] = fl_table_at(t, from + r, c);
     qsort(v, (size_t)n, sizeof *v, cmp_double);
     double m = n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
     free(v);
@@ -719,15 +653,15 @@ static int figure1(figures *F)
     const char *low_label = NULL;
     for (int i = 0; i < F->n; i++) {
         const fig_case *k = &F->cases[i];
-        table t;
+        fl_table t;
         if (k->fig != 1 || load_run(k, "stats.csv", &t))
             continue;
-        int ct = table_col(&t, "time"), ca = table_col(&t, "density_err_avg"), cm = table_col(&t, "density_err_max");
+        int ct = fl_table_col(&t, "time"), ca = fl_table_col(&t, "density_err_avg"), cm = fl_table_col(&t, "density_err_max");
         fprintf(csv, "%stime,%s,%s\n", blocks++ ? "\n\n" : "", k->label, k->label);
         double peak = 0.0, mean_max = 0.0, mean_avg = 0.0;
         for (int q = 0; q < t.rows; q++) {
-            double m = table_at(&t, q, cm), a = table_at(&t, q, ca);
-            fprintf(csv, "%.6g,%.6g,%.6g\n", table_at(&t, q, ct), 1.0 + m, 1.0 + a);
+            double m = fl_table_at(&t, q, cm), a = fl_table_at(&t, q, ca);
+            fprintf(csv, "%.6g,%.6g,%.6g\n", fl_table_at(&t, q, ct), 1.0 + m, 1.0 + a);
             peak = fmax(peak, m), mean_max += m, mean_avg += a;
         }
         fprintf(r, "| %s | %.4f | %.4f | %.3f %% |\n", k->label, 1.0 + peak, 1.0 + mean_max / t.rows,
@@ -738,7 +672,7 @@ static int figure1(figures *F)
             peak_pcisph = peak;
         if (k->res.status == FL_RUN_STABLE && peak < low_peak)
             low_peak = peak, low_label = k->label;
-        table_free(&t);
+        fl_table_free(&t);
     }
     if (close_csv(F, csv, fig_files[1]))
         return 2;
@@ -780,12 +714,12 @@ static int figure2(figures *F)
                "| --- | --- | --- | --- | --- |\n");
     for (int i = 0; i < F->n; i++) {
         const fig_case *k = &F->cases[i];
-        table t;
+        fl_table t;
         if (k->fig != 2 || load_run(k, "convergence.csv", &t))
             continue;
-        int cs = table_col(&t, "step"), ci = table_col(&t, "iteration"), cr = table_col(&t, "residual"),
-            cm = table_col(&t, "residual_max");
-        double last_step = table_at(&t, t.rows - 1, cs);
+        int cs = fl_table_col(&t, "step"), ci = fl_table_col(&t, "iteration"), cr = fl_table_col(&t, "residual"),
+            cm = fl_table_col(&t, "residual_max");
+        double last_step = fl_table_at(&t, t.rows - 1, cs);
         FILE *out = k->group == 1 ? csv : csv2;
         if (k->group == 1)
             fprintf(out, "%siteration,%s average,%s max\n", b1++ ? "\n\n" : "", k->label, k->label);
@@ -794,11 +728,11 @@ static int figure2(figures *F)
         double first = 0.0, tenth = 0.0, last = 0.0;
         int iters = 0;
         for (int q = 0; q < t.rows; q++) {
-            if (table_at(&t, q, cs) != last_step)
+            if (fl_table_at(&t, q, cs) != last_step)
                 continue;
-            double it = table_at(&t, q, ci), res = table_at(&t, q, cr);
+            double it = fl_table_at(&t, q, ci), res = fl_table_at(&t, q, cr);
             if (k->group == 1)
-                fprintf(out, "%.0f,%.6g,%.6g\n", it, 100.0 * res, 100.0 * table_at(&t, q, cm));
+                fprintf(out, "%.0f,%.6g,%.6g\n", it, 100.0 * res, 100.0 * fl_table_at(&t, q, cm));
             else
                 fprintf(out, "%.0f,%.6g\n", it, res);
             if (it == 1)
@@ -816,16 +750,16 @@ static int figure2(figures *F)
                      k->label, 100.0 * first, 100.0 * last, iters, last / first);
         if (k->group == 2 && n_pre < 3)
             pre_iters[n_pre++] = iters;
-        table stats;
+        fl_table stats;
         if (k->group == 2 && !load_run(k, "stats.csv", &stats)) {
-            int substeps = (int)table_at(&stats, stats.rows - 1, table_col(&stats, "substeps"));
+            int substeps = (int)fl_table_at(&stats, stats.rows - 1, fl_table_col(&stats, "substeps"));
             if (substeps > 1)
                 fprintf(r, "| | (%s: the step took %d substeps; its history is their %d solves one after "
                            "another) | | | |\n",
                         k->label, substeps, substeps);
-            table_free(&stats);
+            fl_table_free(&stats);
         }
-        table_free(&t);
+        fl_table_free(&t);
     }
     int rc = close_csv(F, csv, fig_files[2]);
     if (close_csv(F, csv2, "fig2_pressure") || rc)
@@ -863,18 +797,18 @@ static int figure3(figures *F)
     double step_ms[MAX_CASES];
     for (int i = 0; i < F->n; i++) {
         const fig_case *k = &F->cases[i];
-        table t;
+        fl_table t;
         if (k->fig != 5 || load_run(k, "stats.csv", &t))
             continue;
         for (int s = 0; s < FL_STAGE_COUNT; s++) {
             char name[48];
             snprintf(name, sizeof name, "ms_%s", fl_stage_names[s]);
-            ms[nrows][s] = column_median(&t, table_col(&t, name), t.rows > 4 ? 2 : 0);
+            ms[nrows][s] = column_median(&t, fl_table_col(&t, name), t.rows > 4 ? 2 : 0);
             used[s] |= ms[nrows][s] > 0.0;
         }
-        step_ms[nrows] = column_median(&t, table_col(&t, "ms_step"), t.rows > 4 ? 2 : 0);
+        step_ms[nrows] = column_median(&t, fl_table_col(&t, "ms_step"), t.rows > 4 ? 2 : 0);
         rows[nrows++] = i;
-        table_free(&t);
+        fl_table_free(&t);
     }
     fprintf(csv, "solver");
     fprintf(pct, "solver");
@@ -1034,19 +968,19 @@ static int figure5(figures *F)
     const char *best_label = NULL, *worst_label = NULL;
     for (int i = 0; i < F->n; i++) {
         const fig_case *k = &F->cases[i];
-        table t;
+        fl_table t;
         if (k->fig != 5 || load_run(k, "stats.csv", &t))
             continue;
-        int ct = table_col(&t, "time"), cx = table_col(&t, "front_x");
+        int ct = fl_table_col(&t, "time"), cx = fl_table_col(&t, "front_x");
         double *tt = malloc(sizeof(double) * (size_t)(t.rows + 1)), *xx = malloc(sizeof(double) * (size_t)(t.rows + 1));
         if (!tt || !xx) {
-            free(tt), free(xx), table_free(&t), fclose(csv);
+            free(tt), free(xx), fl_table_free(&t), fclose(csv);
             return fail_line("out of memory") + 1;
         }
         fprintf(csv, "\n\nT,%s\n", k->label);
         for (int q = 0; q < t.rows; q++) {
-            tt[q] = table_at(&t, q, ct);
-            xx[q] = x0 + table_at(&t, q, cx);
+            tt[q] = fl_table_at(&t, q, ct);
+            xx[q] = x0 + fl_table_at(&t, q, cx);
             fprintf(csv, "%.6g,%.6g\n", tt[q] / t_of_T, (xx[q] - x0) / a);
         }
         fl_front_point pts[32];
@@ -1066,7 +1000,7 @@ static int figure5(figures *F)
                 worst_all = worst, worst_label = k->label;
         }
         free(tt), free(xx);
-        table_free(&t);
+        fl_table_free(&t);
     }
     if (close_csv(F, csv, fig_files[5]))
         return 2;
@@ -1116,7 +1050,7 @@ static int figure6(figures *F)
             char row[512] = "";
             for (int i = 0; i < F->n; i++) {
                 const fig_case *k = &F->cases[i];
-                table t;
+                fl_table t;
                 if (k->fig != 6 || strcmp(k->solver, fl_solvers[s]->name) != 0 || strcmp(k->device, device) != 0)
                     continue;
                 cases++;
@@ -1125,8 +1059,8 @@ static int figure6(figures *F)
                              k->group);
                     continue;
                 }
-                double ms = column_median(&t, table_col(&t, "ms_step"), t.rows > 4 ? 2 : 0);
-                table_free(&t);
+                double ms = column_median(&t, fl_table_col(&t, "ms_step"), t.rows > 4 ? 2 : 0);
+                fl_table_free(&t);
                 if (n == 0)
                     fprintf(csv, "%sparticles,%s\n", blocks++ ? "\n\n" : "", name);
                 fprintf(csv, "%d,%.5g\n", k->group, ms);
@@ -1226,15 +1160,15 @@ static int figure7(figures *F)
     fprintf(ph, "phase,start,end\n");
     for (int q = 0; q < np; q++)
         fprintf(ph, "%s,%.6g,%.6g\n", phases[q].name, phases[q].t0, phases[q].t1);
-    table t;
+    fl_table t;
     double mean[16][3] = {{0.0}}, fy_low = 0.0, t_low = 0.0;
     int rows[16] = {0}, loaded = k && !load_run(k, "tool.csv", &t);
     fprintf(csv, "time,fx,fy,fz\n");
     if (loaded) {
-        const int ct = table_col(&t, "time"), cf[3] = {table_col(&t, "fx"), table_col(&t, "fy"), table_col(&t, "fz")};
+        const int ct = fl_table_col(&t, "time"), cf[3] = {fl_table_col(&t, "fx"), fl_table_col(&t, "fy"), fl_table_col(&t, "fz")};
         for (int q = 0; q < t.rows; q++) {
-            const double time = table_at(&t, q, ct), f[3] = {table_at(&t, q, cf[0]), table_at(&t, q, cf[1]),
-                                                             table_at(&t, q, cf[2])};
+            const double time = fl_table_at(&t, q, ct), f[3] = {fl_table_at(&t, q, cf[0]), fl_table_at(&t, q, cf[1]),
+                                                             fl_table_at(&t, q, cf[2])};
             fprintf(csv, "%.6g,%.6g,%.6g,%.6g\n", time, f[0], f[1], f[2]);
             for (int p = 0; p < np; p++) {
                 if (!(time > phases[p].t0 && time <= phases[p].t1))
@@ -1246,7 +1180,7 @@ static int figure7(figures *F)
                     fy_low = f[1], t_low = time;
             }
         }
-        table_free(&t);
+        fl_table_free(&t);
     }
     int rc = close_csv(F, csv, fig_files[7]);
     if (close_csv(F, ph, "fig7_tool_phases") || rc)
@@ -1344,7 +1278,7 @@ static int figure8(figures *F)
             int cases = 0, points = 0, decoupled = 0, best = 0;
             for (int i = 0; i < F->n; i++) {
                 const fig_case *k = &F->cases[i];
-                table t;
+                fl_table t;
                 if (k->fig != 8 || strcmp(k->solver, fl_solvers[s]->name) != 0 || strcmp(k->device, device) != 0)
                     continue;
                 cases++;
@@ -1361,19 +1295,19 @@ static int figure8(figures *F)
                     continue;
                 }
                 device_ran |= on_device;
-                const int cms = table_col(&t, "step_ms"), cc = table_col(&t, "contacts");
-                const int cp[3] = {table_col(&t, "fx_pressure"), table_col(&t, "fy_pressure"),
-                                   table_col(&t, "fz_pressure")};
+                const int cms = fl_table_col(&t, "step_ms"), cc = fl_table_col(&t, "contacts");
+                const int cp[3] = {fl_table_col(&t, "fx_pressure"), fl_table_col(&t, "fy_pressure"),
+                                   fl_table_col(&t, "fz_pressure")};
                 double sum = 0.0, contacts = 0.0, reaction = 0.0;
                 int n = 0;
                 for (int q = 0; q < t.rows; q++) {
-                    contacts += table_at(&t, q, cc);
+                    contacts += fl_table_at(&t, q, cc);
                     for (int c = 0; c < 3; c++)
-                        reaction += fabs(table_at(&t, q, cp[c]));
+                        reaction += fabs(fl_table_at(&t, q, cp[c]));
                     if (q >= F->rate_skip)
-                        sum += table_at(&t, q, cms), n++;
+                        sum += fl_table_at(&t, q, cms), n++;
                 }
-                table_free(&t);
+                fl_table_free(&t);
                 if (contacts > 0.0 && reaction == 0.0) { /* the tool in the fluid, and no reaction from the solver */
                     decoupled = 1;
                     continue;
