@@ -199,3 +199,17 @@ int fl_run_reload(const char *dir, fl_run_outcome *out)
     cJSON_Delete(root);
     return ok;
 }
+
+int fl_run_jobs_gather(fl_jobs *j, fl_run_outcome *out, const char *const *dirs, int *missing)
+{
+    *missing = 0;
+    for (int k = 0; k < j->n; k++)
+        if (j->state[k] == FL_JOB_FATAL)
+            return k;
+    for (int k = 0; k < j->n; k++) {
+        if (j->state[k] == FL_JOB_MISSING && fl_run_reload(dirs[k], &out[k])) /* finished, not reported */
+            j->state[k] = FL_JOB_DONE;
+        *missing += j->state[k] == FL_JOB_MISSING || !out[k].ran || out[k].result.status == FL_RUN_INTERRUPTED;
+    }
+    return -1;
+}

@@ -120,4 +120,12 @@ double fl_run_cost(const fl_run_config *c);
  * steps, frames, times and mean compression it records); else 0. */
 int fl_run_reload(const char *dir, fl_run_outcome *out);
 
+/* After fl_dispatch_run of run jobs (fl_run_job), on rank 0: the index of
+ * the first fatal job (out[k].error says why, out[k].code is FL_ERR_IO for
+ * an output error), or -1 when there is none; then each job left missing
+ * whose run finished (its rank stopped before reporting it) read back from
+ * its folder dirs[k] and marked done, and *missing the jobs still missing,
+ * failed (did not run) or interrupted. */
+int fl_run_jobs_gather(fl_jobs *j, fl_run_outcome *out, const char *const *dirs, int *missing);
+
 #endif

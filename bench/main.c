@@ -443,37 +443,18 @@ static int parse_command(int argc, char **argv, fl_run_config *c, int *plot, con
     return 0;
 }
 
-/* The outcome of a run job after fl_dispatch_run, on rank 0: a fatal
- * one (an output error, or bad input on the first run: the scene or an
- * override) printed, and its exit code (2 or 1); else -1 to go on. */
-static int fatal_job(const fl_jobs *j, const fl_run_outcome *out)
-{
-    for (int k = 0; k < j->n; k++)
-        if (j->state[k] == FL_JOB_FATAL)
-            return die("%s", out[k].error) + (out[k].code == FL_ERR_IO);
-    return -1;
-}
-
 /* Runs a command's run jobs over the ranks (fl_dispatch_run). Returns the
  * command's exit code on a rank other than 0 (0: rank 0 writes the files)
- * and after a fatal job; else -1, with each job a finished run left
- * unreported (an interrupt) read back from its folder dirs[k], and the
- * jobs missing, failed or interrupted counted in *missing. */
+ * and after a fatal job (an output error, or bad input on the first run:
+ * the scene or an override; printed, 2 or 1); else -1, with the runs
+ * gathered by fl_run_jobs_gather (the missing counted in *missing). */
 static int gather_runs(fl_jobs *j, fl_run_outcome *out, const char *const *dirs, int *missing)
 {
     fl_dispatch_run(j);
     if (fl_dispatch_rank() != 0)
         return 0;
-    int rc = fatal_job(j, out);
-    if (rc >= 0)
-        return rc;
-    *missing = 0;
-    for (int k = 0; k < j->n; k++) {
-        if (j->state[k] == FL_JOB_MISSING && fl_run_reload(dirs[k], &out[k])) /* finished, not reported */
-            j->state[k] = FL_JOB_DONE;
-        *missing += j->state[k] == FL_JOB_MISSING || !out[k].ran || out[k].result.status == FL_RUN_INTERRUPTED;
-    }
-    return -1;
+    const int k = fl_run_jobs_gather(j, out, dirs, missing);
+    return k >= 0 ? die("%s", out[k].error) + (out[k].code == FL_ERR_IO) : -1;
 }
 
 /* " on 3 ranks" after an MPI dispatch, "" on one rank. */
