@@ -83,15 +83,26 @@ static double front_at(const double *t, const double *x, int n, double tp)
     return x[lo] + (x[hi] - x[lo]) * (tp - t[lo]) / (t[hi] - t[lo]);
 }
 
-/* A history (t, x) against the reference (Tr[p], Zr[p]), p < nr, in
- * non-dimensional time T = t / t_of_T and length (x - x0) / len: one
- * fl_front_point per reference time in [T_lo, T_hi] inside the history. */
-static int compare(const double *Tr, const double *Zr, int nr, const double *t, const double *x, int n, double t_of_T,
-                   double x0, double len, double T_lo, double T_hi, fl_front_point *out, int max, double *worst)
+/* A history (t, x) against the reference rows `row` (what: their
+ * quantity) of Martin & Moyce's file, in non-dimensional time, the
+ * reference's time over t_unit = sqrt(a / (g_scale g)), and length
+ * (x - x0) / len: one fl_front_point per reference time in [T_lo, T_hi]
+ * inside the history; -1 when a or g is not positive or the file cannot
+ * be read. */
+static int compare(const char *row, const char *what, const double *t, const double *x, int n, double a, double g,
+                   double g_scale, double x0, double len, double T_lo, double T_hi, fl_front_point *out, int max,
+                   double *worst)
 {
+    *worst = 0.0;
+    double Tr[MM_MAX], Zr[MM_MAX];
+    fl_error err;
+    const int nr = mm_read(MM_FILE, row, what, Tr, Zr, MM_MAX, &err);
+    if (!(a > 0.0) || !(g > 0.0) || nr < 0)
+        return -1;
+    const double t_unit = sqrt(a / (g_scale * g));
     int count = 0;
     for (int p = 0; p < nr && count < max && n > 0; p++) {
-        double tp = Tr[p] * t_of_T;
+        double tp = Tr[p] * t_unit;
         if (Tr[p] < T_lo || Tr[p] > T_hi || tp < t[0] || tp > t[n - 1])
             continue;
         fl_front_point *q = &out[count++];
@@ -107,25 +118,14 @@ static int compare(const double *Tr, const double *Zr, int nr, const double *t, 
 int fl_front_compare(const double *t, const double *x, int n, double a, double x0, double g,
                      double T_lo, double T_hi, fl_front_point *out, int max, double *worst)
 {
-    *worst = 0.0;
-    double T_mm[MM_MAX], Z_mm[MM_MAX];
-    fl_error err;
-    int n_mm = fl_martin_moyce(T_mm, Z_mm, MM_MAX, &err);
-    if (!(a > 0.0) || !(g > 0.0) || n_mm < 0)
-        return -1;
-    /* T = t sqrt(2 g / a) */
-    return compare(T_mm, Z_mm, n_mm, t, x, n, sqrt(a / (2.0 * g)), x0, a, T_lo, T_hi, out, max, worst);
+    /* T = t sqrt(2 g / a), Z = x / a */
+    return compare(MM_FRONT, "the surge front", t, x, n, a, g, 2.0, x0, a, T_lo, T_hi, out, max, worst);
 }
 
 int fl_height_compare(const double *t, const double *y, int n, double a, double y0, double g,
                       double tau_lo, double tau_hi, fl_front_point *out, int max, double *worst)
 {
-    *worst = 0.0;
-    double tau[MM_MAX], H[MM_MAX];
-    fl_error err;
-    int n_mm = fl_martin_moyce_height(tau, H, MM_MAX, &err);
-    if (!(a > 0.0) || !(g > 0.0) || n_mm < 0)
-        return -1;
     /* tau = t sqrt(g / a), H = eta / (2 a) */
-    return compare(tau, H, n_mm, t, y, n, sqrt(a / g), y0, 2.0 * a, tau_lo, tau_hi, out, max, worst);
+    return compare(MM_HEIGHT, "the residual column height", t, y, n, a, g, 1.0, y0, 2.0 * a, tau_lo, tau_hi, out,
+                   max, worst);
 }
