@@ -49,12 +49,6 @@ check "without gnuplot: exit 0" $?
 [ "$(grep -c 'gnuplot not found (install it: apt-get install gnuplot-nox)' "$dir/nog.txt")" -eq 1 ]
 check "without gnuplot: said once, with how to install it" $?
 
-"$bin" figures --only 9 --out "$dir/bad1" 2>"$dir/bad1.txt"
-[ $? -eq 1 ] && [ "$(wc -l < "$dir/bad1.txt")" -eq 1 ] && grep -q -- "--only 9" "$dir/bad1.txt"
-check "--only 9: one line, exit 1" $?
-[ ! -e "$dir/bad1" ]; check "--only 9: nothing written" $?
-"$bin" figures --fast --out "$dir/bad2" 2>"$dir/bad2.txt"
-[ $? -eq 1 ] && [ "$(wc -l < "$dir/bad2.txt")" -eq 1 ] && grep -q -- "--fast: unknown option" "$dir/bad2.txt"
-check "an unknown option: one line, exit 1" $?
-[ ! -e "$dir/bad2" ]; check "an unknown option: nothing written" $?
+refused "--only 9" "--only 9" "$dir/bad1" "$bin" figures --only 9 --out "$dir/bad1"
+refused "an unknown option" "--fast: unknown option" "$dir/bad2" "$bin" figures --fast --out "$dir/bad2"
 report
