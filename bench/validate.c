@@ -124,7 +124,7 @@ static const char *validate_usage =
     "\n"
     "options:\n"
     "  --quick        coarser spacings (twice the full run's) and shorter runs:\n"
-    "                 the tanks 2 s (a few minutes on two cores)\n"
+    "                 the tanks 2 s (about 80 s on two cores)\n"
     "  --only LIST    the cases to run, comma-separated (default all)\n"
     "  --out DIR      output folder (default out/validate)\n"
     "  --threads N    OpenMP threads per run (default: OpenMP's)\n"
@@ -511,33 +511,53 @@ static void case_cells(const vjob *j, FILE *r, FILE *csv)
     }
 }
 
-/* The case's words before its table: what ran and what is measured. */
+/* The case's words before its table: what ran and what is measured, with
+ * the sizes of its scene (as its coarsest run loaded it). */
 static void case_intro(const validate *V, int k, FILE *r)
 {
-    double t_end = 0.0;
-    for (int i = 0; i < V->n; i++)
-        t_end = V->jobs[i].kase == k ? V->jobs[i].t_end : t_end;
+    const vjob *j = NULL;
+    for (int i = 0; i < V->n && !j; i++)
+        j = V->jobs[i].kase == k ? &V->jobs[i] : NULL;
+    fl_scene s;
+    fl_world w;
+    fl_error err;
+    if (!j || job_scene(j, &s, &w, &err)) {
+        fprintf(r, "(The scene could not be loaded again to describe it: %s.)\n\n", j ? err.msg : "no run");
+        return;
+    }
+    const fl_box *b = &s.blocks[0];
+    const double wide = b->hi[0] - b->lo[0], deep = b->hi[1] - b->lo[1], g = fabs(s.gravity[1]);
+    const double kappa = fl_lattice_gradient_factor(w.spacing, w.h, w.mass, w.rho0, w.dims);
+    char full[64] = "";
+    if (V->quick)
+        snprintf(full, sizeof full, " (`--quick`; the full run's: %g s)", cases[k].duration[0]);
     if (k == CASE_HYDROSTATIC)
-        fprintf(r, "`scenes/hydrostatic_2d.json` (0.4 m wide, 1.0 m of water) at rest for %g s. The error is the "
-                   "slope of the particles' pressure against their depth (least squares over the particles more "
-                   "than 2h below the surface and 2h above the floor, `fl_pressure_slope`, averaged over the frames "
-                   "of the last 0.5 s) against rho0 g. The discrete SPH gradient on the square lattice reads a "
-                   "linear pressure at kappa of its slope (`fl_lattice_gradient_factor`), so a tank in balance "
-                   "has dp/depth = rho0 g / kappa; that column shows how far each solver is from its own "
-                   "balance, the first from the physics.\n\n", t_end);
+        fprintf(r, "`scenes/%s.json` (water %g m deep, %g m wide) at rest for %g s%s. The error is the slope of the "
+                   "particles' pressure against their depth (least squares over the particles more than 2h below "
+                   "the surface and 2h above the floor, `fl_pressure_slope`, averaged over the frames of the last "
+                   "0.5 s) against rho0 g = %.0f Pa/m. The discrete SPH gradient on this lattice reads a linear "
+                   "pressure at kappa = %.3f of its slope (`fl_lattice_gradient_factor`, the same at every "
+                   "spacing), so a tank in balance has dp/depth = rho0 g / kappa = %.0f Pa/m: the column against "
+                   "it shows how far each solver is from its own balance, the error how far the balance is from "
+                   "the physics.\n\n",
+                cases[k].scene, deep, wide, j->t_end, full, w.rho0 * g, kappa, w.rho0 * g / kappa);
     else if (k == CASE_DAM_BREAK)
-        fprintf(r, "`scenes/dam_break_2d.json` (a column a = 0.2 m wide, 2a tall) for %.3f s (T = 3.2). The error "
-                   "is the mean over Martin & Moyce's points in 1 <= T <= 3 of |Z / Z_MM - 1|, Z = x / a the front "
+        fprintf(r, "`scenes/%s.json` (a column a = %g m wide and %g m tall) for %.3f s, to T = %.1f. The error is "
+                   "the mean over Martin & Moyce's points in 1 <= T <= 3 of |Z / Z_MM - 1|, Z = x / a the front "
                    "(the farthest particle) at T = t sqrt(2 g / a) (`fl_front_compare`); the column height is the "
                    "highest particle, H = y / (2a) against tau = t sqrt(g / a) over the same times "
-                   "(`fl_height_compare`; `reference/martin_moyce_1952_n2.csv`).\n\n", t_end);
+                   "(`fl_height_compare`; `reference/martin_moyce_1952_n2.csv`).\n\n",
+                cases[k].scene, wide, deep, j->t_end, j->t_end * sqrt(2.0 * g / wide));
     else
-        fprintf(r, "`scenes/hydrostatic_2d.json` at rest for %g s%s. The error is the largest particle speed "
-                   "(`max_speed` of `stats.csv`) over the second half of the run, as a fraction of sqrt(g H) (H = "
-                   "1 m, the water's depth); the column beside it is the same over the whole run, the start's "
-                   "settling included. The volume is sum m / rho_i with the shared density estimator (`fl_measure_"
-                   "density`) over the first and the last frame (FLIP and PIC measured the same way); its drift is "
-                   "V_end / V_0 - 1.\n\n", t_end, V->quick ? " (--quick; the full run is 10 s)" : "");
+        fprintf(r, "`scenes/%s.json` (water H = %g m deep) at rest for %g s%s. The error is the largest particle "
+                   "speed (`max_speed` of `stats.csv`) over the second half of the run, as a fraction of sqrt(g H) "
+                   "= %.2f m/s; the column beside it is the same over the whole run, the start's settling "
+                   "included. The volume is sum m / rho_i with the shared density estimator "
+                   "(`fl_measure_density`, FLIP and PIC measured the same way) in the first and the last frame; "
+                   "its drift is V_end / V_0 - 1.\n\n",
+                cases[k].scene, deep, j->t_end, full, sqrt(g * deep));
+    fl_world_free(&w);
+    fl_scene_free(&s);
 }
 
 static FILE *open_written_in(const validate *V, const char *name, const char *ext)
@@ -563,9 +583,12 @@ static int write_case(validate *V, int k)
     case_intro(V, k, r);
     if (!V->plots_skipped)
         fprintf(r, "![%s](%s.png)\n\n", ci->title, ci->name);
-    fprintf(r, "Figure: the error (%s) against the spacing d, log-log, one line per solver; data `%s.csv`, "
-               "pictures `%s.png`, `%s.svg` (`plots/validate.gp`).\n\n",
-            ci->error, ci->name, ci->name, ci->name);
+    fprintf(r, "Figure: the error (%s) against the spacing d, log-log, one line per solver; data `%s.csv`, ",
+            ci->error, ci->name);
+    if (V->plots_skipped)
+        fprintf(r, "pictures not drawn (gnuplot was not found).\n\n");
+    else
+        fprintf(r, "pictures `%s.png`, `%s.svg` (`plots/validate.gp`).\n\n", ci->name, ci->name);
     fprintf(r, "| solver | resolution | d, m | particles | step | result | %s | order |\n"
                "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n",
             case_heads[k]);
@@ -661,8 +684,8 @@ static void report_head(const validate *V, const fl_jobs *jobs, int resumed, dou
     fl_report_made_by(r, V->opt.command, V->quick ? "quick sizes" : "full sizes", jobs, V->opt.threads, resumed, seconds);
     fprintf(r, " Each run's folder (run.json, stats.csv, the frames measured) is in "
                "`runs/<case>/<solver>_<resolution>/`.%s\n\n",
-            V->quick ? " `--quick`: spacings twice the full run's, and the tanks at rest for 2 s instead of 4 s "
-                       "(hydrostatic) and 10 s (still tank)." : "");
+            V->quick ? " `--quick`: spacings twice the full run's, and shorter runs (each case says how long)."
+                     : "");
     fprintf(r, "How to read it: each case runs at three particle spacings d, each half the one before (coarse, "
                "medium, fine). Each run has one error, the case's own (below). The order of convergence between "
                "two successive resolutions is p = log(e1 / e2) / log(d1 / d2), on the errors' magnitudes, shown "
