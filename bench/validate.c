@@ -270,9 +270,11 @@ static void measure_hydrostatic(const vjob *j, const fl_run_result *res, measure
         if (t >= from)
             sum += fl_pressure_slope(w), m->samples++;
     }
-    m->slope = sum / m->samples;
-    m->error = m->slope / m->rho0g - 1.0;
-    m->ok = m->samples > 0 && isfinite(m->slope);
+    if (m->samples > 0) {
+        m->slope = sum / m->samples;
+        m->error = m->slope / m->rho0g - 1.0;
+        m->ok = isfinite(m->slope);
+    }
     if (!m->ok)
         snprintf(m->why, sizeof m->why, "no finite pressure slope in the frames of the last 0.5 s");
 }
