@@ -11,10 +11,11 @@
 #define FL_VALIDATE_H
 
 /* argv are the words after "validate". Returns an exit code: 0 when every
- * run was measured and the report written (an unstable run is a result,
- * reported as such), 1 on bad input, 2 when an output could not be
- * written, 4 when some runs failed or are missing (recorded; --resume runs
- * them), 130 or 143 when interrupted (no report then). */
+ * run finished and the report is written (a run that went unstable, or
+ * whose folder could not be measured, is a row saying why), 1 on bad
+ * input, 2 when an output could not be written, 4 when some runs failed
+ * or are missing (recorded; --resume runs them), 130 or 143 when
+ * interrupted (no report then). */
 int fl_validate_main(int argc, char **argv);
 
 #endif
