@@ -8,9 +8,15 @@
 #include <cjson/cJSON.h>
 #include <errno.h>
 #include <math.h>
+#include <omp.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
+
+#include "fl_commit.h"
 
 #include "dispatch_queue.h"
 
@@ -43,6 +49,19 @@ int fl_dispatch_launched(int *rank)
             return atoi(v) > 1 ? atoi(v) : 1;
     }
     return !r ? 0 : *rank != 0 ? 2 : 1;
+}
+
+int fl_command_fail(const char *command, const char *fmt, ...)
+{
+    if (fl_dispatch_rank() != 0)
+        return 1;
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "fluidlab: %s: ", command);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+    return 1;
 }
 
 void *fl_job_record(const fl_jobs *j, int k)
@@ -198,4 +217,163 @@ int fl_run_reload(const char *dir, fl_run_outcome *out)
     }
     cJSON_Delete(root);
     return ok;
+}
+
+int fl_run_jobs_resume(int n, const char *const *dirs, int resume, fl_run_outcome *out, fl_job_state *state)
+{
+    int done = 0;
+    for (int k = 0; k < n; k++) {
+        state[k] = resume && fl_run_reload(dirs[k], &out[k]) ? FL_JOB_DONE : FL_JOB_MISSING;
+        done += state[k] == FL_JOB_DONE;
+    }
+    return done;
+}
+
+int fl_run_jobs_gather(fl_jobs *j, fl_run_outcome *out, const char *const *dirs, int *missing)
+{
+    *missing = 0;
+    for (int k = 0; k < j->n; k++)
+        if (j->state[k] == FL_JOB_FATAL)
+            return k;
+    for (int k = 0; k < j->n; k++) {
+        if (j->state[k] == FL_JOB_MISSING && fl_run_reload(dirs[k], &out[k])) /* finished, not reported */
+            j->state[k] = FL_JOB_DONE;
+        *missing += j->state[k] == FL_JOB_MISSING || !out[k].ran || out[k].result.status == FL_RUN_INTERRUPTED;
+    }
+    return -1;
+}
+
+/* ---- commands made of run jobs ---------------------------------------------- */
+
+/* One of fl_jobs_options' words: 1 (2 with its value), 0 when it is not
+ * one, -1 after one line for a bad value. */
+static int jobs_option(const char *command, const char *a, const char *v, fl_jobs_options *o)
+{
+    if (strcmp(a, "--resume") == 0) {
+        o->resume = 1;
+    } else if (strcmp(a, "--quiet") == 0) {
+        o->quiet = 1;
+    } else if (strcmp(a, "--out") == 0 && v) {
+        if (!*v || strlen(v) > FL_MAX_PATH)
+            return -fl_command_fail(command, "--out: expected a folder name of 1 to %d characters, got %zu",
+                                    FL_MAX_PATH, strlen(v));
+        o->out = v;
+        return 2;
+    } else if (strcmp(a, "--threads") == 0 && v) {
+        char *end;
+        long t = strtol(v, &end, 10);
+        if (*end || t < 1 || t > 1024)
+            return -fl_command_fail(command, "--threads %s: expected a whole number from 1 to 1024", v);
+        o->threads = (int)t;
+        return 2;
+    } else {
+        return 0;
+    }
+    return 1;
+}
+
+int fl_jobs_parse(const char *command, const char *usage, int argc, char **argv, fl_jobs_options *o,
+                  int (*own)(const char *word, const char *value, void *ctx), void *ctx)
+{
+    for (int i = 0; i < argc; i++) {
+        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+            if (fl_dispatch_rank() == 0)
+                fputs(usage, stdout);
+            return -1;
+        }
+        int took = jobs_option(command, a, v, o);
+        if (took == 0)
+            took = own(a, v, ctx);
+        if (took < 0)
+            return 1;
+        if (took == 0)
+            return fl_command_fail(command, "%s: unknown option%s (see fluidlab %s --help)", a,
+                                   v || a[0] != '-' ? "" : " or missing value", command);
+        i += took - 1;
+    }
+    snprintf(o->command, sizeof o->command, "fluidlab %s", command);
+    for (int i = 0; i < argc; i++)
+        snprintf(o->command + strlen(o->command), sizeof o->command - strlen(o->command), " %s", argv[i]);
+    if (o->threads == 0)
+        o->threads = omp_get_max_threads();
+    return 0;
+}
+
+void fl_job_run_config(fl_run_config *c, const fl_jobs_options *o, const char *scene, const char *solver, double dt,
+                       int dt_cfl, const char *out_dir)
+{
+    fl_run_config_default(c);
+    c->scene = scene;
+    c->solver = solver;
+    c->dt = dt;
+    c->dt_cfl = dt_cfl;
+    c->out_dir = out_dir;
+    c->threads = o->threads;
+    c->progress = !o->quiet && isatty(STDERR_FILENO);
+}
+
+void fl_job_progress(const char *command, const fl_jobs_options *o, const char *noun, int i, int n, double start_ms,
+                     const char *what)
+{
+    if (o->quiet)
+        return;
+    const double elapsed = (fl_now_ms() - start_ms) * 1e-3;
+    char more[64] = "";
+    if (fl_dispatch_size() > 1) /* the jobs go out in order of cost, i is not a count */
+        snprintf(more, sizeof more, ", rank %d", fl_dispatch_rank());
+    else if (i > 0)
+        snprintf(more, sizeof more, ", ETA %.0f s", elapsed / i * (n - i));
+    fprintf(stderr, "fluidlab: %s: %s %d of %d (%s), %.0f s so far%s\n", command, noun, i + 1, n, what, elapsed, more);
+}
+
+fl_job_state fl_run_job_noted(const char *command, const fl_jobs_options *o, const char *label,
+                              const fl_run_config *c, fl_run_outcome *out)
+{
+    const fl_job_state st = fl_run_job(c, 0, NULL, NULL, out);
+    if (!o->quiet && out->ran && out->result.status == FL_RUN_UNSTABLE)
+        fprintf(stderr, "fluidlab: %s: %s: unstable, %s (recorded)\n", command, label, out->result.reason);
+    else if (!o->quiet && st == FL_JOB_DONE && !out->ran)
+        fprintf(stderr, "fluidlab: %s: %s did not run: %s (recorded)\n", command, label, out->error);
+    return st;
+}
+
+FILE *fl_part_open(const char *path, fl_error *err)
+{
+    char part[1200], dir[1200];
+    snprintf(part, sizeof part, "%s.part", path);
+    snprintf(dir, sizeof dir, "%s", path);
+    char *slash = strrchr(dir, '/');
+    if (slash)
+        *slash = '\0';
+    if (slash && fl_make_dirs(dir, err))
+        return NULL;
+    return fl_open_written(part, err);
+}
+
+int fl_part_close(FILE *f, const char *path, int keep, fl_error *err)
+{
+    char part[1200];
+    snprintf(part, sizeof part, "%s.part", path);
+    int rc = fl_close_written(f, part, err);
+    if (rc == FL_OK && keep && rename(part, path) != 0)
+        rc = fl_fail(err, FL_ERR_IO, "%s: cannot write: %s", path, strerror(errno));
+    if (rc != FL_OK || !keep)
+        unlink(part);
+    return rc;
+}
+
+void fl_report_made_by(FILE *r, const char *command, const char *sizes, const fl_jobs *jobs, int threads, int resumed,
+                       double seconds)
+{
+    char machine[256], date[32], ranks[64] = "", earlier[96] = "";
+    fl_machine_description(machine, sizeof machine);
+    time_t now = time(NULL);
+    strftime(date, sizeof date, "%Y-%m-%d %H:%M UTC", gmtime(&now));
+    if (jobs->ranks > 1)
+        snprintf(ranks, sizeof ranks, "%d MPI ranks x ", jobs->ranks);
+    if (resumed)
+        snprintf(earlier, sizeof earlier, " (%d of them from an earlier command, `--resume`)", resumed);
+    fprintf(r, "Made by `%s` (%s) on %s, %s%d thread%s, commit %s, %s; %d runs%s in %.0f s.", command, sizes, machine,
+            ranks, threads, threads == 1 ? "" : "s", FL_COMMIT, date, jobs->n, earlier, seconds);
 }

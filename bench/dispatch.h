@@ -22,6 +22,7 @@
 #define FL_DISPATCH_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 #include "harness.h"
 
@@ -44,6 +45,15 @@ int fl_dispatch_size(void);
  * were left without an answer (an interrupt), MPI_Abort with code, which
  * ends them. Call it last in main, on every rank. */
 void fl_dispatch_finish(int code);
+
+/* Bad input or a failed write of a command run on every rank: the line
+ * "fluidlab: <command>: <message>" on stderr, from rank 0 only (every
+ * rank finds the same); returns 1. */
+int fl_command_fail(const char *command, const char *fmt, ...)
+#ifdef __GNUC__
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
 
 /* "Open MPI v4.1.4", or "not built (no MPI at configure time)". */
 void fl_dispatch_describe(char *out, int len);
@@ -119,5 +129,71 @@ double fl_run_cost(const fl_run_config *c);
  * run.json's result reads back into *out (ran, with the status, reason,
  * steps, frames, times and mean compression it records); else 0. */
 int fl_run_reload(const char *dir, fl_run_outcome *out);
+
+/* Before fl_dispatch_run: with resume, each job whose folder dirs[k]
+ * holds a finished run (fl_run_reload) is marked done with its result in
+ * out[k]; every other job missing. Returns the jobs marked done. */
+int fl_run_jobs_resume(int n, const char *const *dirs, int resume, fl_run_outcome *out, fl_job_state *state);
+
+/* After fl_dispatch_run of run jobs (fl_run_job), on rank 0: the index of
+ * the first fatal job (out[k].error says why, out[k].code is FL_ERR_IO for
+ * an output error), or -1 when there is none; then each job left missing
+ * whose run finished (its rank stopped before reporting it) read back from
+ * its folder dirs[k] and marked done, and *missing the jobs still missing,
+ * failed (did not run) or interrupted. */
+int fl_run_jobs_gather(fl_jobs *j, fl_run_outcome *out, const char *const *dirs, int *missing);
+
+/* ---- commands made of run jobs (figures, validate) ------------------------ */
+
+/* The options they share: --out DIR, --threads N (1 to 1024), --resume,
+ * --quiet. */
+typedef struct fl_jobs_options {
+    const char *out;
+    int threads;                  /* after fl_jobs_parse: the option's, or OpenMP's default */
+    int resume, quiet;
+    char command[512];            /* after fl_jobs_parse: "fluidlab <command> <words>", for the report */
+} fl_jobs_options;
+
+/* Parses a command's words: --help or -h (the usage on stdout, from rank
+ * 0; returns -1), the options above, and the command's own through
+ * own(word, value, ctx) (value: the next word, NULL after the last), which
+ * returns 1 when it took the word, 2 when it took its value too, 0 when the
+ * word is not its own, -1 after one line (fl_command_fail) for a bad
+ * value. Anything else is one line, "<word>: unknown option (see fluidlab
+ * <command> --help)". Returns 0 (o->command and o->threads then set),
+ * -1 after --help, or 1 on bad input. */
+int fl_jobs_parse(const char *command, const char *usage, int argc, char **argv, fl_jobs_options *o,
+                  int (*own)(const char *word, const char *value, void *ctx), void *ctx);
+
+/* A run of such a command: the defaults (fl_run_config_default), its
+ * scene, solver, step (dt in s, or dt_cfl) and folder, and o's threads,
+ * with the progress line where stderr is a terminal and o is not quiet. */
+void fl_job_run_config(fl_run_config *c, const fl_jobs_options *o, const char *scene, const char *solver, double dt,
+                       int dt_cfl, const char *out_dir);
+
+/* Unless o->quiet, the line before job i of n on stderr: "fluidlab:
+ * <command>: <noun> <i + 1> of <n> (<what>), <s> s so far" and an ETA on
+ * one rank, or the rank under MPI (where the jobs go out by cost). */
+void fl_job_progress(const char *command, const fl_jobs_options *o, const char *noun, int i, int n, double start_ms,
+                     const char *what);
+
+/* fl_run_job(c, 0, NULL, NULL, out), and unless o->quiet one line on
+ * stderr for a run that went unstable or did not run ("fluidlab:
+ * <command>: <label>: unstable, <reason> (recorded)"). */
+fl_job_state fl_run_job_noted(const char *command, const fl_jobs_options *o, const char *label,
+                              const fl_run_config *c, fl_run_outcome *out);
+
+/* A command's report, written whole or not at all: fl_part_open opens
+ * <path>.part (its folder made first); fl_part_close closes f and, when
+ * keep is set and every write reached the file, renames it to path, else
+ * removes it. NULL or FL_ERR_IO with one line in err. */
+FILE *fl_part_open(const char *path, fl_error *err);
+int fl_part_close(FILE *f, const char *path, int keep, fl_error *err);
+
+/* The report's first words: "Made by `<command>` (<sizes>) on <machine>,
+ * [R MPI ranks x ]T thread(s), commit C, <date>; N runs[ (k of them from an
+ * earlier command, `--resume`)] in S s." (no newline). */
+void fl_report_made_by(FILE *r, const char *command, const char *sizes, const fl_jobs *jobs, int threads, int resumed,
+                       double seconds);
 
 #endif

@@ -12,7 +12,6 @@
 #include "figures.h"
 
 #include <errno.h>
-#include <omp.h>
 #include <signal.h>
 #include <math.h>
 #include <stdarg.h>
@@ -20,17 +19,16 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "dispatch.h"
-#include "fl_commit.h"
 #include "front.h"
 #include "harness.h"
 #include "measure.h"
 #include "plot.h"
 #include "render.h"
 #include "surface.h"
+#include "table.h"
 #ifdef FL_HAVE_CUDA
 #include "cuda_device.h"
 #endif
@@ -66,14 +64,13 @@ typedef struct fig_case {
 typedef struct figures {
     int quick, smoke;
     double tscale;                      /* durations of the scenes, times this */
-    const char *out;
-    int threads, quiet, plot;
-    int resume;                         /* --resume: the runs with a completion marker are not run again */
+    fl_jobs_options opt;                /* --out, --threads, --resume (the runs with a completion marker are
+                                         * not run again), --quiet */
+    int plot;
     double start_ms;                    /* when the runs started (the progress line's ETA) */
     const char *device;                 /* --device cuda or emu: the particle solvers' device; NULL: the CPU */
     const char *fig6_device;            /* figure 6's second device: --device's, else cuda where a GPU is usable */
     int only[FIG_TABLE2 + 1];           /* only[f]: figure f is made (FIG_TABLE2: the report's Table 2) */
-    char command[512];
     /* resolutions (particle spacing, m) */
     double d_drop, d_conv, d_dam, d_stab;
     int n_sub, substeps[8];
@@ -159,7 +156,7 @@ static fig_case *add_case(figures *F, int fig, const char *solver, const char *s
         if (*p != '(' && *p != ')')
             name[q++] = *p == ' ' || *p == '/' || *p == '=' ? '_' : *p;
     name[q] = '\0';
-    snprintf(k->dir, sizeof k->dir, "%s/runs/fig%d/%s", F->out, fig, name);
+    snprintf(k->dir, sizeof k->dir, "%s/runs/fig%d/%s", F->opt.out, fig, name);
     return k;
 }
 
@@ -412,20 +409,13 @@ static void describe_step(const fig_case *k, char *out, int len)
 /* The run of case k. */
 static void case_config(const figures *F, const fig_case *k, fl_run_config *c)
 {
-    fl_run_config_default(c);
-    c->scene = k->scene;
-    c->solver = k->solver;
+    fl_job_run_config(c, &F->opt, k->scene, k->solver, k->dt, k->dt_cfl, k->dir);
     c->device = k->device;
-    c->dt = k->dt;
-    c->dt_cfl = k->dt_cfl;
     c->substeps = k->substeps;
     c->frames = k->frames;
     c->save_bin = k->fig == FIG_TABLE2;
     for (int q = 0; q < k->nsets; q++)
         c->sets[c->set_count++] = k->sets[q];
-    c->out_dir = k->dir;
-    c->threads = F->threads;
-    c->progress = !F->quiet && isatty(STDERR_FILENO);
 }
 
 /* Case i as a job (dispatch.h), on whichever rank. */
@@ -435,25 +425,12 @@ static fl_job_state case_job(int i, void *record, void *ctx)
     const fig_case *k = &F->cases[i];
     fl_run_config c;
     case_config(F, k, &c);
-    if (!F->quiet) {
-        const double elapsed = (fl_now_ms() - F->start_ms) * 1e-3;
-        char eta[64] = "", step[96], who[64];
-        if (fl_dispatch_size() > 1) /* the cases go out in order of cost, i is not a count */
-            snprintf(eta, sizeof eta, ", rank %d", fl_dispatch_rank());
-        else if (i > 0)
-            snprintf(eta, sizeof eta, ", ETA %.0f s", elapsed / i * (F->n - i));
-        describe_step(k, step, sizeof step);
-        fprintf(stderr, "fluidlab: figures: case %d of %d (figure %d: %s on %s, %s), %.0f s so far%s\n", i + 1,
-                F->n, k->fig == 5 && !F->only[5] ? 3 : k->fig, solver_text(k->solver, k->device, who, sizeof who),
-                k->scene, step, elapsed, eta);
-    }
-    const fl_job_state st = fl_run_job(&c, 0, NULL, NULL, record);
-    const fl_run_outcome *o = record;
-    if (!F->quiet && o->ran && o->result.status == FL_RUN_UNSTABLE)
-        fprintf(stderr, "fluidlab: figures: %s: unstable, %s (recorded)\n", k->label, o->result.reason);
-    else if (!F->quiet && st == FL_JOB_DONE && !o->ran)
-        fprintf(stderr, "fluidlab: figures: %s did not run: %s (recorded)\n", k->label, o->error);
-    return st;
+    char step[96], who[64], what[256];
+    describe_step(k, step, sizeof step);
+    snprintf(what, sizeof what, "figure %d: %s on %s, %s", k->fig == 5 && !F->only[5] ? 3 : k->fig,
+             solver_text(k->solver, k->device, who, sizeof who), k->scene, step);
+    fl_job_progress("figures", &F->opt, "case", i, F->n, F->start_ms, what);
+    return fl_run_job_noted("figures", &F->opt, k->label, &c, record);
 }
 
 /* Case i's estimated cost, for the order of the jobs. */
@@ -474,24 +451,20 @@ static int run_cases(figures *F, fl_jobs *jobs, int *resumed)
 {
     static fl_run_outcome out[MAX_CASES];
     static fl_job_state state[MAX_CASES];
-    *resumed = 0;
-    for (int i = 0; i < F->n; i++) {
-        state[i] = F->resume && fl_run_reload(F->cases[i].dir, &out[i]) ? FL_JOB_DONE : FL_JOB_MISSING;
-        *resumed += state[i] == FL_JOB_DONE;
-    }
+    const char *dirs[MAX_CASES];
+    for (int i = 0; i < F->n; i++)
+        dirs[i] = F->cases[i].dir;
+    *resumed = fl_run_jobs_resume(F->n, dirs, F->opt.resume, out, state);
     *jobs = (fl_jobs){.n = F->n, .run = case_job, .ctx = F, .results = out, .result_size = sizeof out[0],
                       .cost = case_cost, .state = state};
     F->start_ms = fl_now_ms();
     fl_dispatch_run(jobs);
     if (fl_dispatch_rank() != 0)
         return 0;
-    for (int i = 0; i < F->n; i++) {
-        if (state[i] == FL_JOB_FATAL)
-            return fail_line("%s", out[i].error) + 1;
-        /* finished, but its rank was stopped before it reported it */
-        if (state[i] == FL_JOB_MISSING && fl_run_reload(F->cases[i].dir, &out[i]))
-            state[i] = FL_JOB_DONE;
-    }
+    int missing;
+    const int fatal = fl_run_jobs_gather(jobs, out, dirs, &missing);
+    if (fatal >= 0)
+        return fail_line("%s", out[fatal].error) + 1;
     for (int i = 0; i < F->n; i++) {
         fig_case *k = &F->cases[i];
         k->ran = out[i].ran;
@@ -504,78 +477,11 @@ static int run_cases(figures *F, fl_jobs *jobs, int *resumed)
 
 /* ---- reading a run's CSV ------------------------------------------------- */
 
-#define TABLE_MAX_COLS 48
-
-typedef struct table {
-    int rows, cols;
-    char names[TABLE_MAX_COLS][32];
-    double *v; /* rows x cols */
-} table;
-
-static void table_free(table *t)
-{
-    free(t->v);
-    memset(t, 0, sizeof *t);
-}
-
-/* Loads a numeric CSV with one header line; 0 on success. */
-static int table_load(const char *path, table *t)
-{
-    memset(t, 0, sizeof *t);
-    FILE *f = fopen(path, "r");
-    if (!f)
-        return 1;
-    char line[4096];
-    if (!fgets(line, sizeof line, f)) {
-        fclose(f);
-        return 1;
-    }
-    line[strcspn(line, "\r\n")] = '\0';
-    for (char *save = NULL, *p = strtok_r(line, ",", &save); p && t->cols < TABLE_MAX_COLS;
-         p = strtok_r(NULL, ",", &save))
-        snprintf(t->names[t->cols++], sizeof t->names[0], "%s", p);
-    int cap = 0;
-    while (fgets(line, sizeof line, f)) {
-        if (t->rows == cap) {
-            cap = cap ? 2 * cap : 1024;
-            double *v = realloc(t->v, sizeof(double) * (size_t)cap * (size_t)t->cols);
-            if (!v) {
-                fclose(f);
-                table_free(t);
-                return 1;
-            }
-            t->v = v;
-        }
-        char *p = line;
-        for (int c = 0; c < t->cols; c++) {
-            char *end;
-            t->v[(size_t)t->rows * (size_t)t->cols + (size_t)c] = strtod(p, &end);
-            p = *end == ',' ? end + 1 : end;
-        }
-        t->rows++;
-    }
-    fclose(f);
-    return 0;
-}
-
-static int table_col(const table *t, const char *name)
-{
-    for (int c = 0; c < t->cols; c++)
-        if (strcmp(t->names[c], name) == 0)
-            return c;
-    return -1;
-}
-
-static double table_at(const table *t, int r, int c)
-{
-    return t->v[(size_t)r * (size_t)t->cols + (size_t)c];
-}
-
-static int load_run(const fig_case *k, const char *file, table *t)
+static int load_run(const fig_case *k, const char *file, fl_table *t)
 {
     char path[1200];
     snprintf(path, sizeof path, "%s/%s", k->dir, file);
-    return !k->ran || table_load(path, t) || t->rows == 0;
+    return !k->ran || fl_table_load(path, t) || t->rows == 0;
 }
 
 static int cmp_double(const void *a, const void *b)
@@ -585,7 +491,7 @@ static int cmp_double(const void *a, const void *b)
 }
 
 /* Median of column c over rows [from, rows); 0 when empty. */
-static double column_median(const table *t, int c, int from)
+static double column_median(const fl_table *t, int c, int from)
 {
     int n = t->rows - from;
     if (c < 0 || n <= 0)
@@ -594,7 +500,7 @@ static double column_median(const table *t, int c, int from)
     if (!v)
         return 0.0;
     for (int r = 0; r < n; r++)
-        v[r] = table_at(t, from + r, c);
+        v[r] = fl_table_at(t, from + r, c);
     qsort(v, (size_t)n, sizeof *v, cmp_double);
     double m = n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
     free(v);
@@ -605,7 +511,7 @@ static double column_median(const table *t, int c, int from)
 
 static FILE *open_csv(const figures *F, const char *name, char *path, int len)
 {
-    snprintf(path, (size_t)len, "%s/%s.csv", F->out, name);
+    snprintf(path, (size_t)len, "%s/%s.csv", F->opt.out, name);
     fl_error err;
     FILE *f = fl_open_written(path, &err);
     if (!f)
@@ -619,7 +525,7 @@ static int close_csv(const figures *F, FILE *f, const char *name)
 {
     char path[1200];
     fl_error err;
-    snprintf(path, sizeof path, "%s/%s.csv", F->out, name);
+    snprintf(path, sizeof path, "%s/%s.csv", F->opt.out, name);
     if (fl_close_written(f, path, &err))
         return fail_line("%s", err.msg) + 1;
     return 0;
@@ -632,8 +538,8 @@ static void draw(figures *F, int f)
         return;
     char script[1024], msg[512];
     snprintf(script, sizeof script, "%s/plots/%s.gp", FL_SOURCE_DIR, fig_files[f]);
-    if (fl_plot_render(script, F->out, "png", msg, sizeof msg) ||
-        fl_plot_render(script, F->out, "svg", msg, sizeof msg))
+    if (fl_plot_render(script, F->opt.out, "png", msg, sizeof msg) ||
+        fl_plot_render(script, F->opt.out, "svg", msg, sizeof msg))
         fprintf(stderr, "fluidlab: figures: figure %d not drawn: %s\n", f, msg);
 }
 
@@ -661,7 +567,7 @@ static void section_head(figures *F, int f, const char *extra_csv)
     fprintf(r, "Data: `%s.csv`%s%s%s. Drawn by `plots/%s.gp` (`gnuplot -e \"dir='%s'\" -e \"fmt='png'\" "
                "plots/%s.gp`). ",
             fig_files[f], extra_csv ? ", `" : "", extra_csv ? extra_csv : "", extra_csv ? "`" : "", fig_files[f],
-            F->out, fig_files[f]);
+            F->opt.out, fig_files[f]);
     if (F->plot && !F->plots_skipped)
         fprintf(r, "Pictures: `%s.png`, `%s.svg`.\n\n", fig_files[f], fig_files[f]);
     else
@@ -722,15 +628,15 @@ static int figure1(figures *F)
     const char *low_label = NULL;
     for (int i = 0; i < F->n; i++) {
         const fig_case *k = &F->cases[i];
-        table t;
+        fl_table t;
         if (k->fig != 1 || load_run(k, "stats.csv", &t))
             continue;
-        int ct = table_col(&t, "time"), ca = table_col(&t, "density_err_avg"), cm = table_col(&t, "density_err_max");
+        int ct = fl_table_col(&t, "time"), ca = fl_table_col(&t, "density_err_avg"), cm = fl_table_col(&t, "density_err_max");
         fprintf(csv, "%stime,%s,%s\n", blocks++ ? "\n\n" : "", k->label, k->label);
         double peak = 0.0, mean_max = 0.0, mean_avg = 0.0;
         for (int q = 0; q < t.rows; q++) {
-            double m = table_at(&t, q, cm), a = table_at(&t, q, ca);
-            fprintf(csv, "%.6g,%.6g,%.6g\n", table_at(&t, q, ct), 1.0 + m, 1.0 + a);
+            double m = fl_table_at(&t, q, cm), a = fl_table_at(&t, q, ca);
+            fprintf(csv, "%.6g,%.6g,%.6g\n", fl_table_at(&t, q, ct), 1.0 + m, 1.0 + a);
             peak = fmax(peak, m), mean_max += m, mean_avg += a;
         }
         fprintf(r, "| %s | %.4f | %.4f | %.3f %% |\n", k->label, 1.0 + peak, 1.0 + mean_max / t.rows,
@@ -741,7 +647,7 @@ static int figure1(figures *F)
             peak_pcisph = peak;
         if (k->res.status == FL_RUN_STABLE && peak < low_peak)
             low_peak = peak, low_label = k->label;
-        table_free(&t);
+        fl_table_free(&t);
     }
     if (close_csv(F, csv, fig_files[1]))
         return 2;
@@ -783,12 +689,12 @@ static int figure2(figures *F)
                "| --- | --- | --- | --- | --- |\n");
     for (int i = 0; i < F->n; i++) {
         const fig_case *k = &F->cases[i];
-        table t;
+        fl_table t;
         if (k->fig != 2 || load_run(k, "convergence.csv", &t))
             continue;
-        int cs = table_col(&t, "step"), ci = table_col(&t, "iteration"), cr = table_col(&t, "residual"),
-            cm = table_col(&t, "residual_max");
-        double last_step = table_at(&t, t.rows - 1, cs);
+        int cs = fl_table_col(&t, "step"), ci = fl_table_col(&t, "iteration"), cr = fl_table_col(&t, "residual"),
+            cm = fl_table_col(&t, "residual_max");
+        double last_step = fl_table_at(&t, t.rows - 1, cs);
         FILE *out = k->group == 1 ? csv : csv2;
         if (k->group == 1)
             fprintf(out, "%siteration,%s average,%s max\n", b1++ ? "\n\n" : "", k->label, k->label);
@@ -797,11 +703,11 @@ static int figure2(figures *F)
         double first = 0.0, tenth = 0.0, last = 0.0;
         int iters = 0;
         for (int q = 0; q < t.rows; q++) {
-            if (table_at(&t, q, cs) != last_step)
+            if (fl_table_at(&t, q, cs) != last_step)
                 continue;
-            double it = table_at(&t, q, ci), res = table_at(&t, q, cr);
+            double it = fl_table_at(&t, q, ci), res = fl_table_at(&t, q, cr);
             if (k->group == 1)
-                fprintf(out, "%.0f,%.6g,%.6g\n", it, 100.0 * res, 100.0 * table_at(&t, q, cm));
+                fprintf(out, "%.0f,%.6g,%.6g\n", it, 100.0 * res, 100.0 * fl_table_at(&t, q, cm));
             else
                 fprintf(out, "%.0f,%.6g\n", it, res);
             if (it == 1)
@@ -819,16 +725,16 @@ static int figure2(figures *F)
                      k->label, 100.0 * first, 100.0 * last, iters, last / first);
         if (k->group == 2 && n_pre < 4)
             pre_iters[n_pre++] = iters;
-        table stats;
+        fl_table stats;
         if (k->group == 2 && !load_run(k, "stats.csv", &stats)) {
-            int substeps = (int)table_at(&stats, stats.rows - 1, table_col(&stats, "substeps"));
+            int substeps = (int)fl_table_at(&stats, stats.rows - 1, fl_table_col(&stats, "substeps"));
             if (substeps > 1)
                 fprintf(r, "| | (%s: the step took %d substeps; its history is their %d solves one after "
                            "another) | | | |\n",
                         k->label, substeps, substeps);
-            table_free(&stats);
+            fl_table_free(&stats);
         }
-        table_free(&t);
+        fl_table_free(&t);
     }
     int rc = close_csv(F, csv, fig_files[2]);
     if (close_csv(F, csv2, "fig2_pressure") || rc)
@@ -861,7 +767,7 @@ static int figure3(figures *F)
     fprintf(r, "The dam break (d = %g m, %s), 0.4 s under each solver at its stable step: the median "
                "ms per step of each stage (left, stacked) and its share of the stages' sum (right). `%d` "
                "threads; PBF's and PCISPH's densities are computed inside their pressure solve.\n\n",
-            F->d_dam, "the runs of figure 5", F->threads);
+            F->d_dam, "the runs of figure 5", F->opt.threads);
     runs_table(F, 5, 0);
     /* stages that no solver uses are left out */
     double ms[MAX_CASES][FL_STAGE_COUNT];
@@ -869,18 +775,18 @@ static int figure3(figures *F)
     double step_ms[MAX_CASES];
     for (int i = 0; i < F->n; i++) {
         const fig_case *k = &F->cases[i];
-        table t;
+        fl_table t;
         if (k->fig != 5 || load_run(k, "stats.csv", &t))
             continue;
         for (int s = 0; s < FL_STAGE_COUNT; s++) {
             char name[48];
             snprintf(name, sizeof name, "ms_%s", fl_stage_names[s]);
-            ms[nrows][s] = column_median(&t, table_col(&t, name), t.rows > 4 ? 2 : 0);
+            ms[nrows][s] = column_median(&t, fl_table_col(&t, name), t.rows > 4 ? 2 : 0);
             used[s] |= ms[nrows][s] > 0.0;
         }
-        step_ms[nrows] = column_median(&t, table_col(&t, "ms_step"), t.rows > 4 ? 2 : 0);
+        step_ms[nrows] = column_median(&t, fl_table_col(&t, "ms_step"), t.rows > 4 ? 2 : 0);
         rows[nrows++] = i;
-        table_free(&t);
+        fl_table_free(&t);
     }
     fprintf(csv, "solver");
     fprintf(pct, "solver");
@@ -1040,19 +946,19 @@ static int figure5(figures *F)
     const char *best_label = NULL, *worst_label = NULL;
     for (int i = 0; i < F->n; i++) {
         const fig_case *k = &F->cases[i];
-        table t;
+        fl_table t;
         if (k->fig != 5 || load_run(k, "stats.csv", &t))
             continue;
-        int ct = table_col(&t, "time"), cx = table_col(&t, "front_x");
+        int ct = fl_table_col(&t, "time"), cx = fl_table_col(&t, "front_x");
         double *tt = malloc(sizeof(double) * (size_t)(t.rows + 1)), *xx = malloc(sizeof(double) * (size_t)(t.rows + 1));
         if (!tt || !xx) {
-            free(tt), free(xx), table_free(&t), fclose(csv);
+            free(tt), free(xx), fl_table_free(&t), fclose(csv);
             return fail_line("out of memory") + 1;
         }
         fprintf(csv, "\n\nT,%s\n", k->label);
         for (int q = 0; q < t.rows; q++) {
-            tt[q] = table_at(&t, q, ct);
-            xx[q] = x0 + table_at(&t, q, cx);
+            tt[q] = fl_table_at(&t, q, ct);
+            xx[q] = x0 + fl_table_at(&t, q, cx);
             fprintf(csv, "%.6g,%.6g\n", tt[q] / t_of_T, (xx[q] - x0) / a);
         }
         fl_front_point pts[32];
@@ -1072,7 +978,7 @@ static int figure5(figures *F)
                 worst_all = worst, worst_label = k->label;
         }
         free(tt), free(xx);
-        table_free(&t);
+        fl_table_free(&t);
     }
     if (close_csv(F, csv, fig_files[5]))
         return 2;
@@ -1101,7 +1007,7 @@ static int figure6(figures *F)
                "(the scene's own iteration counts: 2 for PCISPH and PBF); the median ms per step over steps 3 "
                "to 8, %d threads, log-log.",
             F->counts[0] * F->counts[0] * F->counts[0],
-            F->counts[F->n_counts - 1] * F->counts[F->n_counts - 1] * F->counts[F->n_counts - 1], F->threads);
+            F->counts[F->n_counts - 1] * F->counts[F->n_counts - 1] * F->counts[F->n_counts - 1], F->opt.threads);
     if (F->fig6_device)
         fprintf(r, " Every solver on the CPU, and the solvers that have a device version also on %s%s, the same "
                    "cases (the lines \"<solver> (%s)\").",
@@ -1122,7 +1028,7 @@ static int figure6(figures *F)
             char row[512] = "";
             for (int i = 0; i < F->n; i++) {
                 const fig_case *k = &F->cases[i];
-                table t;
+                fl_table t;
                 if (k->fig != 6 || strcmp(k->solver, fl_solvers[s]->name) != 0 || strcmp(k->device, device) != 0)
                     continue;
                 cases++;
@@ -1131,8 +1037,8 @@ static int figure6(figures *F)
                              k->group);
                     continue;
                 }
-                double ms = column_median(&t, table_col(&t, "ms_step"), t.rows > 4 ? 2 : 0);
-                table_free(&t);
+                double ms = column_median(&t, fl_table_col(&t, "ms_step"), t.rows > 4 ? 2 : 0);
+                fl_table_free(&t);
                 if (n == 0)
                     fprintf(csv, "%sparticles,%s\n", blocks++ ? "\n\n" : "", name);
                 fprintf(csv, "%d,%.5g\n", k->group, ms);
@@ -1232,15 +1138,15 @@ static int figure7(figures *F)
     fprintf(ph, "phase,start,end\n");
     for (int q = 0; q < np; q++)
         fprintf(ph, "%s,%.6g,%.6g\n", phases[q].name, phases[q].t0, phases[q].t1);
-    table t;
+    fl_table t;
     double mean[16][3] = {{0.0}}, fy_low = 0.0, t_low = 0.0;
     int rows[16] = {0}, loaded = k && !load_run(k, "tool.csv", &t);
     fprintf(csv, "time,fx,fy,fz\n");
     if (loaded) {
-        const int ct = table_col(&t, "time"), cf[3] = {table_col(&t, "fx"), table_col(&t, "fy"), table_col(&t, "fz")};
+        const int ct = fl_table_col(&t, "time"), cf[3] = {fl_table_col(&t, "fx"), fl_table_col(&t, "fy"), fl_table_col(&t, "fz")};
         for (int q = 0; q < t.rows; q++) {
-            const double time = table_at(&t, q, ct), f[3] = {table_at(&t, q, cf[0]), table_at(&t, q, cf[1]),
-                                                             table_at(&t, q, cf[2])};
+            const double time = fl_table_at(&t, q, ct), f[3] = {fl_table_at(&t, q, cf[0]), fl_table_at(&t, q, cf[1]),
+                                                             fl_table_at(&t, q, cf[2])};
             fprintf(csv, "%.6g,%.6g,%.6g,%.6g\n", time, f[0], f[1], f[2]);
             for (int p = 0; p < np; p++) {
                 if (!(time > phases[p].t0 && time <= phases[p].t1))
@@ -1252,7 +1158,7 @@ static int figure7(figures *F)
                     fy_low = f[1], t_low = time;
             }
         }
-        table_free(&t);
+        fl_table_free(&t);
     }
     int rc = close_csv(F, csv, fig_files[7]);
     if (close_csv(F, ph, "fig7_tool_phases") || rc)
@@ -1333,7 +1239,7 @@ static int figure8(figures *F)
                "bottom, moving towards the wall at 0.19 m/s) with the scene's adhesion and damping, the fluid "
                "resampled to each size, the geometry kept; %d steps a case at a step fixed per solver (the rate is "
                "per step; `dt_s` in the CSV): ",
-            F->rate_skip + 1, F->rate_steps, F->threads, F->rate_steps);
+            F->rate_skip + 1, F->rate_steps, F->opt.threads, F->rate_steps);
     for (int s = 0; fl_solvers[s]; s++)
         fprintf(r, "%s%s %.3g ms", s ? ", " : "", fl_solvers[s]->name, 1e3 * rate_dt(F, fl_solvers[s]->name));
     fprintf(r, ". The particle counts are the runs' own (`run.json`), the tool's volume cleared.\n\n");
@@ -1350,7 +1256,7 @@ static int figure8(figures *F)
             int cases = 0, points = 0, decoupled = 0, best = 0;
             for (int i = 0; i < F->n; i++) {
                 const fig_case *k = &F->cases[i];
-                table t;
+                fl_table t;
                 if (k->fig != 8 || strcmp(k->solver, fl_solvers[s]->name) != 0 || strcmp(k->device, device) != 0)
                     continue;
                 cases++;
@@ -1367,19 +1273,19 @@ static int figure8(figures *F)
                     continue;
                 }
                 device_ran |= on_device;
-                const int cms = table_col(&t, "step_ms"), cc = table_col(&t, "contacts");
-                const int cp[3] = {table_col(&t, "fx_pressure"), table_col(&t, "fy_pressure"),
-                                   table_col(&t, "fz_pressure")};
+                const int cms = fl_table_col(&t, "step_ms"), cc = fl_table_col(&t, "contacts");
+                const int cp[3] = {fl_table_col(&t, "fx_pressure"), fl_table_col(&t, "fy_pressure"),
+                                   fl_table_col(&t, "fz_pressure")};
                 double sum = 0.0, contacts = 0.0, reaction = 0.0;
                 int n = 0;
                 for (int q = 0; q < t.rows; q++) {
-                    contacts += table_at(&t, q, cc);
+                    contacts += fl_table_at(&t, q, cc);
                     for (int c = 0; c < 3; c++)
-                        reaction += fabs(table_at(&t, q, cp[c]));
+                        reaction += fabs(fl_table_at(&t, q, cp[c]));
                     if (q >= F->rate_skip)
-                        sum += table_at(&t, q, cms), n++;
+                        sum += fl_table_at(&t, q, cms), n++;
                 }
-                table_free(&t);
+                fl_table_free(&t);
                 if (contacts > 0.0 && reaction == 0.0) { /* the tool in the fluid, and no reaction from the solver */
                     decoupled = 1;
                     continue;
@@ -1427,7 +1333,7 @@ static int figure8(figures *F)
     fprintf(r, "\nReading: a step's cost grows about linearly with the particles, so the rate falls about as "
                "1/N; a haptic loop needs 1 kHz, and the last column is the largest run that held it here, on %d "
                "CPU threads. ",
-            F->threads);
+            F->opt.threads);
     fprintf(r, "These rates leave out the metrics a run computes after each step (`fluidlab tool` computes them "
                "too, for its stability criteria).\n");
     draw(F, 8);
@@ -1456,7 +1362,7 @@ static int figure9(figures *F)
                "the unit cube on an n^3 MAC grid, a column a quarter of it long and half its height, AIR around "
                "it, after one step of gravity; each preconditioner of `solvers.flip.preconditioner` to a relative "
                "residual of 1e-6 from p = 0, %d thread%s.\n\n| grid | fluid cells |",
-            F->threads, F->threads == 1 ? "" : "s");
+            F->opt.threads, F->opt.threads == 1 ? "" : "s");
     for (int q = 0; q < 4; q++)
         fprintf(r, " %s: iterations (s) |", names[q]);
     fprintf(r, "\n| --- | --- | --- | --- | --- | --- |\n");
@@ -1473,7 +1379,7 @@ static int figure9(figures *F)
             }
             iters[q][g] = res.reason == FL_PCG_CONVERGED_RTOL ? res.iterations : -res.iterations;
             fluid[g] = res.fluid_cells;
-            if (!F->quiet)
+            if (!F->opt.quiet)
                 fprintf(stderr, "fluidlab: figures: figure 9: %d^3 %s: %d iterations, %.2f s\n", F->grids[g],
                         names[q], res.iterations, secs[q][g]);
         }
@@ -1726,75 +1632,64 @@ static void device_note(const figures *F, char *out, int len)
              lists[0], lists[1][0] ? "; " : "", lists[1], lists[1][0] ? " ran on the CPU, having no device version" : "");
 }
 
+/* A word of figures' own (fl_jobs_parse). */
+static int figures_option(const char *a, const char *v, void *ctx)
+{
+    figures *F = ctx;
+    if (strcmp(a, "--quick") == 0) {
+        F->quick = 1;
+    } else if (strcmp(a, "--smoke") == 0) {
+        F->smoke = 1;
+    } else if (strcmp(a, "--no-plot") == 0) {
+        F->plot = 0;
+    } else if (strcmp(a, "--device") == 0 && v) {
+        if (!fl_device_known(v))
+            return -fail_line("--device %s: expected cpu, cuda or emu", v);
+        F->device = strcmp(v, "cpu") != 0 ? v : NULL;
+        return 2;
+    } else if (strcmp(a, "--only") == 0 && v) {
+        memset(F->only, 0, sizeof F->only);
+        char buf[256];
+        snprintf(buf, sizeof buf, "%s", v);
+        for (char *save = NULL, *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+            char *end;
+            long f = strtol(t, &end, 10);
+            if (strcmp(t, "tool") == 0) {
+                F->only[7] = F->only[8] = 1;
+                continue;
+            }
+            if (strcmp(t, "report_table2") == 0) {
+                F->only[FIG_TABLE2] = 1;
+                continue;
+            }
+            if (*end || f < 1 || f > FIG_COUNT)
+                return -fail_line("--only %s: expected figure numbers from 1 to %d, tool or report_table2, "
+                              "comma-separated", v, FIG_COUNT);
+            F->only[f] = 1;
+        }
+        int any = 0;
+        for (int f = 1; f <= FIG_TABLE2; f++)
+            any |= F->only[f];
+        if (!any)
+            return -fail_line("--only '%s': expected figure numbers from 1 to %d, tool or report_table2, "
+                              "comma-separated", v, FIG_COUNT);
+        return 2;
+    } else {
+        return 0;
+    }
+    return 1;
+}
+
 static int parse_args(figures *F, int argc, char **argv)
 {
-    for (int i = 0; i < argc; i++) {
-        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
-            fputs(figures_usage, stdout);
-            return -1;
-        } else if (strcmp(a, "--quick") == 0) {
-            F->quick = 1;
-        } else if (strcmp(a, "--smoke") == 0) {
-            F->smoke = 1;
-        } else if (strcmp(a, "--quiet") == 0) {
-            F->quiet = 1;
-        } else if (strcmp(a, "--resume") == 0) {
-            F->resume = 1;
-        } else if (strcmp(a, "--no-plot") == 0) {
-            F->plot = 0;
-        } else if (strcmp(a, "--out") == 0 && v) {
-            if (!*v || strlen(v) > FL_MAX_PATH)
-                return fail_line("--out: expected a folder name of 1 to %d characters, got %zu", FL_MAX_PATH,
-                                 strlen(v));
-            F->out = v, i++;
-        } else if (strcmp(a, "--device") == 0 && v) {
-            if (!fl_device_known(v))
-                return fail_line("--device %s: expected cpu, cuda or emu", v);
-            F->device = strcmp(v, "cpu") != 0 ? v : NULL, i++;
-        } else if (strcmp(a, "--threads") == 0 && v) {
-            char *end;
-            long t = strtol(v, &end, 10);
-            if (*end || t < 1 || t > 1024)
-                return fail_line("--threads %s: expected a whole number from 1 to 1024", v);
-            F->threads = (int)t, i++;
-        } else if (strcmp(a, "--only") == 0 && v) {
-            memset(F->only, 0, sizeof F->only);
-            char buf[256];
-            snprintf(buf, sizeof buf, "%s", v);
-            for (char *save = NULL, *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
-                char *end;
-                long f = strtol(t, &end, 10);
-                if (strcmp(t, "tool") == 0) {
-                    F->only[7] = F->only[8] = 1;
-                    continue;
-                }
-                if (strcmp(t, "report_table2") == 0) {
-                    F->only[FIG_TABLE2] = 1;
-                    continue;
-                }
-                if (*end || f < 1 || f > FIG_COUNT)
-                    return fail_line("--only %s: expected figure numbers from 1 to %d, tool or report_table2, "
-                                     "comma-separated", v, FIG_COUNT);
-                F->only[f] = 1;
-            }
-            int any = 0;
-            for (int f = 1; f <= FIG_TABLE2; f++)
-                any |= F->only[f];
-            if (!any)
-                return fail_line("--only '%s': expected figure numbers from 1 to %d, tool or report_table2, "
-                                 "comma-separated", v, FIG_COUNT);
-            i++;
-        } else {
-            return fail_line("%s: unknown option%s (see fluidlab figures --help)", a,
-                             v || a[0] != '-' ? "" : " or missing value");
-        }
-    }
+    const int rc = fl_jobs_parse("figures", figures_usage, argc, argv, &F->opt, figures_option, F);
+    if (rc)
+        return rc;
     if (F->quick && F->smoke)
         return fail_line("%s", "--quick and --smoke: expected one of them (or neither, for the full run)");
-    if (F->plot && strchr(F->out, '\''))
+    if (F->plot && strchr(F->opt.out, '\''))
         return fail_line("--out %s: a folder name with a quote cannot be passed to gnuplot (or use --no-plot)",
-                         F->out);
+                         F->opt.out);
     fl_error err;
     if (F->device && fl_device_check(F->device, &err))
         return fail_line("%s", err.msg);
@@ -1874,34 +1769,21 @@ static int figures_run(figures *F)
             done += F->cases[i].ran;
         fprintf(stderr, "fluidlab: figures: interrupted by %s after %d of %d runs; no figure was made, the runs "
                         "are in %s/runs/ (each run.json says how it ended)\n",
-                fl_interrupted() == SIGINT ? "SIGINT" : "SIGTERM", done, F->n, F->out);
+                fl_interrupted() == SIGINT ? "SIGINT" : "SIGTERM", done, F->n, F->opt.out);
         return 128 + fl_interrupted();
     }
-    char report_path[1100], tmp_path[1200];
-    snprintf(report_path, sizeof report_path, "%s/report.md", F->out);
-    snprintf(tmp_path, sizeof tmp_path, "%s/report.md.part", F->out);
+    char report_path[1100];
+    snprintf(report_path, sizeof report_path, "%s/report.md", F->opt.out);
     fl_error err;
-    if (fl_make_dirs(F->out, &err))
+    if (!(F->report = fl_part_open(report_path, &err)))
         return fail_line("%s", err.msg) + 1;
-    if (!(F->report = fl_open_written(tmp_path, &err)))
-        return fail_line("%s", err.msg) + 1;
-    char machine[256], date[32];
-    fl_machine_description(machine, sizeof machine);
-    time_t now = time(NULL);
-    strftime(date, sizeof date, "%Y-%m-%d %H:%M UTC", gmtime(&now));
     char note[1024];
     device_note(F, note, sizeof note);
-    char ranks[64] = "", earlier[96] = "";
-    if (jobs.ranks > 1)
-        snprintf(ranks, sizeof ranks, "%d MPI ranks x ", jobs.ranks);
-    if (resumed)
-        snprintf(earlier, sizeof earlier, " (%d of them from an earlier command, `--resume`)", resumed);
-    fprintf(F->report, "# fluidlab figures\n\nMade by `%s` (%s resolutions) on %s, %s%d thread%s, commit %s, %s; "
-                      "%d runs%s in %.0f s. Each run's folder (stats.csv, convergence.csv, run.json) is in "
-                      "`runs/`.%s\n",
-            F->command, F->smoke ? "smoke-test" : F->quick ? "quick" : "full", machine, ranks, F->threads,
-            F->threads == 1 ? "" : "s", FL_COMMIT,
-            date, F->n, earlier, (fl_now_ms() - t0) * 1e-3, note);
+    fprintf(F->report, "# fluidlab figures\n\n");
+    fl_report_made_by(F->report, F->opt.command, F->smoke ? "smoke-test resolutions" : F->quick ? "quick resolutions"
+                                                                                          : "full resolutions",
+                      &jobs, F->opt.threads, resumed, (fl_now_ms() - t0) * 1e-3);
+    fprintf(F->report, " Each run's folder (stats.csv, convergence.csv, run.json) is in `runs/`.%s\n", note);
     int (*const make[FIG_COUNT + 1])(figures *) = {NULL,    figure1, figure2, figure3, figure4,
                                                    figure5, figure6, figure7, figure8, figure9};
     for (int f = 1; f <= FIG_COUNT && rc == 0; f++)
@@ -1909,14 +1791,10 @@ static int figures_run(figures *F)
             rc = make[f](F);
     if (F->only[FIG_TABLE2] && rc == 0)
         rc = table2(F);
-    if (fl_close_written(F->report, tmp_path, &err) && rc == 0)
+    if (fl_part_close(F->report, report_path, rc == 0, &err) && rc == 0)
         rc = fail_line("%s", err.msg) + 1;
-    if (rc == 0 && rename(tmp_path, report_path) != 0)
-        rc = fail_line("%s: cannot write: %s", report_path, strerror(errno)) + 1;
-    if (rc) {
-        unlink(tmp_path);
+    if (rc)
         return rc;
-    }
     int unstable = 0, failed = 0;
     for (int i = 0; i < F->n; i++) { /* interrupted: a rank stopped alone (rank 0 was not) */
         const int stopped = !F->cases[i].ran || F->cases[i].res.status == FL_RUN_INTERRUPTED;
@@ -1927,7 +1805,7 @@ static int figures_run(figures *F)
         snprintf(on, sizeof on, " on %d ranks", jobs.ranks);
     fprintf(stderr, "fluidlab: figures: %d runs (%d unstable, %d did not run or finish, all recorded) in %.0f s%s; "
                     "output in %s/ (report.md)\n",
-            F->n, unstable, failed, (fl_now_ms() - t0) * 1e-3, on, F->out);
+            F->n, unstable, failed, (fl_now_ms() - t0) * 1e-3, on, F->opt.out);
     return failed ? 4 : 0;
 }
 
@@ -1935,18 +1813,13 @@ int fl_figures_main(int argc, char **argv)
 {
     static figures F; /* the cases are large */
     memset(&F, 0, sizeof F);
-    F.out = "out/figures";
+    F.opt.out = "out/figures";
     F.plot = 1;
     for (int f = 1; f <= FIG_TABLE2; f++)
         F.only[f] = 1;
     int prc = parse_args(&F, argc, argv);
     if (prc)
         return prc < 0 ? 0 : 1;
-    snprintf(F.command, sizeof F.command, "fluidlab figures");
-    for (int i = 0; i < argc; i++)
-        snprintf(F.command + strlen(F.command), sizeof F.command - strlen(F.command), " %s", argv[i]);
-    if (F.threads == 0)
-        F.threads = omp_get_max_threads();
     resolutions(&F);
     if (F.only[7] || F.only[8]) { /* the tool's figures: the path and the spacing of tool_cup as shipped */
         char path[1024];

@@ -1,13 +1,16 @@
-/* front.h: the dam-break front against Martin & Moyce (1952): their
- * measured surge front (reference/martin_moyce_1952_n2.csv) and the
- * comparison of a run's front history with it, non-dimensionalised as they
- * did: Z = x / a against T = t sqrt(2 g / a), for a column of width a and
- * height 2 a. One implementation for the tests and the figures. */
+/* front.h: the dam break against Martin & Moyce (1952): their measured
+ * surge front and residual column height (reference/martin_moyce_1952_n2.csv)
+ * and the comparison of a run's history with them, non-dimensionalised as
+ * they did: the front Z = x / a against T = t sqrt(2 g / a), the height
+ * H = eta / (2 a) against tau = t sqrt(g / a), for a column of width a and
+ * height 2 a. One implementation for the tests, the figures and validate. */
 #ifndef FL_FRONT_H
 #define FL_FRONT_H
 
 #include "fl_common.h"
 
+/* A point of the comparison; for the column height (fl_height_compare) T
+ * is tau and Z is H. */
 typedef struct fl_front_point {
     double T;      /* Martin & Moyce's non-dimensional time, t sqrt(2 g / a) */
     double Z_mm;   /* their front, x / a */
@@ -35,5 +38,16 @@ int fl_martin_moyce_file(const char *path, double *T, double *Z, int max, fl_err
  * not positive or Martin & Moyce's file cannot be read. */
 int fl_front_compare(const double *t, const double *x, int n, double a, double x0, double g,
                      double T_lo, double T_hi, fl_front_point *out, int max, double *worst);
+
+/* Reads their residual column height (tau, H), the height_H_vs_tau rows of
+ * the same file: the number of points (17) or -1 with err set. */
+int fl_martin_moyce_height(double *tau, double *H, int max, fl_error *err);
+
+/* fl_front_compare for the residual column height: a history (t[k], y[k])
+ * of the column's top (m) over a floor at y = y0, compared with their
+ * H = (y - y0) / (2 a) at tau = t sqrt(g / a) over tau_lo <= tau <= tau_hi;
+ * the same points, count, *worst and -1. */
+int fl_height_compare(const double *t, const double *y, int n, double a, double y0, double g,
+                      double tau_lo, double tau_hi, fl_front_point *out, int max, double *worst);
 
 #endif

@@ -2,7 +2,8 @@
  * line of an error, and chooses the exit code:
  *   0 done (and stable), 1 bad input or usage, 2 an output could not be
  *   written, 3 the run went unstable (its output is written), 4 figures,
- *   sweep or compare done but some runs failed or are missing (recorded).
+ *   sweep, compare or validate done but some runs failed or are missing
+ *   (recorded).
  * Under MPI (dispatch.h) every rank parses the same command line; rank 0
  * alone prints its errors and writes the command's files. */
 #define _POSIX_C_SOURCE 200809L
@@ -24,6 +25,7 @@
 #include "render.h"
 #include "surface.h"
 #include "course.h"
+#include "validate.h"
 #ifdef FL_HAVE_CUDA
 #include "cuda_device.h"
 #endif
@@ -65,6 +67,15 @@ static const char *usage =
     "                         out/figures): PNG, SVG, CSV and report.md; --device:\n"
     "                         the particle solvers on it (figure 6: on it and the\n"
     "                         CPU); see fluidlab figures --help\n"
+    "  validate [--quick] [--only LIST] [--out DIR] [--threads N] [--resume]\n"
+    "                         the solvers against physics with known answers, each\n"
+    "                         case at three resolutions: the hydrostatic tank's\n"
+    "                         pressure slope, the Martin & Moyce dam break (front and\n"
+    "                         column height), a still tank's spurious speeds and\n"
+    "                         volume drift; DIR/report.md (default out/validate) with\n"
+    "                         the order of convergence, one figure per case (PNG, SVG,\n"
+    "                         CSV); --quick: about 80 s on two cores; see fluidlab\n"
+    "                         validate --help\n"
     "  tool SCENE --solver NAME [--input FILE|-] [--out DIR] [--threads N]\n"
     "       [--set KEY=VALUE]... [--dt S]\n"
     "                         the streamed tool loop: SCENE's tool driven by lines\n"
@@ -173,12 +184,12 @@ static const char *usage =
     "DIR/summary.png and .svg (when gnuplot is installed), DIR/frames/ and\n"
     "DIR/frames.pvd with --save.\n"
     "Exit codes: 0 done, 1 bad input, 2 output error (run.json says incomplete),\n"
-    "3 the run went unstable (see run.json), 4 figures, sweep or compare: some\n"
+    "3 the run went unstable (see run.json), 4 figures, sweep, compare or validate: some\n"
     "runs failed or are missing (each recorded; --resume runs the missing),\n"
     "130 / 143 interrupted by SIGINT / SIGTERM (the run stops at the end of its\n"
     "step, run.json says interrupted; a second signal stops at once).\n"
     "\n"
-    "MPI: mpirun -np N fluidlab figures (or sweep, compare) spreads the runs over\n"
+    "MPI: mpirun -np N fluidlab figures (or sweep, compare, validate) spreads the runs over\n"
     "N ranks, each run on --threads threads; the files are those of one rank.\n"
     "See docs/mpi.md.\n";
 
@@ -449,37 +460,18 @@ static int parse_command(int argc, char **argv, fl_run_config *c, int *plot, con
     return 0;
 }
 
-/* The outcome of a run job after fl_dispatch_run, on rank 0: a fatal
- * one (an output error, or bad input on the first run: the scene or an
- * override) printed, and its exit code (2 or 1); else -1 to go on. */
-static int fatal_job(const fl_jobs *j, const fl_run_outcome *out)
-{
-    for (int k = 0; k < j->n; k++)
-        if (j->state[k] == FL_JOB_FATAL)
-            return die("%s", out[k].error) + (out[k].code == FL_ERR_IO);
-    return -1;
-}
-
 /* Runs a command's run jobs over the ranks (fl_dispatch_run). Returns the
  * command's exit code on a rank other than 0 (0: rank 0 writes the files)
- * and after a fatal job; else -1, with each job a finished run left
- * unreported (an interrupt) read back from its folder dirs[k], and the
- * jobs missing, failed or interrupted counted in *missing. */
+ * and after a fatal job (an output error, or bad input on the first run:
+ * the scene or an override; printed, 2 or 1); else -1, with the runs
+ * gathered by fl_run_jobs_gather (the missing counted in *missing). */
 static int gather_runs(fl_jobs *j, fl_run_outcome *out, const char *const *dirs, int *missing)
 {
     fl_dispatch_run(j);
     if (fl_dispatch_rank() != 0)
         return 0;
-    int rc = fatal_job(j, out);
-    if (rc >= 0)
-        return rc;
-    *missing = 0;
-    for (int k = 0; k < j->n; k++) {
-        if (j->state[k] == FL_JOB_MISSING && fl_run_reload(dirs[k], &out[k])) /* finished, not reported */
-            j->state[k] = FL_JOB_DONE;
-        *missing += j->state[k] == FL_JOB_MISSING || !out[k].ran || out[k].result.status == FL_RUN_INTERRUPTED;
-    }
-    return -1;
+    const int k = fl_run_jobs_gather(j, out, dirs, missing);
+    return k >= 0 ? die("%s", out[k].error) + (out[k].code == FL_ERR_IO) : -1;
 }
 
 /* " on 3 ranks" after an MPI dispatch, "" on one rank. */
@@ -1020,13 +1012,14 @@ static int command(int argc, char **argv)
     /* the commands that run scenes stop cleanly at the end of a step (surface: of a frame) */
     if (strcmp(cmd, "run") == 0 || strcmp(cmd, "compare") == 0 || strcmp(cmd, "sweep") == 0 ||
         strcmp(cmd, "figures") == 0 || strcmp(cmd, "tool") == 0 || strcmp(cmd, "surface") == 0 ||
-        strcmp(cmd, "course") == 0)
+        strcmp(cmd, "course") == 0 || strcmp(cmd, "validate") == 0)
         fl_interrupt_install();
     /* under MPI, the commands whose runs are spread over the ranks; another
      * would run once per rank into the same folder */
     if (fl_dispatch_size() > 1 && strcmp(cmd, "figures") != 0 && strcmp(cmd, "sweep") != 0 &&
-        strcmp(cmd, "compare") != 0 && strcmp(cmd, "course") != 0)
-        return die("%s: runs on one rank; under mpirun use figures, sweep, compare or course --check (docs/mpi.md)",
+        strcmp(cmd, "compare") != 0 && strcmp(cmd, "course") != 0 && strcmp(cmd, "validate") != 0)
+        return die("%s: runs on one rank; under mpirun use figures, sweep, compare, validate or course --check "
+                   "(docs/mpi.md)",
                    cmd);
     if (argc < 2) {
         char *def[] = {"--quick"};
@@ -1039,9 +1032,9 @@ static int command(int argc, char **argv)
     if (strcmp(cmd, "kernels") == 0) /* with its own help */
         return fl_kernels_main(argc - 2, argv + 2);
     /* COMMAND --help: run, compare, sweep, bench and list are described in
-     * the one help (tool, figures, render and surface have their own) */
+     * the one help (tool, figures, validate, render and surface have their own) */
     for (int k = 2; k < argc && strcmp(cmd, "tool") != 0 && strcmp(cmd, "figures") != 0 && strcmp(cmd, "render") != 0 &&
-                    strcmp(cmd, "surface") != 0 && strcmp(cmd, "course") != 0;
+                    strcmp(cmd, "surface") != 0 && strcmp(cmd, "course") != 0 && strcmp(cmd, "validate") != 0;
          k++)
         if (strcmp(argv[k], "--help") == 0 || strcmp(argv[k], "-h") == 0) {
             fputs(usage, stdout);
@@ -1073,6 +1066,8 @@ static int command(int argc, char **argv)
         return fl_surface_main(argc - 2, argv + 2);
     if (strcmp(cmd, "course") == 0)
         return fl_course_main(argc - 2, argv + 2);
+    if (strcmp(cmd, "validate") == 0)
+        return fl_validate_main(argc - 2, argv + 2);
     return die("%s: unknown command (see fluidlab --help)", cmd);
 }
 

@@ -71,12 +71,11 @@ int fl_steps(const fl_solver_ops *ops, void *solver, fl_world *w, double dt, int
     return rc;
 }
 
-/* The shipped scene called name, loaded and built; FL_OK or the error. */
-static int open_scene(const char *name, fl_scene *s, fl_world *w, fl_error *err)
+int fl_open_scene(const char *name, const char *const *sets, int nsets, fl_scene *s, fl_world *w, fl_error *err)
 {
     char path[1024];
     fl_resolve_scene(name, path, sizeof path);
-    int rc = fl_scene_load(path, NULL, 0, s, err);
+    int rc = fl_scene_load(path, sets, nsets, s, err);
     if (rc == FL_OK && (rc = fl_build_world(s, w, err)) != FL_OK)
         fl_scene_free(s);
     return rc;
@@ -86,7 +85,7 @@ int fl_pbf_tank_history(const char *const *sets, int nsets, double *max, double 
 {
     fl_scene s;
     fl_world w;
-    if (open_scene("hydrostatic_2d", &s, &w, err))
+    if (fl_open_scene("hydrostatic_2d", NULL, 0, &s, &w, err))
         return 0;
     fl_step_stats *st = calloc(1, sizeof *st);
     const fl_solver_ops *ops = fl_solver_find("pbf");
@@ -121,7 +120,7 @@ double fl_pbf_surface_clumping(double scorr_k, int sparse, double *mean, fl_erro
     fl_world w;
     fl_nbgrid g;
     *mean = NAN;
-    if (open_scene("dam_break_2d", &s, &w, err))
+    if (fl_open_scene("dam_break_2d", NULL, 0, &s, &w, err))
         return NAN;
     char set[64];
     snprintf(set, sizeof set, "scorr_k=%g", scorr_k);

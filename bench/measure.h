@@ -6,6 +6,7 @@
 
 #include "nbgrid.h"
 #include "pcg.h"
+#include "scene.h"
 #include "solver.h"
 #include "world.h"
 
@@ -16,6 +17,11 @@
  * rho0 g / kappa (kappa is 1 for an exact gradient; 0.947 for spiky at
  * h = 2d, 0.874 on the square lattice). */
 double fl_lattice_gradient_factor(double d, double h, double mass, double rho0, int dims);
+
+/* The scene called name (a name from scenes/ or a path) with the
+ * overrides sets ("KEY=VALUE", as --set), loaded into *s and built into *w
+ * (fl_build_world): FL_OK, or the error in err with nothing left to free. */
+int fl_open_scene(const char *name, const char *const *sets, int nsets, fl_scene *s, fl_world *w, fl_error *err);
 
 /* Solver ops on w with the parameters "KEY=VALUE" of sets ("true" and
  * "false" are 1 and 0; the scene's own ignored), section naming them in

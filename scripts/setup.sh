@@ -8,7 +8,7 @@ build=${1:-build}
 shift || true
 
 need=()
-# libopenmpi-dev, openmpi-bin: mpirun spreads figures, sweep and compare over
+# libopenmpi-dev, openmpi-bin: mpirun spreads figures, sweep, compare and validate over
 # ranks (docs/mpi.md); the build without them is the one-rank one
 for pkg in cmake gcc make libcjson-dev zlib1g-dev gnuplot-nox libopenmpi-dev openmpi-bin; do
   dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || need+=("$pkg")

@@ -131,32 +131,23 @@ check "bench --scaling: scaling.png is not blank, and the svg ($(cat "$dir/colou
 "$bin" kernels --help | grep -q "usage: fluidlab kernels"
 check "kernels --help" $?
 
-# bad input: one line on stderr, exit 1, no output folder
-refused() { # name, expected text, command...
-  local name=$1 want=$2
-  shift 2
-  rm -rf "$dir/refused"
-  "$@" >/dev/null 2>"$dir/err"
-  local rc=$?
-  [ $rc -eq 1 ] && [ "$(wc -l <"$dir/err")" -eq 1 ] && grep -q -- "$want" "$dir/err" && [ ! -e "$dir/refused" ]
-  check "$name refused, nothing written (exit $rc: $(head -n 1 "$dir/err"))" $?
-}
-refused "--save grid with sph" "has no MAC grid" \
+# bad input: one line on stderr, exit 1, no output folder (cli_common.sh's refused)
+refused "--save grid with sph" "has no MAC grid" "$dir/refused" \
   "$bin" run dam_break_2d --solver sph --frames 1 "${small[@]}" --save grid --out "$dir/refused"
-refused "--color colour" "unknown field" \
+refused "--color colour" "unknown field" "$dir/refused" \
   "$bin" run dam_break_2d --solver sph --frames 1 "${small[@]}" --save png --color colour --out "$dir/refused"
-refused "--color without --save png" "only with --save png" \
+refused "--color without --save png" "only with --save png" "$dir/refused" \
   "$bin" run dam_break_2d --solver sph --frames 1 "${small[@]}" --color density --out "$dir/refused"
-refused "--color pressure with flip" "keeps no pressure" \
+refused "--color pressure with flip" "keeps no pressure" "$dir/refused" \
   "$bin" run dam_break_2d --solver flip --frames 1 "${small[@]}" --save png --color pressure --out "$dir/refused"
-refused "--save pgn" "expected a comma-separated list" \
+refused "--save pgn" "expected a comma-separated list" "$dir/refused" \
   "$bin" run dam_break_2d --solver sph --frames 1 "${small[@]}" --save pgn --out "$dir/refused"
-refused "--save png without gnuplot on the PATH" "gnuplot not found" \
+refused "--save png without gnuplot on the PATH" "gnuplot not found" "$dir/refused" \
   env PATH=/nonexistent "$bin" run dam_break_2d --solver sph --frames 1 "${small[@]}" --save png --out "$dir/refused"
-refused "kernels without gnuplot on the PATH" "gnuplot not found" env PATH=/nonexistent "$bin" kernels --out "$dir/refused"
-refused "kernels --dims 4" "expected 2 or 3" "$bin" kernels --dims 4 --out "$dir/refused"
-refused "kernels --h -1" "expected a positive number" "$bin" kernels --h -1 --out "$dir/refused"
-refused "bench --scaling on a device" "thread scaling" "$bin" bench sph --scaling --device emu --out "$dir/refused"
-refused "bench --scaling grid" "expected solvers" "$bin" bench grid --scaling --out "$dir/refused"
-refused "bench --out without --scaling" "only with --scaling" "$bin" bench sph --out "$dir/refused"
+refused "kernels without gnuplot on the PATH" "gnuplot not found" "$dir/refused" env PATH=/nonexistent "$bin" kernels --out "$dir/refused"
+refused "kernels --dims 4" "expected 2 or 3" "$dir/refused" "$bin" kernels --dims 4 --out "$dir/refused"
+refused "kernels --h -1" "expected a positive number" "$dir/refused" "$bin" kernels --h -1 --out "$dir/refused"
+refused "bench --scaling on a device" "thread scaling" "$dir/refused" "$bin" bench sph --scaling --device emu --out "$dir/refused"
+refused "bench --scaling grid" "expected solvers" "$dir/refused" "$bin" bench grid --scaling --out "$dir/refused"
+refused "bench --out without --scaling" "only with --scaling" "$dir/refused" "$bin" bench sph --out "$dir/refused"
 report

@@ -12,7 +12,11 @@
  *     time) gives the piecewise-linear front between its samples.
  *  4. Filters: T in [1, 3] keeps 11 of the 15 points; a history that ends
  *     at T = 2 keeps 7, one that starts at T = 1.43 keeps 12; max = 5 keeps
- *     the first 5; an empty history none; a or g not positive gives -1. */
+ *     the first 5; an empty history none; a or g not positive gives -1.
+ *  5. The residual column height: fl_martin_moyce_height reads the 17
+ *     height points; their own curve as a history of the column's top
+ *     (tau sqrt(a / g), y0 + 2 a H) compares with every err 0 (1e-12) over
+ *     0.5 <= tau <= 2.5 (11 points), and 5 % lower everywhere with -0.05. */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -165,11 +169,36 @@ static void filters(void)
     ENSURE(fl_front_compare(t, x, n, a, x0, -9.81, 0.0, 10.0, pt, 32, &worst) == -1);
 }
 
+static void column_height(void)
+{
+    double tau[32], H[32], t[33], y[33];
+    fl_error err = {""};
+    const int n = fl_martin_moyce_height(tau, H, 32, &err);
+    ENSURE(n == 17);
+    ENSURE(n > 0 && tau[0] == 0.56 && H[0] == 0.94 && tau[n - 1] == 7.4 && H[n - 1] == 0.06);
+    const double a = 0.2, y0 = -0.1, g = 9.81;
+    static const double scales[2] = {1.0, 0.95};
+    for (int q = 0; q < 2; q++) {
+        const double scale = scales[q];
+        t[0] = 0.0, y[0] = y0 + 2.0 * a;
+        for (int p = 0; p < n && n <= 32; p++)
+            t[p + 1] = tau[p] * sqrt(a / g), y[p + 1] = y0 + scale * 2.0 * a * H[p];
+        fl_front_point pt[32];
+        double worst;
+        const int c = fl_height_compare(t, y, n + 1, a, y0, g, 0.5, 2.5, pt, 32, &worst);
+        ENSURE(c == 11);
+        for (int p = 0; p < c; p++)
+            ENSURE_NEAR(pt[p].err, scale - 1.0, 1e-12);
+        ENSURE_NEAR(worst, 1.0 - scale, 1e-12);
+    }
+}
+
 int main(void)
 {
     reading();
     exact_curves();
     interpolation();
     filters();
+    column_height();
     return fl_test_report("test_front");
 }
