@@ -603,15 +603,24 @@ static int open_two(const figures *F, const char *a, const char *b, FILE **fa, F
     return *fb != NULL;
 }
 
+/* Figure f's data file DIR/<its name>.csv opened and its report section
+ * begun: the file, or NULL with one line said. */
+static FILE *begin_figure(figures *F, int f)
+{
+    char path[1200];
+    FILE *csv = open_csv(F, fig_files[f], path, sizeof path);
+    if (csv)
+        section_head(F, f, NULL);
+    return csv;
+}
+
 /* ---- figure 1: density over time ----------------------------------------- */
 
 static int figure1(figures *F)
 {
-    char path[1200];
-    FILE *csv = open_csv(F, fig_files[1], path, sizeof path);
+    FILE *csv = begin_figure(F, 1);
     if (!csv)
         return 2;
-    section_head(F, 1, NULL);
     FILE *r = F->report;
     fprintf(r, "The drop (`scenes/drop.json`, d = %g m): a cube of water falls into a pool. The PBF paper's "
                "comparison at equal pressure iterations per 60 Hz frame, PBF with 4 steps x 10 iterations "
@@ -838,11 +847,9 @@ static int figure3(figures *F)
 
 static int figure4(figures *F)
 {
-    char path[1200];
-    FILE *csv = open_csv(F, fig_files[4], path, sizeof path);
+    FILE *csv = begin_figure(F, 4);
     if (!csv)
         return 2;
-    section_head(F, 4, NULL);
     FILE *r = F->report;
     fprintf(r, "The dam break (d = %g m) for 3 s at 60 frames per second and 1 to %d steps per frame, "
                "every solver at its own iteration counts, checked after every step against the stability "
@@ -997,11 +1004,9 @@ static int figure5(figures *F)
 
 static int figure6(figures *F)
 {
-    char path[1200];
-    FILE *csv = open_csv(F, fig_files[6], path, sizeof path);
+    FILE *csv = begin_figure(F, 6);
     if (!csv)
         return 2;
-    section_head(F, 6, NULL);
     FILE *r = F->report;
     fprintf(r, "The 1 m cube of `scenes/dam_break_59k.json` sampled at %d to %d particles, 8 steps of 0.5 ms "
                "(the scene's own iteration counts: 2 for PCISPH and PBF); the median ms per step over steps 3 "
@@ -1226,11 +1231,9 @@ static int run_particles(const fig_case *k)
 
 static int figure8(figures *F)
 {
-    char path[1200];
-    FILE *csv = open_csv(F, fig_files[8], path, sizeof path);
+    FILE *csv = begin_figure(F, 8);
     if (!csv)
         return 2;
-    section_head(F, 8, NULL);
     FILE *r = F->report;
     fprintf(r, "Tool-loop steps per second (a step of the solver with the tool placed before it and the fluid's "
                "force on it summed after it: 1000 / the mean of `tool.csv`'s `step_ms` over steps %d to %d) "
@@ -1352,11 +1355,9 @@ static int figure9(figures *F)
 {
     static const char *const names[4] = {"MICCG", "Jacobi-PCG", "CG", "MGPCG"};
     static const fl_precond pre[4] = {FL_PRECOND_MIC0, FL_PRECOND_JACOBI, FL_PRECOND_NONE, FL_PRECOND_MG};
-    char path[1200];
-    FILE *csv = open_csv(F, fig_files[9], path, sizeof path);
+    FILE *csv = begin_figure(F, 9);
     if (!csv)
         return 2;
-    section_head(F, 9, NULL);
     FILE *r = F->report;
     fprintf(r, "FLIP's pressure solve on the dam break's first projection (`fl_dam_projection`, bench/measure.c): "
                "the unit cube on an n^3 MAC grid, a column a quarter of it long and half its height, AIR around "
