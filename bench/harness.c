@@ -290,11 +290,11 @@ static void pvd_free(pvd_list *l)
     memset(l, 0, sizeof *l);
 }
 
-/* Room for the frames of a run up to t_end (frame_dt apart), the initial
- * one included. */
-static int pvd_reserve(pvd_list *l, double t_end, double frame_dt, fl_error *err)
+/* Room for a run's frames: the initial one, `frames` more, and one at
+ * the end. */
+static int pvd_reserve(pvd_list *l, double frames, fl_error *err)
 {
-    double n = ceil(t_end / frame_dt - 1e-9) + 2.0;
+    double n = frames + 2.0;
     if (!(n < 1e7))
         return fl_fail(err, FL_ERR_INPUT, "--save vtu: %.3g frames are more than frames.pvd lists (at most 1e7)", n);
     l->capacity = (int)n;
@@ -737,7 +737,11 @@ static int run_prepare(const fl_run_config *c, run_state *r, run_clock *clk, fl_
         return rc;
     if (c->save_grid && !(r->mac = fl_flip_grid(r->solver, err)))
         return FL_ERR_MEMORY;
-    return c->save_vtu ? pvd_reserve(&r->pvd, clk->t_end, clk->frame_dt, err) : FL_OK;
+    /* an adaptive run lands on every frame time; a fixed one saves every
+     * spf steps, which is not a frame apart when the step does not divide
+     * the frame */
+    const double frames = clk->adaptive ? ceil(clk->t_end / clk->frame_dt - 1e-9) : (double)(clk->steps / clk->spf);
+    return c->save_vtu ? pvd_reserve(&r->pvd, frames, err) : FL_OK;
 }
 
 /* DIR/tool.csv, with its header. */

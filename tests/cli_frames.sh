@@ -4,7 +4,8 @@
 # series; our reader (test_io check-run) and, where python3-vtk9 is
 # installed, VTK's own (check_vtu.py --run) read the series back and find
 # the .bin frames' positions and times, bit for bit. An interrupted run
-# leaves a .pvd listing exactly the frames it wrote.
+# leaves a .pvd listing exactly the frames it wrote; a fixed step that does
+# not divide the frame saves every few steps, and the .pvd lists them all.
 # usage: cli_frames.sh FLUIDLAB SCRATCH_DIR TEST_IO PYTHON3|none CHECK_VTU_PY
 set -u
 source "$(dirname "$0")/cli_common.sh"
@@ -45,5 +46,16 @@ written=$(ls "$out"/frames/*.vtu | wc -l)
 [ "$listed" -eq "$written" ] && [ "$listed" -ge 4 ]; check "interrupted: frames.pvd lists the $written frames written ($listed)" $?
 grep -Eq "\"frames_saved\":[[:space:]]*$written," "$out/run.json"; check "interrupted: run.json counts them" $?
 "$test_io" check-run "$out"; check "interrupted: our reader reads the series" $?
+
+# a fixed step that does not divide the frame (1/48 s at 20 fps): a frame
+# every 2 steps, 12 of them in 0.5 s where 10 frame times fit; frames.pvd
+# has room for them all (it used to stop the run after the 12th planned)
+out="$dir/uneven"
+"$bin" run dam_break_2d --solver pbf --dt 0.0208333333 --set time.fps=20 --set time.duration=0.5 \
+  --set fluid.spacing=0.04 --save vtu --quiet --no-plot --out "$out" 2>"$dir/uneven.txt"
+check "a step that does not divide the frame: exit 0 ($(head -n 1 "$dir/uneven.txt"))" $?
+listed=$(grep -c '<DataSet ' "$out/frames.pvd")
+written=$(ls "$out"/frames/*.vtu | wc -l)
+[ "$listed" -eq "$written" ] && [ "$written" -eq 13 ]; check "uneven: frames.pvd lists all 13 frames ($listed of $written)" $?
 
 report
