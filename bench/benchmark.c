@@ -511,8 +511,8 @@ static int bench_scaling(const bench_opts *o, const char *const *targets, int nt
         rc = 2;
     }
     snprintf(path, sizeof path, "%s/scaling.csv", o->out_dir);
-    if (rc == 0 && !(f = fopen(path, "w"))) {
-        fprintf(stderr, "fluidlab: bench --scaling: %s: cannot write it (%s)\n", path, strerror(errno));
+    if (rc == 0 && !(f = fl_open_written(path, &err))) {
+        fprintf(stderr, "fluidlab: bench --scaling: %s\n", err.msg);
         rc = 2;
     }
     if (rc == 0) {
@@ -551,12 +551,6 @@ static int bench_scaling(const bench_opts *o, const char *const *targets, int nt
     return rc;
 }
 
-/* --tool: the tool loop's rate, one row per size: the scene at about that
- * many fluid particles, o->warmup untimed steps, then o->steps timed steps
- * of the tool loop (fl_tool_loop_step: the tool placed, the solver's step,
- * the fluid's force on it; with --metrics the run's metrics too, as
- * `fluidlab tool` computes them). dt is the scene's (or --dt), whatever
- * the spacing: the rate is per step. */
 /* Where a tool-loop step's time goes: the solver's stages, mean ms a
  * step (a device's are its own timers, e.g. CUDA events), and the rest of
  * the step's mean wall time, to stderr (the table stays one table). */
@@ -571,6 +565,12 @@ static void print_tool_stages(const double stage[FL_STAGE_COUNT], double mean)
     fprintf(stderr, "; not in a stage %.3f\n", mean - timed);
 }
 
+/* --tool: the tool loop's rate, one row per size: the scene at about that
+ * many fluid particles, o->warmup untimed steps, then o->steps timed steps
+ * of the tool loop (fl_tool_loop_step: the tool placed, the solver's step,
+ * the fluid's force on it; with --metrics the run's metrics too, as
+ * `fluidlab tool` computes them). dt is the scene's (or --dt), whatever
+ * the spacing: the rate is per step. */
 static int bench_tool_size(const bench_opts *o, const char *name, const fl_solver_ops *ops, long long size,
                            int first)
 {
