@@ -106,8 +106,9 @@ static void *sph_create(fl_world *w, const fl_params *p, fl_error *err)
 /* The course deck's density variants, after the plain estimate of
  * fl_step_begin: without the boundary correction (a boundary particle
  * weighs the fluid's m), and Shepard's correction (docs/methods/sph.md,
- * section 3.1). */
-static void sph_density_variants(sph_solver *s, const fl_world *w, fl_particles *f)
+ * section 3.1). per: the periods, or NULL without a periodic axis
+ * (fl_pair_image). */
+FL_FORCE_INLINE void sph_density_variants(sph_solver *s, const fl_world *w, fl_particles *f, const fl_period *per)
 {
     const fl_nbgrid *g = &s->grid;
     const fl_boundary *b = &w->boundary;
@@ -121,11 +122,13 @@ static void sph_density_variants(sph_solver *s, const fl_world *w, fl_particles 
             for (int k = g->nb_start[i]; k < g->nb_start[i + 1]; k++) {
                 int j = g->nb[k];
                 float dx = f->x[i] - f->x[j], dy = f->y[i] - f->y[j], dz = f->z[i] - f->z[j];
+                fl_pair_image(per, &dx, &dy, &dz);
                 fluid += fl_poly6(dx * dx + dy * dy + dz * dz, h, dim);
             }
             for (int k = g->bnb_start[i]; k < g->bnb_start[i + 1]; k++) {
                 int j = g->bnb[k];
                 float dx = f->x[i] - b->x[j], dy = f->y[i] - b->y[j], dz = f->z[i] - b->z[j];
+                fl_pair_image(per, &dx, &dy, &dz);
                 raw += fl_poly6(dx * dx + dy * dy + dz * dz, h, dim);
             }
             f->rho[i] = fl_density_uncorrected(m, fluid, raw);
@@ -141,11 +144,13 @@ static void sph_density_variants(sph_solver *s, const fl_world *w, fl_particles 
         for (int k = g->nb_start[i]; k < g->nb_start[i + 1]; k++) {
             int j = g->nb[k];
             float dx = f->x[i] - f->x[j], dy = f->y[i] - f->y[j], dz = f->z[i] - f->z[j];
+            fl_pair_image(per, &dx, &dy, &dz);
             unity += m / plain[j] * fl_poly6(dx * dx + dy * dy + dz * dz, h, dim);
         }
         for (int k = g->bnb_start[i]; k < g->bnb_start[i + 1]; k++) {
             int j = g->bnb[k];
             float dx = f->x[i] - b->x[j], dy = f->y[i] - b->y[j], dz = f->z[i] - b->z[j];
+            fl_pair_image(per, &dx, &dy, &dz);
             unity += fl_boundary_density_pair(b->volume[j], dx * dx + dy * dy + dz * dz, h, dim);
         }
         f->rho[i] = fl_density_shepard(plain[i], unity);
@@ -173,9 +178,10 @@ static double sph_pressure(sph_solver *s, fl_particles *f, double mass, double r
 /* Acceleration of particle i from pressure, viscosity (Müller's mu, or
  * Morris's nu lap v) and gravity, with the pressure force in the form form
  * (fl_pressure_form; a constant where it is called, so that each form's
- * loop is compiled on its own). */
-static inline void sph_accel(int i, const fl_world *w, const fl_nbgrid *g, const sph_solver *s, int form,
-                             float out[3])
+ * loop is compiled on its own); per: the periods, or NULL without a
+ * periodic axis (fl_pair_image). */
+FL_FORCE_INLINE void sph_accel(int i, const fl_world *w, const fl_nbgrid *g, const sph_solver *s, int form,
+                               const fl_period *per, float out[3])
 {
     const fl_particles *f = &w->fluid;
     const fl_boundary *b = &w->boundary;
@@ -188,6 +194,7 @@ static inline void sph_accel(int i, const fl_world *w, const fl_nbgrid *g, const
     for (int k = g->nb_start[i]; k < g->nb_start[i + 1]; k++) {
         int j = g->nb[k];
         float dx = xi - f->x[j], dy = yi - f->y[j], dz = zi - f->z[j];
+        fl_pair_image(per, &dx, &dy, &dz);
         float r = sqrtf(dx * dx + dy * dy + dz * dz);
         float sp = form == FL_PRESSURE_MEAN ? fl_pressure_pair_mean(vol[j], f->p[i], f->p[j], inv_rho_i, r, h, dim)
                    : form == FL_PRESSURE_ONE_SIDED ? fl_pressure_pair_one_sided(vol[j], f->p[j], inv_rho_i, r, h, dim)
@@ -209,6 +216,7 @@ static inline void sph_accel(int i, const fl_world *w, const fl_nbgrid *g, const
     for (int k = g->bnb_start[i]; k < g->bnb_start[i + 1]; k++) {
         int j = g->bnb[k];
         float dx = xi - b->x[j], dy = yi - b->y[j], dz = zi - b->z[j];
+        fl_pair_image(per, &dx, &dy, &dz);
         float r = sqrtf(dx * dx + dy * dy + dz * dz);
         float pb = fl_wall_pressure(pi, rho0, gv, dx, dy, dz);
         float sb = fl_sph_boundary_pair(rho0, b->volume[j], pi, pb, inv_rho2, r, h, dim);
@@ -220,25 +228,34 @@ static inline void sph_accel(int i, const fl_world *w, const fl_nbgrid *g, const
     fl_sph_acceleration(ap, ab, morris ? 0.0f : (float)s->prm.viscosity, f->rho[i], av, gv, out);
     if (morris) {
         float am[3];
-        fl_morris_accel(i, w, g, f->x, f->y, f->z, am);
+        fl_morris_accel(i, w, g, f->x, f->y, f->z, per, am);
         out[0] += am[0], out[1] += am[1], out[2] += am[2];
     }
 }
 
 /* Every particle's acceleration, with the pressure force in the form
- * form; returns the largest |a|^2. */
-static inline double sph_forces(sph_solver *s, const fl_world *w, int form)
+ * form; returns the largest |a|^2. per as in sph_accel. */
+FL_FORCE_INLINE double sph_forces(sph_solver *s, const fl_world *w, int form, const fl_period *per)
 {
     const int n = w->fluid.count;
     double a2max = 0.0;
     #pragma omp parallel for schedule(static) reduction(max : a2max)
     for (int i = 0; i < n; i++) {
         float a[3];
-        sph_accel(i, w, &s->grid, s, form, a);
+        sph_accel(i, w, &s->grid, s, form, per, a);
         s->ax[i] = a[0], s->ay[i] = a[1], s->az[i] = a[2];
         a2max = fmax(a2max, (double)a[0] * a[0] + (double)a[1] * a[1] + (double)a[2] * a[2]);
     }
     return a2max;
+}
+
+/* sph_forces in the form the parameters name. */
+FL_FORCE_INLINE double sph_forces_in_form(sph_solver *s, const fl_world *w, const fl_period *per)
+{
+    const int form = s->prm.pressure_form;
+    return form == FL_PRESSURE_MEAN        ? sph_forces(s, w, FL_PRESSURE_MEAN, per)
+           : form == FL_PRESSURE_ONE_SIDED ? sph_forces(s, w, FL_PRESSURE_ONE_SIDED, per)
+                                           : sph_forces(s, w, FL_PRESSURE_SYMMETRIC, per);
 }
 
 static int sph_step(void *self, fl_world *w, double dt, fl_step_stats *st)
@@ -249,14 +266,15 @@ static int sph_step(void *self, fl_world *w, double dt, fl_step_stats *st)
     if (rc)
         return rc;
     double t0 = fl_now_ms();
-    if (!s->prm.corrected_density || s->prm.shepard)
-        sph_density_variants(s, w, f);
+    const fl_period per = fl_period_of(w);
+    if ((!s->prm.corrected_density || s->prm.shepard) && per.any)
+        sph_density_variants(s, w, f, &per);
+    else if (!s->prm.corrected_density || s->prm.shepard)
+        sph_density_variants(s, w, f, NULL);
     st->residual[0] = sph_pressure(s, f, w->mass, w->rho0);
     st->iterations = 1;
     double t1 = fl_now_ms();
-    const double a2max = s->prm.pressure_form == FL_PRESSURE_MEAN        ? sph_forces(s, w, FL_PRESSURE_MEAN)
-                         : s->prm.pressure_form == FL_PRESSURE_ONE_SIDED ? sph_forces(s, w, FL_PRESSURE_ONE_SIDED)
-                                                                         : sph_forces(s, w, FL_PRESSURE_SYMMETRIC);
+    const double a2max = per.any ? sph_forces_in_form(s, w, &per) : sph_forces_in_form(s, w, NULL);
     double t2 = fl_now_ms();
     st->stage_ms[FL_STAGE_DENSITY] += t1 - t0; /* the equation of state */
     st->stage_ms[FL_STAGE_PRESSURE_SOLVE] += t2 - t1;
