@@ -607,7 +607,7 @@ static int read_boxes(const check *c, const cJSON *v, const char *kp, int non_em
 }
 
 /* fluid.initial_velocity: {"field": "taylor_green", "amplitude": U}. The
- * domain's shape is checked once the whole scene is read
+ * domain's shape and periods are checked once the whole scene is read
  * (check_initial_velocity). */
 static int read_initial_velocity(const check *c, const cJSON *v, fl_scene *s)
 {
@@ -642,6 +642,9 @@ static int check_initial_velocity(const check *c, const fl_scene *s)
         return fail_got(c, "fluid.initial_velocity", "a domain square in x and y (the Taylor-Green field's period)",
                         got);
     }
+    if (!s->periodic[0] || !s->periodic[1])
+        return fail_got(c, "fluid.initial_velocity", "x and y both periodic (the Taylor-Green field's period)",
+                        s->periodic[0] ? "y not periodic" : "x not periodic");
     return FL_OK;
 }
 
