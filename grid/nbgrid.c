@@ -348,8 +348,8 @@ static inline void select_range2(const float *restrict sx, const float *restrict
  * rows of three cells, each contiguous in sorted order (empty rows are left
  * out), and their total length. In a periodic grid a row may split in two
  * where it crosses a face, and each range has the shift of the query point
- * that puts its cells at their image next to c (0 in a grid that does not
- * wrap). */
+ * that puts its cells at their image next to c (in a periodic grid only;
+ * a grid that does not wrap leaves it unset). */
 #define FL_MAX_RANGES 18
 typedef struct cell_ranges {
     int count;
@@ -409,9 +409,11 @@ static void ranges_around_periodic(const fl_nbgrid *g, int c, const int *start, 
         }
 }
 
-static void ranges_around(const fl_nbgrid *g, int c, const int *start, cell_ranges *r)
+/* The ranges around c: wraps is g->wraps, a constant where the search
+ * calls it. */
+FL_FORCE_INLINE void ranges_around(const fl_nbgrid *g, int c, const int *start, cell_ranges *r, int wraps)
 {
-    if (g->wraps) {
+    if (wraps) {
         ranges_around_periodic(g, c, start, r);
         return;
     }
@@ -428,26 +430,30 @@ static void ranges_around(const fl_nbgrid *g, int c, const int *start, cell_rang
             if (k1 == k0)
                 continue;
             r->k0[r->count] = k0, r->k1[r->count] = k1;
-            r->shift[r->count][0] = r->shift[r->count][1] = r->shift[r->count][2] = 0.0f;
             r->count++;
             r->total += k1 - k0;
         }
 }
 
 /* Appends the neighbors of point (xi, yi, zi) among the ranges r of the
- * binned points (sx, sy, sz, ids) to *buf. */
-static inline int neighbors_in(const cell_ranges *r, const float *sx, const float *sy, const float *sz,
-                               const int *ids, float xi, float yi, float zi, float r2max, int self,
-                               int **buf, long long *len, long long *cap)
+ * binned points (sx, sy, sz, ids) to *buf; with wraps (a constant), each
+ * range's at the point shifted by the range's shift. */
+FL_FORCE_INLINE int neighbors_in(const cell_ranges *r, const float *sx, const float *sy, const float *sz,
+                                 const int *ids, float xi, float yi, float zi, float r2max, int self, int **buf,
+                                 long long *len, long long *cap, int wraps)
 {
     if (r->total == 0)
         return 1;
     long long need = *len + r->total + FL_SEARCH_PAD;
     if (need > *cap && !ensure_ints(buf, cap, need, *len))
         return 0;
-    for (int q = 0; q < r->count; q++)
-        select_range(sx, sy, sz, ids, r->k0[q], r->k1[q], xi + r->shift[q][0], yi + r->shift[q][1],
-                     zi + r->shift[q][2], r2max, self, *buf, len);
+    for (int q = 0; q < r->count; q++) {
+        if (wraps)
+            select_range(sx, sy, sz, ids, r->k0[q], r->k1[q], xi + r->shift[q][0], yi + r->shift[q][1],
+                         zi + r->shift[q][2], r2max, self, *buf, len);
+        else
+            select_range(sx, sy, sz, ids, r->k0[q], r->k1[q], xi, yi, zi, r2max, self, *buf, len);
+    }
     return 1;
 }
 
@@ -462,9 +468,9 @@ static void copy_share(int *dst, const int *src, long long len, int t, int nt)
 /* neighbors_in for two points of the same cell: a's list, then b's right
  * after it. b's list is first written past the longest a's can be, then
  * moved down. */
-static inline int neighbors_in2(const cell_ranges *r, const float *sx, const float *sy, const float *sz,
-                                const int *ids, const float pa[3], const float pb[3], float r2max, int self_a,
-                                int self_b, int **buf, long long *len, long long *cap, long long *len_a)
+FL_FORCE_INLINE int neighbors_in2(const cell_ranges *r, const float *sx, const float *sy, const float *sz,
+                                  const int *ids, const float pa[3], const float pb[3], float r2max, int self_a,
+                                  int self_b, int **buf, long long *len, long long *cap, long long *len_a, int wraps)
 {
     *len_a = 0;
     if (r->total == 0)
@@ -475,6 +481,11 @@ static inline int neighbors_in2(const cell_ranges *r, const float *sx, const flo
     int *out_a = *buf + *len, *out_b = out_a + r->total + FL_SEARCH_PAD;
     long long ma = 0, mb = 0;
     for (int q = 0; q < r->count; q++) {
+        if (!wraps) {
+            select_range2(sx, sy, sz, ids, r->k0[q], r->k1[q], pa, pb, r2max, self_a, self_b, out_a, &ma, out_b,
+                          &mb);
+            continue;
+        }
         const float *sh = r->shift[q];
         const float qa[3] = {pa[0] + sh[0], pa[1] + sh[1], pa[2] + sh[2]};
         const float qb[3] = {pb[0] + sh[0], pb[1] + sh[1], pb[2] + sh[2]};
@@ -491,6 +502,57 @@ static inline void query_point(const fl_nbgrid *g, int i, float p[3])
 {
     const int k = g->slot_of[i];
     p[0] = g->sx[k], p[1] = g->sy[k], p[2] = g->sz[k];
+}
+
+/* The lists of particles [i0, i1) into the thread's buffers nb and bnb
+ * (lengths in s): wraps is g->wraps, a constant at each call, so that a
+ * grid that does not wrap searches as it did before periodic grids.
+ * Returns 0 when a buffer could not grow. */
+FL_FORCE_INLINE int search_slice(fl_nbgrid *g, const float *x, const float *y, const float *z, int i0, int i1,
+                                 struct fl_nb_scratch *s, int **nb, int **bnb, long long *nb_cap, long long *bnb_cap,
+                                 int wraps)
+{
+    int ok = 1, cached = -1;
+    const float r2max = g->radius * g->radius;
+    cell_ranges fluid, solid;
+    fluid.count = solid.count = 0; /* found at the first particle (cached is no cell) */
+    fluid.total = solid.total = 0;
+    /* the store is mostly in cell order (solvers sort it), so consecutive
+     * particles share the ranges of their cell */
+    for (int i = i0; i < i1 && ok;) {
+        int c = g->cell_of[i];
+        if (c != cached) {
+            ranges_around(g, c, g->cell_start, &fluid, wraps);
+            ranges_around(g, c, g->bcell_start, &solid, wraps);
+            cached = c;
+        }
+        g->nb_start[i] = (int)s->nb_len;
+        g->bnb_start[i] = (int)s->bnb_len;
+        if (i + 1 < i1 && g->cell_of[i + 1] == c) {
+            /* two particles of one cell: one pass over their shared candidates */
+            float pa[3] = {x[i], y[i], z[i]}, pb[3] = {x[i + 1], y[i + 1], z[i + 1]};
+            if (wraps)
+                query_point(g, i, pa), query_point(g, i + 1, pb);
+            long long na = 0, nba = 0;
+            ok = neighbors_in2(&fluid, g->sx, g->sy, g->sz, g->sorted, pa, pb, r2max, g->slot_of[i],
+                               g->slot_of[i + 1], nb, &s->nb_len, nb_cap, &na, wraps) &&
+                 neighbors_in2(&solid, g->bx, g->by, g->bz, g->bsorted, pa, pb, r2max, -1, -1, bnb, &s->bnb_len,
+                               bnb_cap, &nba, wraps);
+            g->nb_start[i + 1] = g->nb_start[i] + (int)na;
+            g->bnb_start[i + 1] = g->bnb_start[i] + (int)nba;
+            i += 2;
+            continue;
+        }
+        float p[3] = {x[i], y[i], z[i]};
+        if (wraps)
+            query_point(g, i, p);
+        ok = neighbors_in(&fluid, g->sx, g->sy, g->sz, g->sorted, p[0], p[1], p[2], r2max, g->slot_of[i], nb,
+                          &s->nb_len, nb_cap, wraps) &&
+             neighbors_in(&solid, g->bx, g->by, g->bz, g->bsorted, p[0], p[1], p[2], r2max, -1, bnb, &s->bnb_len,
+                          bnb_cap, wraps);
+        i++;
+    }
+    return ok;
 }
 
 int fl_nbgrid_search(fl_nbgrid *g, const float *x, const float *y, const float *z, fl_error *err)
@@ -511,44 +573,8 @@ int fl_nbgrid_search(fl_nbgrid *g, const float *x, const float *y, const float *
         long long *nb_cap = t == 0 ? &g->nb_capacity : &s->nb_cap;
         long long *bnb_cap = t == 0 ? &g->bnb_capacity : &s->bnb_cap;
         s->nb_len = s->bnb_len = 0;
-        int ok = 1, cached = -1;
-        const float r2max = g->radius * g->radius;
-        cell_ranges fluid, solid;
-        /* the store is mostly in cell order (solvers sort it), so consecutive
-         * particles share the ranges of their cell */
-        for (int i = i0; i < i1 && ok;) {
-            int c = g->cell_of[i];
-            if (c != cached) {
-                ranges_around(g, c, g->cell_start, &fluid);
-                ranges_around(g, c, g->bcell_start, &solid);
-                cached = c;
-            }
-            g->nb_start[i] = (int)s->nb_len;
-            g->bnb_start[i] = (int)s->bnb_len;
-            if (i + 1 < i1 && g->cell_of[i + 1] == c) {
-                /* two particles of one cell: one pass over their shared candidates */
-                float pa[3] = {x[i], y[i], z[i]}, pb[3] = {x[i + 1], y[i + 1], z[i + 1]};
-                if (g->wraps)
-                    query_point(g, i, pa), query_point(g, i + 1, pb);
-                long long na = 0, nba = 0;
-                ok = neighbors_in2(&fluid, g->sx, g->sy, g->sz, g->sorted, pa, pb, r2max, g->slot_of[i],
-                                   g->slot_of[i + 1], nb, &s->nb_len, nb_cap, &na) &&
-                     neighbors_in2(&solid, g->bx, g->by, g->bz, g->bsorted, pa, pb, r2max, -1, -1, bnb,
-                                   &s->bnb_len, bnb_cap, &nba);
-                g->nb_start[i + 1] = g->nb_start[i] + (int)na;
-                g->bnb_start[i + 1] = g->bnb_start[i] + (int)nba;
-                i += 2;
-                continue;
-            }
-            float p[3] = {x[i], y[i], z[i]};
-            if (g->wraps)
-                query_point(g, i, p);
-            ok = neighbors_in(&fluid, g->sx, g->sy, g->sz, g->sorted, p[0], p[1], p[2], r2max, g->slot_of[i], nb,
-                              &s->nb_len, nb_cap) &&
-                 neighbors_in(&solid, g->bx, g->by, g->bz, g->bsorted, p[0], p[1], p[2], r2max, -1, bnb,
-                              &s->bnb_len, bnb_cap);
-            i++;
-        }
+        const int ok = g->wraps ? search_slice(g, x, y, z, i0, i1, s, nb, bnb, nb_cap, bnb_cap, 1)
+                                : search_slice(g, x, y, z, i0, i1, s, nb, bnb, nb_cap, bnb_cap, 0);
         totals[2 * t] = s->nb_len;
         totals[2 * t + 1] = s->bnb_len;
         if (!ok) {
@@ -611,10 +637,12 @@ int fl_boundary_compute_volumes(fl_world *w, fl_error *err)
     for (int i = 0; i < b->count; i++) {
         float p[3];
         cell_ranges r;
-        ranges_around(&g, grid_cell(&g, b->x[i], b->y[i], b->z[i], p), g.bcell_start, &r);
+        ranges_around(&g, grid_cell(&g, b->x[i], b->y[i], b->z[i], p), g.bcell_start, &r, g.wraps);
         double sum = 0.0;
         for (int q = 0; q < r.count; q++) {
-            const float px = p[0] + r.shift[q][0], py = p[1] + r.shift[q][1], pz = p[2] + r.shift[q][2];
+            const float *sh = r.shift[q];
+            const float px = g.wraps ? p[0] + sh[0] : p[0], py = g.wraps ? p[1] + sh[1] : p[1],
+                        pz = g.wraps ? p[2] + sh[2] : p[2];
             for (int k = r.k0[q]; k < r.k1[q]; k++) {
                 float dx = px - g.bx[k], dy = py - g.by[k], dz = pz - g.bz[k];
                 sum += fl_poly6(dx * dx + dy * dy + dz * dz, h, w->dims);
