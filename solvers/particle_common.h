@@ -37,15 +37,6 @@ int fl_step_begin(fl_world *w, fl_nbgrid *g, long long step, int sort_interval, 
 void fl_step_finish(fl_world *w, const float *ax, const float *ay, const float *az, double dt, double c,
                     double a_max, fl_step_stats *st);
 
-/* The largest factor of the walls' extrapolated velocity difference in
- * fl_morris_accel (Morris et al. 1997 cap theirs at 1.5). In a 2D channel
- * of H = 20 d the decay rate of the second shear mode over the exact one
- * (tests/test_viscosity.c, channel; WCSPH, PCISPH, SPH) was 0.91, 0.90,
- * 0.92 without the extrapolation, 0.97, 0.94, 0.96 with 1.5, 0.99 to 1.01
- * with 3: the first row, d/2 in front of the wall, needs 1 + 0.69 / 0.5 =
- * 2.4. A particle pushed closer to the wall than delta / 2 takes the cap. */
-#define FL_MORRIS_BETA_MAX 3.0f
-
 /* nu lap v at fluid particle i by Morris, Fox & Zhu 1997 (fl_morris_pair,
  * docs/methods/viscosity.md), nu = w->nu: over its fluid neighbors in g,
  * whose lists were found at the positions (x, y, z), with the densities
@@ -71,23 +62,16 @@ FL_FORCE_INLINE void fl_morris_accel(int i, const fl_world *w, const fl_nbgrid *
         float s = fl_morris_pair(nu, vol_i + m / f->rho[j], sqrtf(r2), r2, eps, h, dim);
         a[0] += s * (vxi - f->vx[j]), a[1] += s * (vyi - f->vy[j]), a[2] += s * (vzi - f->vz[j]);
     }
-    /* The wall's no-slip (Morris et al. 1997, section 3.2): a boundary
-     * particle at depth delta behind the surface takes the velocity the
-     * flow would have there, extrapolated through the wall's from i's at
-     * gap d_i in front of it, so v_i - v_b enters as beta (v_i - v_b), beta
-     * = 1 + delta / d_i (at most FL_MORRIS_BETA_MAX). d_i is the distance to
-     * i's nearest boundary particle less delta (a flat wall's normal
-     * distance to within the layer's spacing). */
-    const float delta = (float)((dim == 2 ? FL_BOUNDARY_OFFSET_2D : FL_BOUNDARY_OFFSET) * w->spacing);
-    float near2 = INFINITY;
+    /* the walls' no-slip: their pairs times fl_morris_wall_beta of the
+     * nearest boundary particle (every boundary neighbor is within h) */
+    float near2 = h * h;
     for (int k = g->bnb_start[i]; k < g->bnb_start[i + 1]; k++) {
         int j = g->bnb[k];
         float dx = xi - b->x[j], dy = yi - b->y[j], dz = zi - b->z[j];
         fl_pair_image(per, &dx, &dy, &dz);
         near2 = fminf(near2, dx * dx + dy * dy + dz * dz);
     }
-    const float gap = sqrtf(near2) - delta;
-    const float beta = gap > delta / (FL_MORRIS_BETA_MAX - 1.0f) ? 1.0f + delta / gap : FL_MORRIS_BETA_MAX;
+    const float beta = fl_morris_wall_beta(near2, h, dim);
     for (int k = g->bnb_start[i]; k < g->bnb_start[i + 1]; k++) {
         int j = g->bnb[k];
         float dx = xi - b->x[j], dy = yi - b->y[j], dz = zi - b->z[j];
