@@ -528,11 +528,10 @@ static double wrap_mic0_apply_dot(fl_pcg *s)
     for (long k = 0; k < s->nruns; k++) {
         const long c0 = s->run_start[k];
         const row_offsets o = row_offsets_at(s, c0);
-        const long dy = o.in[0] ? sx : 0, dz = o.in[2] ? sxy : 0;
-        const double wy = o.in[0], wz = o.in[2];
+        const int below_y = o.in[0], below_z = o.in[2];
         double carry = 0.0;
         for (long c = c0, e = c + s->run_len[k]; c < e; c++) {
-            double t = r[c] + wy * pc[c - dy] * z[c - dy] + wz * pc[c - dz] * z[c - dz];
+            double t = r[c] + (below_y ? pc[c - sx] * z[c - sx] : 0.0) + (below_z ? pc[c - sxy] * z[c - sxy] : 0.0);
             double sum = t + carry;
             z[c] = sum * pc[c];
             carry = sum * (pc[c] * pc[c]);
@@ -542,11 +541,10 @@ static double wrap_mic0_apply_dot(fl_pcg *s)
         double sum = 0.0;
         for (long k = s->block_run[blk + 1] - 1; k >= s->block_run[blk]; k--) {
             const row_offsets o = row_offsets_at(s, s->run_start[k]);
-            const long dy = o.in[1] ? sx : 0, dz = o.in[3] ? sxy : 0;
-            const double wy = o.in[1], wz = o.in[3];
+            const int above_y = o.in[1], above_z = o.in[3];
             double next = 0.0;
             for (long c = s->run_start[k] + s->run_len[k] - 1; c >= s->run_start[k]; c--) {
-                double base = (z[c] + pc[c] * (wy * z[c + dy] + wz * z[c + dz])) * pc[c];
+                double base = (z[c] + pc[c] * ((above_y ? z[c + sx] : 0.0) + (above_z ? z[c + sxy] : 0.0))) * pc[c];
                 next = base + (pc[c] * pc[c]) * next;
                 z[c] = next;
                 sum += next * r[c];
@@ -726,8 +724,8 @@ int fl_pcg_solve(fl_pcg *s, const unsigned char *label, const double *b, double 
                        "pcg: options out of range (tol %g > 0, max_iter %d >= 0, tau %g and sigma %g in [0, 1])",
                        opt->tol, opt->max_iter, opt->mic_tau, opt->mic_sigma);
     if (opt->precond == FL_PRECOND_MG && s->wrap)
-        return fl_fail(err, FL_ERR_INPUT,
-                       "pcg: the multigrid preconditioner does not support periodic grids (use MIC(0), Jacobi or none)");
+        return fl_fail(err, FL_ERR_INPUT, "pcg: the multigrid preconditioner does not support periodic grids "
+                                          "(use MIC(0), Jacobi or none)");
     long outer = fluid_on_outer_layer(s, label);
     if (outer >= 0)
         return fl_fail(err, FL_ERR_INPUT, "pcg: FLUID cell %ld lies on the grid's outer layer", outer);
