@@ -963,8 +963,9 @@ static int flip_correct_volume(flip_solver *s, fl_world *w, fl_step_stats *st, f
                     double d = 0.0;
                     if (la != FL_CELL_SOLID && lb != FL_CELL_SOLID && (la == FL_CELL_FLUID || lb == FL_CELL_FLUID)) {
                         /* wrapped: the faces of a periodic axis's ends (face n, face 0) */
-                        const long ca = g->wrap ? fl_mac_cell_wrapped(g, i, j, k) : fl_mac_cell(g, i, j, k),
-                                   cb = g->wrap ? fl_mac_cell_wrapped(g, c[0], c[1], c[2]) : fl_mac_cell(g, c[0], c[1], c[2]);
+                        const long ca = g->wrap ? fl_mac_cell_wrapped(g, i, j, k) : fl_mac_cell(g, i, j, k);
+                        const long cb = g->wrap ? fl_mac_cell_wrapped(g, c[0], c[1], c[2])
+                                                : fl_mac_cell(g, c[0], c[1], c[2]);
                         d = -(s->psi[ca] - s->psi[cb]) * dx;
                     }
                     f->saved[q] = d;
