@@ -216,9 +216,8 @@ int fl_mac_grid_moving_solids(fl_mac_grid *g, fl_error *err)
     return FL_OK;
 }
 
-/* The offset of lattice a's face whose coordinate along axis b is one
- * more, and the number of faces in a layer normal to b, for the periodic
- * fix-ups below. */
+/* The index strides along x, y and z of lattice a (the faces of velocity
+ * component a), for the periodic fix-ups below. */
 static void lattice_strides(const fl_mac_grid *g, int a, long stride[3])
 {
     int dim[3] = {g->nx, g->ny, g->nz};
@@ -358,7 +357,7 @@ static void wrap_laplacian(const fl_mac_grid *g, const double *p, double *lap)
                     for (int a = 0; a < 3; a++)
                         for (int side = -1; side <= 1; side += 2) {
                             const long o = fl_mac_cell_wrapped(g, i + (a == 0) * side, j + (a == 1) * side,
-                                                        k + (a == 2) * side);
+                                                               k + (a == 2) * side);
                             if (g->label[o] != FL_CELL_SOLID)
                                 v += p[c] - p[o];
                         }
