@@ -722,9 +722,13 @@ static int write_case(validate *V, int k)
         fprintf(r, "pictures not drawn (gnuplot was not found).\n\n");
     else
         fprintf(r, "pictures `%s.png`, `%s.svg` (`plots/validate.gp`).\n\n", ci->name, ci->name);
-    fprintf(r, "| solver | resolution | d, m | particles | step | result | %s | order |\n"
-               "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n",
-            case_heads[k]);
+    fprintf(r, "| solver | resolution | d, m | particles | step | result | %s | order |\n|", case_heads[k]);
+    int columns = 8; /* the six before the case's, the case's first, the order */
+    for (const char *c = case_heads[k]; *c; c++)
+        columns += *c == '|';
+    for (int c = 0; c < columns; c++)
+        fprintf(r, " --- |");
+    fprintf(r, "\n");
     const char *block = NULL;
     for (int i = 0; i < V->n; i++) {
         const vjob *j = &V->jobs[i];
