@@ -121,6 +121,7 @@ typedef struct fl_world {
     int dims;                        /* 3, or 2: every particle on the plane z = 0, the domain one
                                         spacing thick in z (-d/2 to d/2), the kernels normalised
                                         over the plane (docs/design.md, "2D") */
+    int periodic[3];                 /* which axes wrap (docs/design.md, "Periodic boundaries") */
     fl_box domain;                   /* fluid stays inside, m */
     double gravity[3];               /* m/s^2 */
     double rho0;                     /* rest density, kg/m^3 */
