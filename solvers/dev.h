@@ -40,6 +40,7 @@ extern "C" {
     X(wcsph_accel_tool)       \
     X(integrate)              \
     X(pcisph_nonpressure)     \
+    X(pcisph_nonpressure_tool) \
     X(pcisph_predict)         \
     X(pcisph_correct)         \
     X(pcisph_pressure_accel)  \
@@ -55,6 +56,9 @@ extern "C" {
     X(pbf_xsph)               \
     X(pbf_xsph_tool)          \
     X(pbf_confine)            \
+    X(pbf_morris)             \
+    X(pbf_morris_tool)        \
+    X(pbf_morris_apply)       \
     X(pbf_update)             \
     X(tool_place)             \
     X(tool_impulse)
@@ -154,7 +158,7 @@ typedef struct fl_dev_view {
     const float *gather_src[FL_DEV_MAX_GATHER];
     float *gather_dst[FL_DEV_MAX_GATHER];
     /* the SPH family */
-    float *ax, *ay, *az;       /* acceleration (PCISPH: non-pressure) */
+    float *ax, *ay, *az;       /* acceleration (PCISPH: non-pressure; PBF with Morris: nu lap v) */
     float *p_rho2, *vol;
     float *apx, *apy, *apz;    /* PCISPH: pressure acceleration */
     float *qx, *qy, *qz;       /* PCISPH: x*; PBF: the estimate an iteration reads */
@@ -184,7 +188,9 @@ typedef struct fl_dev_view {
     double stiffness;          /* SPH: k */
     double tait_b;             /* WCSPH: B */
     double rho0_d;             /* rho0 as a double (the equations of state) */
-    float mu;                  /* SPH, PCISPH: viscosity, Pa s */
+    float mu;                  /* SPH, PCISPH: viscosity, Pa s (0 with Morris's) */
+    int morris;                /* viscosity_model 1: Morris's nu lap v (fl_dev_morris) instead of mu, alpha or XSPH */
+    float nu;                  /* its kinematic viscosity, m^2/s */
     int clamp_negative;
     float av, eps_visc, friction, kappa; /* WCSPH: 2 alpha h_s c, 0.01 h_s^2, sigma h_s c / 2, cohesion */
     double delta, negative_scale;        /* PCISPH */

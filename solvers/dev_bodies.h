@@ -248,6 +248,47 @@ FL_FORCE_INLINE FL_HD void fl_dev_density_walks(int i, const fl_dev_view *v, int
 }
 FL_DEV_WALKS(density)
 
+/* Morris's nu lap v at particle i (fl_morris_pair, in the order of
+ * particle_common.h's fl_morris_accel) into out: over the fluid neighbors
+ * nb, at the positions (x, y, z) with the densities rho and velocities of
+ * the view, then over the boundary walk bw, each boundary point at its
+ * own velocity (0 on the walls: no slip). */
+static inline FL_HD void fl_dev_morris(int i, const fl_dev_view *v, fl_dev_nbrs *nb, fl_dev_walk *bw, const float *x,
+                                       const float *y, const float *z, float out[3])
+{
+    const float h = v->h, hs = 0.5f * h, eps = 0.01f * hs * hs, nu = v->nu, m = v->m;
+    const int dim = v->dim;
+    const float xi = x[i], yi = y[i], zi = z[i], vol_i = m / v->rho[i];
+    const float vxi = v->vx[i], vyi = v->vy[i], vzi = v->vz[i];
+    float a[3] = {0, 0, 0};
+    for (int j; (j = fl_dev_nbrs_next(nb, &v->grid)) >= 0;) {
+        float dx = xi - x[j], dy = yi - y[j], dz = zi - z[j];
+        float r2 = dx * dx + dy * dy + dz * dz;
+        float s = fl_morris_pair(nu, vol_i + m / v->rho[j], sqrtf(r2), r2, eps, h, dim);
+        a[0] += s * (vxi - v->vx[j]), a[1] += s * (vyi - v->vy[j]), a[2] += s * (vzi - v->vz[j]);
+    }
+    for (int j; (j = fl_dev_walk_next(bw, &v->grid)) >= 0;) {
+        float dx = xi - bw->px[j], dy = yi - bw->py[j], dz = zi - bw->pz[j];
+        float r2 = dx * dx + dy * dy + dz * dz, u[3];
+        fl_dev_walk_velocity(bw, j, u);
+        float s = fl_morris_pair(nu, 2.0f * bw->vol[j], sqrtf(r2), r2, eps, h, dim);
+        a[0] += s * (vxi - u[0]), a[1] += s * (vyi - u[1]), a[2] += s * (vzi - u[2]);
+    }
+    out[0] = a[0], out[1] = a[1], out[2] = a[2];
+}
+
+/* fl_dev_morris of the SPH family: the cell walk's fluid neighbors and
+ * the boundary's (with the tool's particles when tool), at x. */
+static inline FL_HD void fl_dev_morris_sph(int i, const fl_dev_view *v, int tool, float out[3])
+{
+    fl_dev_nbrs nb;
+    nb.list = NULL;
+    fl_dev_fluid_walk(&nb.w, v, v->x, v->y, v->z, i);
+    fl_dev_walk bw;
+    fl_dev_boundary_walk(&bw, v, v->x, v->y, v->z, i, tool);
+    fl_dev_morris(i, v, &nb, &bw, v->x, v->y, v->z, out);
+}
+
 static inline FL_HD void fl_dev_sph_eos(int i, const fl_dev_view *v)
 {
     v->p[i] = fl_eos_linear(v->stiffness, v->rho[i], v->rho0_d, v->clamp_negative);
@@ -297,6 +338,11 @@ FL_FORCE_INLINE FL_HD void fl_dev_sph_accel_walks(int i, const fl_dev_view *v, i
         fl_tool_store(&v->tool.link, i, m, at);
     float a[3];
     fl_sph_acceleration(ap, ab, v->mu, v->rho[i], av, v->gravity, a);
+    if (v->morris) {
+        float am[3];
+        fl_dev_morris_sph(i, v, tool, am);
+        a[0] += am[0], a[1] += am[1], a[2] += am[2];
+    }
     v->ax[i] = a[0], v->ay[i] = a[1], v->az[i] = a[2];
 }
 FL_DEV_WALKS(sph_accel)
@@ -318,7 +364,7 @@ FL_FORCE_INLINE FL_HD void fl_dev_wcsph_accel_walks(int i, const fl_dev_view *v,
         float dx = xi - v->x[j], dy = yi - v->y[j], dz = zi - v->z[j];
         float r2 = dx * dx + dy * dy + dz * dz, r = sqrtf(r2);
         float vdotx = (vxi - v->vx[j]) * dx + (vyi - v->vy[j]) * dy + (vzi - v->vz[j]) * dz;
-        float visc = fl_monaghan_pi(v->av, rhoi, v->rho[j], vdotx, r2, eps);
+        float visc = v->morris ? 0.0f : fl_monaghan_pi(v->av, rhoi, v->rho[j], vdotx, r2, eps);
         float sp = fl_pressure_visc_pair(m, v->p_rho2[i], v->p_rho2[j], visc, r, h, dim);
         a[0] += sp * dx, a[1] += sp * dy, a[2] += sp * dz;
         if (kappa > 0.0f) {
@@ -345,6 +391,11 @@ FL_FORCE_INLINE FL_HD void fl_dev_wcsph_accel_walks(int i, const fl_dev_view *v,
     }
     if (tool)
         fl_tool_store(&v->tool.link, i, m, at);
+    if (v->morris) {
+        float am[3];
+        fl_dev_morris_sph(i, v, tool, am);
+        a[0] += am[0], a[1] += am[1], a[2] += am[2];
+    }
     float out[3];
     fl_wcsph_acceleration(a, kappa, coh, v->gravity, out);
     v->ax[i] = out[0], v->ay[i] = out[1], v->az[i] = out[2];
@@ -362,27 +413,35 @@ static inline FL_HD void fl_dev_integrate(int i, const fl_dev_view *v)
     v->vx[i] = u[0], v->vy[i] = u[1], v->vz[i] = u[2];
 }
 
-/* PCISPH: viscosity and gravity at x(t) into (ax, ay, az); p = 0, a^p = 0. */
-static inline FL_HD void fl_dev_pcisph_nonpressure(int i, const fl_dev_view *v)
+/* PCISPH: viscosity and gravity at x(t) into (ax, ay, az); p = 0, a^p = 0.
+ * Müller's viscosity walks the fluid alone; Morris's the boundary too (with
+ * the tool's particles when tool), as pcisph.c's pcisph_nonpressure. */
+FL_FORCE_INLINE FL_HD void fl_dev_pcisph_nonpressure_walks(int i, const fl_dev_view *v, int tool)
 {
     const float h = v->h, m = v->m;
     const int dim = v->dim;
-    float av[3] = {0, 0, 0};
-    fl_dev_walk w;
-    fl_dev_fluid_walk(&w, v, v->x, v->y, v->z, i);
-    for (int j; (j = fl_dev_walk_next(&w, &v->grid)) >= 0;) {
-        float dx = v->x[i] - v->x[j], dy = v->y[i] - v->y[j], dz = v->z[i] - v->z[j];
-        float sv = fl_viscosity_pair(m / v->rho[j], sqrtf(dx * dx + dy * dy + dz * dz), h, dim);
-        av[0] += sv * (v->vx[j] - v->vx[i]);
-        av[1] += sv * (v->vy[j] - v->vy[i]);
-        av[2] += sv * (v->vz[j] - v->vz[i]);
-    }
     float a[3];
-    fl_pcisph_nonpressure(v->mu, v->rho[i], av, v->gravity, a);
+    if (v->morris) {
+        fl_dev_morris_sph(i, v, tool, a);
+        a[0] += v->gravity[0], a[1] += v->gravity[1], a[2] += v->gravity[2];
+    } else {
+        float av[3] = {0, 0, 0};
+        fl_dev_walk w;
+        fl_dev_fluid_walk(&w, v, v->x, v->y, v->z, i);
+        for (int j; (j = fl_dev_walk_next(&w, &v->grid)) >= 0;) {
+            float dx = v->x[i] - v->x[j], dy = v->y[i] - v->y[j], dz = v->z[i] - v->z[j];
+            float sv = fl_viscosity_pair(m / v->rho[j], sqrtf(dx * dx + dy * dy + dz * dz), h, dim);
+            av[0] += sv * (v->vx[j] - v->vx[i]);
+            av[1] += sv * (v->vy[j] - v->vy[i]);
+            av[2] += sv * (v->vz[j] - v->vz[i]);
+        }
+        fl_pcisph_nonpressure(v->mu, v->rho[i], av, v->gravity, a);
+    }
     v->ax[i] = a[0], v->ay[i] = a[1], v->az[i] = a[2];
     v->apx[i] = v->apy[i] = v->apz[i] = 0.0f;
     v->p[i] = 0.0f;
 }
+FL_DEV_WALKS(pcisph_nonpressure)
 
 static inline FL_HD void fl_dev_pcisph_predict(int i, const fl_dev_view *v)
 {
@@ -601,6 +660,27 @@ static inline FL_HD void fl_dev_pbf_confine(int i, const fl_dev_view *v)
     float u[3] = {v->vx[i], v->vy[i], v->vz[i]};
     fl_pbf_confine(v->dt_eps, eta, omega, u);
     v->vx[i] = u[0], v->vy[i] = u[1], v->vz[i] = u[2];
+}
+
+/* Morris's viscosity instead of XSPH (as pbf.c's pbf_morris): nu lap v
+ * at the final estimate into (ax, ay, az), over the step's fluid
+ * neighbors and the boundary's near the sort's positions, every particle's
+ * from the same velocities; then pbf_morris_apply adds dt nu lap v. */
+FL_FORCE_INLINE FL_HD void fl_dev_pbf_morris_walks(int i, const fl_dev_view *v, int tool)
+{
+    fl_dev_nbrs nb;
+    fl_dev_pbf_fluid_nbrs(&nb, v, i);
+    fl_dev_walk bw;
+    fl_dev_boundary_walk(&bw, v, v->gx, v->gy, v->gz, i, tool);
+    float a[3];
+    fl_dev_morris(i, v, &nb, &bw, v->qx, v->qy, v->qz, a);
+    v->ax[i] = a[0], v->ay[i] = a[1], v->az[i] = a[2];
+}
+FL_DEV_WALKS(pbf_morris)
+
+static inline FL_HD void fl_dev_pbf_morris_apply(int i, const fl_dev_view *v)
+{
+    v->vx[i] += v->dt * v->ax[i], v->vy[i] += v->dt * v->ay[i], v->vz[i] += v->dt * v->az[i];
 }
 
 /* Line 23 and the pressure the lambdas stand for (pbf.c, pbf_step). */

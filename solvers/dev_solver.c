@@ -169,11 +169,6 @@ static int dev_read_pbf_params(dev_solver *s, const fl_params *p, fl_error *err)
 
 static int dev_read_params(dev_solver *s, const fl_world *w, const fl_params *p, fl_error *err)
 {
-    /* Morris's viscosity is the CPU solvers' (docs/methods/viscosity.md) */
-    int model;
-    if (fl_viscosity_model_get(p, &model, err) == FL_OK && model == FL_VISCOSITY_MORRIS)
-        return fl_fail(err, FL_ERR_INPUT, "%.250s.viscosity_model: 1 (Morris) is the CPU solver's: --device cpu",
-                       p->source);
     switch (s->kind) {
     case DEV_SPH: {
         /* the course's variants are the CPU solver's (docs/methods/sph.md, 5.1) */
@@ -197,17 +192,29 @@ static int dev_read_params(dev_solver *s, const fl_world *w, const fl_params *p,
     }
 }
 
+/* The solver's viscosity_model is Morris's (docs/methods/viscosity.md). */
+static int dev_morris(const dev_solver *s)
+{
+    const int model = s->kind == DEV_SPH      ? s->sph.viscosity_model
+                      : s->kind == DEV_WCSPH  ? s->wcsph.viscosity_model
+                      : s->kind == DEV_PCISPH ? s->pcisph.viscosity_model
+                                              : s->pbf.viscosity_model;
+    return model == FL_VISCOSITY_MORRIS;
+}
+
 /* The constants that do not change from step to step. */
 static void dev_constants(dev_solver *s, const fl_world *w)
 {
     fl_dev_view *v = &s->v;
+    v->morris = dev_morris(s);
+    v->nu = (float)w->nu;
     v->h = (float)w->h, v->dim = w->dims, v->m = (float)w->mass, v->rho0 = (float)w->rho0, v->rho0_d = w->rho0;
     for (int a = 0; a < 3; a++)
         v->gravity[a] = (float)w->gravity[a];
     fl_walls_make(w, 0, &v->walls);
     if (s->kind == DEV_SPH) {
         v->stiffness = s->sph.stiffness;
-        v->mu = (float)s->sph.viscosity;
+        v->mu = v->morris ? 0.0f : (float)s->sph.viscosity;
         v->clamp_negative = s->sph.clamp_negative;
         s->sound = sqrt(s->sph.stiffness);
     } else if (s->kind == DEV_WCSPH) {
@@ -221,7 +228,7 @@ static void dev_constants(dev_solver *s, const fl_world *w)
         v->clamp_negative = prm->clamp_negative;
         s->sound = prm->c;
     } else if (s->kind == DEV_PCISPH) {
-        v->mu = (float)s->pcisph.viscosity;
+        v->mu = v->morris ? 0.0f : (float)s->pcisph.viscosity;
         v->negative_scale = s->pcisph.negative_scale;
         s->grad_sq = fl_lattice_grad_sq(w->spacing, w->h, w->dims);
     } else {
@@ -245,6 +252,8 @@ static int dev_alloc_solver_arrays(dev_solver *s, fl_error *err)
         v->nbr_cap = FL_DEV_NBR_CAP;
         if (!(v->nbr = dev_array(s, (size_t)v->n * FL_DEV_NBR_CAP, sizeof(int), err)) ||
             !(v->nbr_count = dev_array(s, (size_t)v->n, sizeof(int), err)))
+            return FL_ERR_MEMORY;
+        if (dev_morris(s) && dev_floats(s, err, &v->ax, &v->ay, &v->az, NULL))
             return FL_ERR_MEMORY;
         return dev_floats(s, err, &v->qx, &v->qy, &v->qz, &s->spare[6], &s->spare[7], &s->spare[8], &v->gx, &v->gy,
                           &v->gz, &v->bx, &v->by, &v->bz, &v->lambda, &v->lambda_sum, &v->ux, &v->uy, &v->uz,
@@ -430,6 +439,8 @@ static fl_dev_kernel dev_with_tool(fl_dev_kernel k)
         return FL_DEV_K_sph_accel_tool;
     case FL_DEV_K_wcsph_accel:
         return FL_DEV_K_wcsph_accel_tool;
+    case FL_DEV_K_pcisph_nonpressure:
+        return FL_DEV_K_pcisph_nonpressure_tool;
     case FL_DEV_K_pcisph_pressure_accel:
         return FL_DEV_K_pcisph_pressure_accel_tool;
     case FL_DEV_K_pbf_lambda:
@@ -438,6 +449,8 @@ static fl_dev_kernel dev_with_tool(fl_dev_kernel k)
         return FL_DEV_K_pbf_delta_tool;
     case FL_DEV_K_pbf_xsph:
         return FL_DEV_K_pbf_xsph_tool;
+    case FL_DEV_K_pbf_morris:
+        return FL_DEV_K_pbf_morris_tool;
     default:
         return k;
     }
@@ -688,6 +701,10 @@ static int dev_step_pbf(dev_solver *s, const fl_world *w, double dt, fl_step_sta
         rc = dev_launch(s, FL_DEV_K_pbf_xsph, err);
     if (rc == FL_OK && v->vorticity)
         rc = dev_launch(s, FL_DEV_K_pbf_confine, err);
+    if (rc == FL_OK && v->morris)
+        rc = dev_launch(s, FL_DEV_K_pbf_morris, err);
+    if (rc == FL_OK && v->morris)
+        rc = dev_launch(s, FL_DEV_K_pbf_morris_apply, err);
     if (rc == FL_OK)
         rc = dev_reduce(s, FL_DEV_RED_COMPRESSION, v->rho, k - 1, err);
     s->be->mark(s->ctx, FL_STAGE_INTEGRATE);
@@ -751,6 +768,8 @@ static int dev_step(void *self, fl_world *w, double dt, fl_step_stats *st)
         rc = s->kind == DEV_PBF      ? dev_step_pbf(s, w, dt, st, &err)
              : s->kind == DEV_PCISPH ? dev_step_pcisph(s, w, dt, st, &err)
                                      : dev_step_explicit(s, w, dt, st, &err);
+    if (rc == FL_OK && s->v.morris)
+        st->dt_limit = fmin(st->dt_limit, fl_viscous_dt_limit(w->h, w->nu));
     if (rc == FL_OK && s->v.tool.n > 0)
         dev_tool_report(s, w);
     if (rc)
