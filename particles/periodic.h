@@ -53,9 +53,13 @@ static inline FL_HD void fl_min_image3(const fl_period *p, float *dx, float *dy,
 }
 
 /* The pair displacement (dx, dy, dz) = x_i - x_j as the solvers' pair
- * loops take it: its minimum image where per is not NULL. Called from
- * forced-inline loops with per a constant NULL (no periodic axis: the
- * loop is the one it was) or the address of the world's periods. */
+ * loops take it: its minimum image where per is not NULL. The solvers call
+ * it from forced-inline per-particle functions, which their parallel loops
+ * call with per the address of the world's periods or a literal NULL (a
+ * branch per particle): the NULL copy is the loop as it was before
+ * periodic boundaries. The branch sits inside the OpenMP loop because a
+ * parallel region is outlined before inlining: a constant passed to a
+ * function that holds the loop would not reach the loop. */
 static inline FL_HD void fl_pair_image(const fl_period *per, float *dx, float *dy, float *dz)
 {
     if (per)

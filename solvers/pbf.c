@@ -428,14 +428,17 @@ FL_FORCE_INLINE void pbf_velocity_block(int b, const pbf_solver *s, const fl_pbf
 /* Morris's viscosity instead of XSPH, after the velocity update and the
  * vorticity: v_i += dt nu lap v_i (fl_morris_accel) at the final estimate
  * (qx, qy, qz), every lap v_i from the same velocities. */
-FL_FORCE_INLINE void pbf_morris(pbf_solver *s, fl_world *w, const fl_period *per, const float *qx, const float *qy,
-                                const float *qz, float dt)
+static void pbf_morris(pbf_solver *s, fl_world *w, const float *qx, const float *qy, const float *qz, float dt)
 {
     fl_particles *f = &w->fluid;
+    const fl_period *per = s->per.any ? &s->per : NULL;
     #pragma omp parallel for schedule(static)
     for (int i = 0; i < s->n; i++) {
         float a[3];
-        fl_morris_accel(i, w, &s->grid, qx, qy, qz, per, a);
+        if (per)
+            fl_morris_accel(i, w, &s->grid, qx, qy, qz, per, a);
+        else
+            fl_morris_accel(i, w, &s->grid, qx, qy, qz, NULL, a);
         s->mx[i] = a[0], s->my[i] = a[1], s->mz[i] = a[2];
     }
     #pragma omp parallel for schedule(static)
@@ -866,10 +869,8 @@ static int pbf_step(void *self, fl_world *w, double dt, fl_step_stats *st)
             else
                 pbf_confine_block(b, s, &c, NULL, (float)dt * eps_v, qx, qy, qz, f);
     }
-    if (s->prm.viscosity_model == FL_VISCOSITY_MORRIS && per)
-        pbf_morris(s, w, per, qx, qy, qz, (float)dt);
-    else if (s->prm.viscosity_model == FL_VISCOSITY_MORRIS)
-        pbf_morris(s, w, NULL, qx, qy, qz, (float)dt);
+    if (s->prm.viscosity_model == FL_VISCOSITY_MORRIS)
+        pbf_morris(s, w, qx, qy, qz, (float)dt);
     fl_compression(f->rho, n, w->rho0, &st->residual[k - 1], &st->residual_max[k - 1]);
     double t2 = fl_now_ms();
 

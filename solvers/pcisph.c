@@ -223,14 +223,18 @@ static void pcisph_correct(pcisph_solver *s, fl_world *w, double delta, double *
 
 /* Every particle's non-pressure acceleration (pcisph_nonpressure), the
  * pressure acceleration and pressure reset to 0. */
-FL_FORCE_INLINE void pcisph_nonpressure_all(pcisph_solver *s, fl_world *w, const fl_period *per)
+static void pcisph_nonpressure_all(pcisph_solver *s, fl_world *w, const fl_period *per)
 {
     fl_particles *f = &w->fluid;
     const pcisph_params *prm = &s->prm;
+    const int morris = prm->viscosity_model == FL_VISCOSITY_MORRIS;
     #pragma omp parallel for schedule(static)
     for (int i = 0; i < f->count; i++) {
         float a[3];
-        pcisph_nonpressure(i, w, &s->grid, prm->viscosity, prm->viscosity_model == FL_VISCOSITY_MORRIS, per, a);
+        if (per)
+            pcisph_nonpressure(i, w, &s->grid, prm->viscosity, morris, per, a);
+        else
+            pcisph_nonpressure(i, w, &s->grid, prm->viscosity, morris, NULL, a);
         s->anx[i] = a[0], s->any[i] = a[1], s->anz[i] = a[2];
         s->apx[i] = s->apy[i] = s->apz[i] = 0.0f;
         f->p[i] = 0.0f;
@@ -238,12 +242,15 @@ FL_FORCE_INLINE void pcisph_nonpressure_all(pcisph_solver *s, fl_world *w, const
 }
 
 /* Every particle's pressure acceleration (pcisph_pressure_accel). */
-FL_FORCE_INLINE void pcisph_pressure_all(pcisph_solver *s, const fl_world *w, const fl_period *per)
+static void pcisph_pressure_all(pcisph_solver *s, const fl_world *w, const fl_period *per)
 {
     #pragma omp parallel for schedule(static)
     for (int i = 0; i < w->fluid.count; i++) {
         float a[3];
-        pcisph_pressure_accel(i, w, &s->grid, s->p_rho2, s->rho_pred, per, a);
+        if (per)
+            pcisph_pressure_accel(i, w, &s->grid, s->p_rho2, s->rho_pred, per, a);
+        else
+            pcisph_pressure_accel(i, w, &s->grid, s->p_rho2, s->rho_pred, NULL, a);
         s->apx[i] = a[0], s->apy[i] = a[1], s->apz[i] = a[2];
     }
 }
@@ -258,11 +265,8 @@ static int pcisph_step(void *self, fl_world *w, double dt, fl_step_stats *st)
     if (rc)
         return rc;
     double t0 = fl_now_ms();
-    const fl_period per = fl_period_of(w);
-    if (per.any)
-        pcisph_nonpressure_all(s, w, &per);
-    else
-        pcisph_nonpressure_all(s, w, NULL);
+    const fl_period period = fl_period_of(w), *per = period.any ? &period : NULL;
+    pcisph_nonpressure_all(s, w, per);
     double t1 = fl_now_ms();
 
     /* the predictor-corrector loop */
@@ -272,10 +276,7 @@ static int pcisph_step(void *self, fl_world *w, double dt, fl_step_stats *st)
         double e_avg, e_max;
         pcisph_predict(s, w, (float)dt);
         pcisph_correct(s, w, delta, &e_avg, &e_max);
-        if (per.any)
-            pcisph_pressure_all(s, w, &per);
-        else
-            pcisph_pressure_all(s, w, NULL);
+        pcisph_pressure_all(s, w, per);
         st->residual[k] = e_avg;
         st->residual_max[k] = e_max;
         k++;

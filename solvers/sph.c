@@ -103,58 +103,76 @@ static void *sph_create(fl_world *w, const fl_params *p, fl_error *err)
     return s;
 }
 
+/* rho_i without the boundary correction: a boundary particle weighs the
+ * fluid's m. per: the periods, or NULL without a periodic axis
+ * (fl_pair_image; a constant in each inlined copy). */
+FL_FORCE_INLINE float sph_uncorrected_at(int i, const fl_world *w, const fl_nbgrid *g, const fl_period *per)
+{
+    const fl_particles *f = &w->fluid;
+    const fl_boundary *b = &w->boundary;
+    const float h = (float)w->h, m = (float)w->mass;
+    const int dim = w->dims;
+    float fluid = fl_poly6(0.0f, h, dim), raw = 0.0f;
+    for (int k = g->nb_start[i]; k < g->nb_start[i + 1]; k++) {
+        int j = g->nb[k];
+        float dx = f->x[i] - f->x[j], dy = f->y[i] - f->y[j], dz = f->z[i] - f->z[j];
+        fl_pair_image(per, &dx, &dy, &dz);
+        fluid += fl_poly6(dx * dx + dy * dy + dz * dz, h, dim);
+    }
+    for (int k = g->bnb_start[i]; k < g->bnb_start[i + 1]; k++) {
+        int j = g->bnb[k];
+        float dx = f->x[i] - b->x[j], dy = f->y[i] - b->y[j], dz = f->z[i] - b->z[j];
+        fl_pair_image(per, &dx, &dy, &dz);
+        raw += fl_poly6(dx * dx + dy * dy + dz * dz, h, dim);
+    }
+    return fl_density_uncorrected(m, fluid, raw);
+}
+
+/* Shepard's correction of rho_i from the plain densities; per as in
+ * sph_uncorrected_at. */
+FL_FORCE_INLINE float sph_shepard_at(int i, const fl_world *w, const fl_nbgrid *g, const float *plain,
+                                     const fl_period *per)
+{
+    const fl_particles *f = &w->fluid;
+    const fl_boundary *b = &w->boundary;
+    const float h = (float)w->h, m = (float)w->mass;
+    const int dim = w->dims;
+    float unity = m / plain[i] * fl_poly6(0.0f, h, dim);
+    for (int k = g->nb_start[i]; k < g->nb_start[i + 1]; k++) {
+        int j = g->nb[k];
+        float dx = f->x[i] - f->x[j], dy = f->y[i] - f->y[j], dz = f->z[i] - f->z[j];
+        fl_pair_image(per, &dx, &dy, &dz);
+        unity += m / plain[j] * fl_poly6(dx * dx + dy * dy + dz * dz, h, dim);
+    }
+    for (int k = g->bnb_start[i]; k < g->bnb_start[i + 1]; k++) {
+        int j = g->bnb[k];
+        float dx = f->x[i] - b->x[j], dy = f->y[i] - b->y[j], dz = f->z[i] - b->z[j];
+        fl_pair_image(per, &dx, &dy, &dz);
+        unity += fl_boundary_density_pair(b->volume[j], dx * dx + dy * dy + dz * dz, h, dim);
+    }
+    return fl_density_shepard(plain[i], unity);
+}
+
 /* The course deck's density variants, after the plain estimate of
  * fl_step_begin: without the boundary correction (a boundary particle
  * weighs the fluid's m), and Shepard's correction (docs/methods/sph.md,
- * section 3.1). per: the periods, or NULL without a periodic axis
- * (fl_pair_image). */
-FL_FORCE_INLINE void sph_density_variants(sph_solver *s, const fl_world *w, fl_particles *f, const fl_period *per)
+ * section 3.1). */
+static void sph_density_variants(sph_solver *s, const fl_world *w, fl_particles *f)
 {
     const fl_nbgrid *g = &s->grid;
-    const fl_boundary *b = &w->boundary;
-    const float h = (float)w->h, m = (float)w->mass;
-    const int dim = w->dims, corrected = s->prm.corrected_density;
-    const float w0 = fl_poly6(0.0f, h, dim);
-    if (!corrected) {
+    const fl_period period = fl_period_of(w), *per = period.any ? &period : NULL;
+    if (!s->prm.corrected_density) {
         #pragma omp parallel for schedule(static)
-        for (int i = 0; i < f->count; i++) {
-            float fluid = w0, raw = 0.0f;
-            for (int k = g->nb_start[i]; k < g->nb_start[i + 1]; k++) {
-                int j = g->nb[k];
-                float dx = f->x[i] - f->x[j], dy = f->y[i] - f->y[j], dz = f->z[i] - f->z[j];
-                fl_pair_image(per, &dx, &dy, &dz);
-                fluid += fl_poly6(dx * dx + dy * dy + dz * dz, h, dim);
-            }
-            for (int k = g->bnb_start[i]; k < g->bnb_start[i + 1]; k++) {
-                int j = g->bnb[k];
-                float dx = f->x[i] - b->x[j], dy = f->y[i] - b->y[j], dz = f->z[i] - b->z[j];
-                fl_pair_image(per, &dx, &dy, &dz);
-                raw += fl_poly6(dx * dx + dy * dy + dz * dz, h, dim);
-            }
-            f->rho[i] = fl_density_uncorrected(m, fluid, raw);
-        }
+        for (int i = 0; i < f->count; i++)
+            f->rho[i] = per ? sph_uncorrected_at(i, w, g, per) : sph_uncorrected_at(i, w, g, NULL);
     }
     if (!s->prm.shepard)
         return;
     float *plain = s->rho_plain;
     memcpy(plain, f->rho, (size_t)f->count * sizeof *plain);
     #pragma omp parallel for schedule(static)
-    for (int i = 0; i < f->count; i++) {
-        float unity = m / plain[i] * w0;
-        for (int k = g->nb_start[i]; k < g->nb_start[i + 1]; k++) {
-            int j = g->nb[k];
-            float dx = f->x[i] - f->x[j], dy = f->y[i] - f->y[j], dz = f->z[i] - f->z[j];
-            fl_pair_image(per, &dx, &dy, &dz);
-            unity += m / plain[j] * fl_poly6(dx * dx + dy * dy + dz * dz, h, dim);
-        }
-        for (int k = g->bnb_start[i]; k < g->bnb_start[i + 1]; k++) {
-            int j = g->bnb[k];
-            float dx = f->x[i] - b->x[j], dy = f->y[i] - b->y[j], dz = f->z[i] - b->z[j];
-            fl_pair_image(per, &dx, &dy, &dz);
-            unity += fl_boundary_density_pair(b->volume[j], dx * dx + dy * dy + dz * dz, h, dim);
-        }
-        f->rho[i] = fl_density_shepard(plain[i], unity);
-    }
+    for (int i = 0; i < f->count; i++)
+        f->rho[i] = per ? sph_shepard_at(i, w, g, plain, per) : sph_shepard_at(i, w, g, plain, NULL);
 }
 
 /* p_i = k (rho_i - rho0), optionally max(p_i, 0), and the per-particle
@@ -234,28 +252,23 @@ FL_FORCE_INLINE void sph_accel(int i, const fl_world *w, const fl_nbgrid *g, con
 }
 
 /* Every particle's acceleration, with the pressure force in the form
- * form; returns the largest |a|^2. per as in sph_accel. */
-FL_FORCE_INLINE double sph_forces(sph_solver *s, const fl_world *w, int form, const fl_period *per)
+ * form; returns the largest |a|^2. */
+static inline double sph_forces(sph_solver *s, const fl_world *w, int form)
 {
     const int n = w->fluid.count;
+    const fl_period period = fl_period_of(w), *per = period.any ? &period : NULL;
     double a2max = 0.0;
     #pragma omp parallel for schedule(static) reduction(max : a2max)
     for (int i = 0; i < n; i++) {
         float a[3];
-        sph_accel(i, w, &s->grid, s, form, per, a);
+        if (per)
+            sph_accel(i, w, &s->grid, s, form, per, a);
+        else
+            sph_accel(i, w, &s->grid, s, form, NULL, a);
         s->ax[i] = a[0], s->ay[i] = a[1], s->az[i] = a[2];
         a2max = fmax(a2max, (double)a[0] * a[0] + (double)a[1] * a[1] + (double)a[2] * a[2]);
     }
     return a2max;
-}
-
-/* sph_forces in the form the parameters name. */
-FL_FORCE_INLINE double sph_forces_in_form(sph_solver *s, const fl_world *w, const fl_period *per)
-{
-    const int form = s->prm.pressure_form;
-    return form == FL_PRESSURE_MEAN        ? sph_forces(s, w, FL_PRESSURE_MEAN, per)
-           : form == FL_PRESSURE_ONE_SIDED ? sph_forces(s, w, FL_PRESSURE_ONE_SIDED, per)
-                                           : sph_forces(s, w, FL_PRESSURE_SYMMETRIC, per);
 }
 
 static int sph_step(void *self, fl_world *w, double dt, fl_step_stats *st)
@@ -266,15 +279,14 @@ static int sph_step(void *self, fl_world *w, double dt, fl_step_stats *st)
     if (rc)
         return rc;
     double t0 = fl_now_ms();
-    const fl_period per = fl_period_of(w);
-    if ((!s->prm.corrected_density || s->prm.shepard) && per.any)
-        sph_density_variants(s, w, f, &per);
-    else if (!s->prm.corrected_density || s->prm.shepard)
-        sph_density_variants(s, w, f, NULL);
+    if (!s->prm.corrected_density || s->prm.shepard)
+        sph_density_variants(s, w, f);
     st->residual[0] = sph_pressure(s, f, w->mass, w->rho0);
     st->iterations = 1;
     double t1 = fl_now_ms();
-    const double a2max = per.any ? sph_forces_in_form(s, w, &per) : sph_forces_in_form(s, w, NULL);
+    const double a2max = s->prm.pressure_form == FL_PRESSURE_MEAN        ? sph_forces(s, w, FL_PRESSURE_MEAN)
+                         : s->prm.pressure_form == FL_PRESSURE_ONE_SIDED ? sph_forces(s, w, FL_PRESSURE_ONE_SIDED)
+                                                                         : sph_forces(s, w, FL_PRESSURE_SYMMETRIC);
     double t2 = fl_now_ms();
     st->stage_ms[FL_STAGE_DENSITY] += t1 - t0; /* the equation of state */
     st->stage_ms[FL_STAGE_PRESSURE_SOLVE] += t2 - t1;

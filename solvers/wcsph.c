@@ -177,15 +177,18 @@ FL_FORCE_INLINE void wcsph_accel(int i, const fl_world *w, const fl_nbgrid *g, c
     fl_wcsph_acceleration(a, kappa, coh, gv, out);
 }
 
-/* Every particle's acceleration; returns the largest |a|^2. per as in
- * wcsph_accel. */
-FL_FORCE_INLINE double wcsph_forces(wcsph_solver *s, const fl_world *w, const fl_period *per)
+/* Every particle's acceleration; returns the largest |a|^2. */
+static double wcsph_forces(wcsph_solver *s, const fl_world *w)
 {
+    const fl_period period = fl_period_of(w), *per = period.any ? &period : NULL;
     double a2max = 0.0;
     #pragma omp parallel for schedule(static) reduction(max : a2max)
     for (int i = 0; i < w->fluid.count; i++) {
         float a[3];
-        wcsph_accel(i, w, &s->grid, s, per, a);
+        if (per)
+            wcsph_accel(i, w, &s->grid, s, per, a);
+        else
+            wcsph_accel(i, w, &s->grid, s, NULL, a);
         s->ax[i] = a[0], s->ay[i] = a[1], s->az[i] = a[2];
         a2max = fmax(a2max, (double)a[0] * a[0] + (double)a[1] * a[1] + (double)a[2] * a[2]);
     }
@@ -203,8 +206,7 @@ static int wcsph_step(void *self, fl_world *w, double dt, fl_step_stats *st)
     st->residual[0] = wcsph_pressure(s, f, w->rho0);
     st->iterations = 1;
     double t1 = fl_now_ms();
-    const fl_period per = fl_period_of(w);
-    const double a2max = per.any ? wcsph_forces(s, w, &per) : wcsph_forces(s, w, NULL);
+    const double a2max = wcsph_forces(s, w);
     double t2 = fl_now_ms();
     st->stage_ms[FL_STAGE_DENSITY] += t1 - t0; /* the equation of state */
     st->stage_ms[FL_STAGE_PRESSURE_SOLVE] += t2 - t1;
