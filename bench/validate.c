@@ -466,6 +466,10 @@ static void measure_poiseuille(const vjob *j, const fl_run_result *res, measured
     fl_profile p;
     double t = 0.0;
     m->nu = s->nu;
+    if (res->frames_saved < 1) {
+        snprintf(m->why, sizeof m->why, "no frame saved: no profile to measure");
+        return;
+    }
     for (int f = 0; f < res->frames_saved; f++) {
         if (read_frame(j, f, w, &t, m))
             return;
@@ -478,9 +482,9 @@ static void measure_poiseuille(const vjob *j, const fl_run_result *res, measured
     for (int b = 0; b < p.bins; b++)
         top = fmax(top, p.u[b]);
     m->peak_ratio = top / fl_poiseuille_steady(g, s->nu, H, 0.5 * H);
-    m->ok = res->frames_saved > 0 && isfinite(m->error) && isfinite(m->steady);
+    m->ok = isfinite(m->error) && isfinite(m->steady);
     if (!m->ok)
-        snprintf(m->why, sizeof m->why, "no profile measured: no frame, or no particle inside the channel");
+        snprintf(m->why, sizeof m->why, "no profile measured: no particle inside the channel");
 }
 
 /* Measures job i from its run folder, or says why it cannot be. */
