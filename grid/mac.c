@@ -59,19 +59,28 @@ int fl_mac_grid_create(const fl_world *w, const fl_mac_config *cfg, fl_mac_grid 
     double dx = cfg->dx > 0.0 ? cfg->dx : 2.0 * w->spacing;
     if (!(dx > 0.0) || !isfinite(dx))
         return fl_fail(err, FL_ERR_INPUT, "MAC grid: expected a positive cell size, got %g m", dx);
-    int n[3];
+    int n[3], periodic[3];
     double cells = 1.0;
     for (int a = 0; a < 3; a++) {
         double extent = w->domain.hi[a] - w->domain.lo[a];
         if (!(extent > 0.0))
             return fl_fail(err, FL_ERR_INPUT, "MAC grid: empty domain along axis %c", "xyz"[a]);
+        periodic[a] = w->periodic[a] && !(a == 2 && w->dims == 2);
         /* the 1e-9 keeps an extent that is a whole number of cells from
          * gaining a cell to rounding */
         double inner = a == 2 && w->dims == 2 ? 1.0 : ceil(extent / dx - 1e-9);
+        if (periodic[a] && (fabs(extent / dx - round(extent / dx)) > 1e-9 * fmax(1.0, extent / dx) ||
+                            round(extent / dx) < 3.0))
+            return fl_fail(err, FL_ERR_INPUT,
+                           "MAC grid: the periodic %c axis, %g m long, is %.6g cells of dx = %g m: it must be a whole "
+                           "number of cells, at least 3 (choose dx = %g m / n)",
+                           "xyz"[a], extent, extent / dx, dx, extent);
+        if (periodic[a])
+            inner = round(extent / dx);
         if (inner > INT_MAX / 4)
             return fl_fail(err, FL_ERR_MEMORY, "a MAC grid of %g cells along axis %c at dx = %g m is too large",
                            inner, "xyz"[a], dx);
-        n[a] = (int)inner + 2;
+        n[a] = (int)inner + (periodic[a] ? 0 : 2);
         cells *= n[a];
     }
     if (cells > INT_MAX / 2)
@@ -94,8 +103,11 @@ int fl_mac_grid_create(const fl_world *w, const fl_mac_config *cfg, fl_mac_grid 
     g->ncells = (long)n[0] * n[1] * n[2];
     g->dx = dx;
     g->inv_dx = 1.0 / dx;
-    for (int a = 0; a < 3; a++)
-        g->lo[a] = w->domain.lo[a] - dx;
+    for (int a = 0; a < 3; a++) {
+        g->periodic[a] = periodic[a];
+        g->wrap |= periodic[a];
+        g->lo[a] = w->domain.lo[a] - (periodic[a] ? 0.0 : dx);
+    }
     if (w->dims == 2) /* one layer of cells between two SOLID ones, its centres on the plane z = 0 */
         g->lo[2] = -1.5 * dx;
     size_t nu = (size_t)(n[0] + 1) * n[1] * n[2], nv = (size_t)n[0] * (n[1] + 1) * n[2],
@@ -125,6 +137,7 @@ int fl_mac_grid_create(const fl_world *w, const fl_mac_config *cfg, fl_mac_grid 
         fl_mac_grid_destroy(&g);
         return status;
     }
+    fl_pcg_set_periodic(g->pcg, g->periodic);
     memset(g->u, 0, nu * sizeof(double));
     memset(g->v, 0, nv * sizeof(double));
     memset(g->w, 0, nw * sizeof(double));
@@ -203,6 +216,40 @@ int fl_mac_grid_moving_solids(fl_mac_grid *g, fl_error *err)
     return FL_OK;
 }
 
+/* The index strides along x, y and z of lattice a (the faces of velocity
+ * component a), for the periodic fix-ups below. */
+static void lattice_strides(const fl_mac_grid *g, int a, long stride[3])
+{
+    int dim[3] = {g->nx, g->ny, g->nz};
+    dim[a] += 1;
+    stride[0] = 1, stride[1] = dim[0], stride[2] = (long)dim[0] * dim[1];
+}
+
+/* On every periodic axis a: lattice a's face 0, between cells n-1 and 0,
+ * gets the solid's velocity when either is SOLID (the loop of
+ * fl_mac_enforce_solid only sees cell 0), and face n is set to face 0. */
+static void wrap_enforce_solid(fl_mac_grid *g)
+{
+    double *vel[3] = {g->u, g->v, g->w};
+    const double *solid[3] = {g->solid_u, g->solid_v, g->solid_w};
+    const int n[3] = {g->nx, g->ny, g->nz};
+    const long cstride[3] = {1, g->nx, (long)g->nx * g->ny};
+    for (int a = 0; a < 3; a++) {
+        if (!g->periodic[a])
+            continue;
+        long fs[3];
+        lattice_strides(g, a, fs);
+        const int b = (a + 1) % 3, c = (a + 2) % 3;
+        for (int ic = 0; ic < n[c]; ic++)
+            for (int ib = 0; ib < n[b]; ib++) {
+                const long cell = ib * cstride[b] + ic * cstride[c], face = ib * fs[b] + ic * fs[c];
+                if (g->label[cell] == FL_CELL_SOLID || g->label[cell + (n[a] - 1) * cstride[a]] == FL_CELL_SOLID)
+                    vel[a][face] = solid[a] ? solid[a][face] : 0.0;
+                vel[a][face + n[a] * fs[a]] = vel[a][face];
+            }
+    }
+}
+
 void fl_mac_enforce_solid(fl_mac_grid *g)
 {
     const int nx = g->nx, ny = g->ny, nz = g->nz;
@@ -238,6 +285,8 @@ void fl_mac_enforce_solid(fl_mac_grid *g)
     for (int j = 0; j < ny; j++)
         for (int i = 0; i < nx; i++)
             g->w[fl_mac_w(g, i, j, nz)] = 0.0;
+    if (g->wrap)
+        wrap_enforce_solid(g);
 }
 
 /* The net outflow of FLUID cell c = (i, j, k) over dx, 1/s. */
@@ -294,13 +343,65 @@ void fl_mac_divergence(const fl_mac_grid *g, double *div)
     divergence_scaled(g, 1.0, div);
 }
 
+/* fl_mac_laplacian on a periodic grid: the stencil wraps. */
+static void wrap_laplacian(const fl_mac_grid *g, const double *p, double *lap)
+{
+    const double s = -1.0 / (g->dx * g->dx);
+#pragma omp parallel for schedule(static)
+    for (int k = 0; k < g->nz; k++)
+        for (int j = 0; j < g->ny; j++)
+            for (int i = 0; i < g->nx; i++) {
+                const long c = fl_mac_cell(g, i, j, k);
+                double v = 0.0;
+                if (g->label[c] == FL_CELL_FLUID)
+                    for (int a = 0; a < 3; a++)
+                        for (int side = -1; side <= 1; side += 2) {
+                            const long o = fl_mac_cell_wrapped(g, i + (a == 0) * side, j + (a == 1) * side,
+                                                               k + (a == 2) * side);
+                            if (g->label[o] != FL_CELL_SOLID)
+                                v += p[c] - p[o];
+                        }
+                lap[c] = s * v;
+            }
+}
+
 void fl_mac_laplacian(const fl_mac_grid *g, const double *p, double *lap)
 {
+    if (g->wrap) {
+        wrap_laplacian(g, p, lap);
+        return;
+    }
     long sx = g->nx, sxy = (long)g->nx * g->ny;
     double s = -1.0 / (g->dx * g->dx);
 #pragma omp parallel for schedule(static)
     for (long c = 0; c < g->ncells; c++)
         lap[c] = g->label[c] == FL_CELL_FLUID ? s * fl_poisson_apply_cell(g->label, p, c, sx, sxy) : 0.0;
+}
+
+/* The gradient on face 0 of every periodic axis a, between cells n-1 and
+ * 0 (the loop of fl_mac_apply_gradient updates faces with both cells
+ * inside the grid only), then face n set to face 0. */
+static void wrap_gradient(fl_mac_grid *g, double scale)
+{
+    double *vel[3] = {g->u, g->v, g->w};
+    const int n[3] = {g->nx, g->ny, g->nz};
+    const long cstride[3] = {1, g->nx, (long)g->nx * g->ny};
+    for (int a = 0; a < 3; a++) {
+        if (!g->periodic[a])
+            continue;
+        long fs[3];
+        lattice_strides(g, a, fs);
+        const int b = (a + 1) % 3, c = (a + 2) % 3;
+        for (int ic = 0; ic < n[c]; ic++)
+            for (int ib = 0; ib < n[b]; ib++) {
+                const long hi = ib * cstride[b] + ic * cstride[c], lo = hi + (n[a] - 1) * cstride[a],
+                           face = ib * fs[b] + ic * fs[c];
+                const int lh = g->label[hi], ll = g->label[lo];
+                if (lh != FL_CELL_SOLID && ll != FL_CELL_SOLID && (lh == FL_CELL_FLUID || ll == FL_CELL_FLUID))
+                    vel[a][face] -= scale * (g->p[hi] - g->p[lo]);
+                vel[a][face + n[a] * fs[a]] = vel[a][face];
+            }
+    }
 }
 
 void fl_mac_apply_gradient(fl_mac_grid *g, double dt, double rho)
@@ -333,6 +434,8 @@ void fl_mac_apply_gradient(fl_mac_grid *g, double dt, double rho)
                         *face[a] -= scale * (p[c] - p[below[a]]);
                 }
             }
+    if (g->wrap)
+        wrap_gradient(g, scale);
 }
 
 int fl_mac_project(fl_mac_grid *g, double dt, double rho, const fl_pcg_options *opt,
@@ -354,6 +457,20 @@ int fl_mac_project(fl_mac_grid *g, double dt, double rho, const fl_pcg_options *
     return FL_OK;
 }
 
+void fl_mac_wrap_faces(const fl_mac_grid *g, int a, double *u)
+{
+    if (!g->periodic[a])
+        return;
+    long fs[3];
+    lattice_strides(g, a, fs);
+    const int n[3] = {g->nx, g->ny, g->nz}, b = (a + 1) % 3, c = (a + 2) % 3;
+    for (int ic = 0; ic < n[c]; ic++)
+        for (int ib = 0; ib < n[b]; ib++) {
+            const long face = ib * fs[b] + ic * fs[c];
+            u[face + n[a] * fs[a]] = u[face];
+        }
+}
+
 long fl_mac_max_faces(const fl_mac_grid *g)
 {
     long nu = (long)(g->nx + 1) * g->ny * g->nz, nv = (long)g->nx * (g->ny + 1) * g->nz,
@@ -366,11 +483,14 @@ double fl_mac_viscosity_substeps(const fl_mac_grid *g, double dt, double nu, int
     return fmax(1.0, ceil(2.0 * dims * dt * nu * g->inv_dx * g->inv_dx - 1e-9));
 }
 
-/* The label of cell (i, j, k), SOLID beyond the grid. */
+/* The label of cell (i, j, k), SOLID beyond the grid (one cell beyond a
+ * periodic axis: the wrapped cell's). */
 static inline int label_at(const fl_mac_grid *g, int i, int j, int k)
 {
-    if (i < 0 || j < 0 || k < 0 || i >= g->nx || j >= g->ny || k >= g->nz)
-        return FL_CELL_SOLID;
+    if (i < 0 || j < 0 || k < 0 || i >= g->nx || j >= g->ny || k >= g->nz) {
+        const long c = g->wrap ? fl_mac_cell_wrapped(g, i, j, k) : -1;
+        return c < 0 ? FL_CELL_SOLID : g->label[c];
+    }
     return g->label[fl_mac_cell(g, i, j, k)];
 }
 
@@ -387,7 +507,10 @@ void fl_mac_apply_viscosity(fl_mac_grid *g, double dt, double nu, int dims, int 
             double *u = vel[a];
             memcpy(old, u, (size_t)(stride[2] * dim[2]) * sizeof(double));
             /* a face updated has non-SOLID cells on both sides, inside the
-             * grid's SOLID layer: its neighbours are all on the lattice */
+             * grid's SOLID layer: its neighbours are all on the lattice,
+             * but for those across a periodic axis's faces (wrapped: face
+             * -1 is face n-1, face n + 1 face 1) */
+            const int ncell[3] = {g->nx, g->ny, g->nz};
 #pragma omp parallel for collapse(2) schedule(static)
             for (int k = 0; k < dim[2]; k++)
                 for (int j = 0; j < dim[1]; j++)
@@ -408,7 +531,10 @@ void fl_mac_apply_viscosity(fl_mac_grid *g, double dt, double nu, int dims, int 
                                 f[b] += side ? 1 : -1;
                                 int e[3] = {f[0], f[1], f[2]};
                                 e[a] -= 1;
-                                nb[2 * b + side] = old[q + (side ? stride[b] : -stride[b])];
+                                long off = side ? stride[b] : -stride[b];
+                                if (f[b] < 0 || f[b] >= dim[b])
+                                    off += (f[b] < 0 ? ncell[b] : -ncell[b]) * stride[b];
+                                nb[2 * b + side] = old[q + off];
                                 kind[2 * b + side] = fl_mac_face_kind(label_at(g, f[0], f[1], f[2]),
                                                                       label_at(g, e[0], e[1], e[2]), b != a);
                             }

@@ -19,7 +19,20 @@
  *
  * Indexing (x fastest): cell (i,j,k) at i + nx (j + ny k); u face (i,j,k),
  * the face between cells i-1 and i, at i + (nx+1) (j + ny k); v at
- * i + nx (j + (ny+1) k); w at i + nx (j + ny k) with k in [0, nz]. */
+ * i + nx (j + (ny+1) k); w at i + nx (j + ny k) with k in [0, nz].
+ *
+ * Periodic axes (the world's periodic[a]; ignored along z in 2D): along an
+ * axis that wraps the grid has no SOLID layer: its n cells tile the
+ * domain exactly (lo is the domain's corner there), which fl_mac_grid_create
+ * requires of dx (the length a whole number of cells), and cell n-1's
+ * neighbour above is cell 0. The face lattices keep their layout, n + 1
+ * faces along their own axis: face n is face 0 (the same face, seen from
+ * either end), and every operator below keeps the two copies equal. The
+ * divergence, gradient, Laplacian (the Poisson matrix: pcg.h, "Periodic
+ * axes", with the constant null space of a periodic grid without AIR),
+ * the viscosity's face Laplacian and the transfers (transfer.h) wrap
+ * across those faces. A grid without periodic axes runs exactly the code
+ * it ran before they existed. */
 #ifndef FL_MAC_H
 #define FL_MAC_H
 
@@ -37,11 +50,14 @@ typedef struct fl_mac_config {
 fl_mac_config fl_default_mac_config(void);
 
 typedef struct fl_mac_grid {
-    int nx, ny, nz;        /* cells per axis, the SOLID wall layers included */
+    int nx, ny, nz;        /* cells per axis, the SOLID wall layers included (none along a periodic axis) */
     long ncells;
     double dx;             /* cell size, m */
     double inv_dx;         /* 1 / dx, 1/m: every position-to-cell lookup multiplies by it */
-    double lo[3];          /* corner of cell (0,0,0), m: the domain's corner minus dx */
+    double lo[3];          /* corner of cell (0,0,0), m: the domain's corner minus dx (the corner itself
+                              along a periodic axis) */
+    int periodic[3];       /* 1 per axis that wraps (above) */
+    int wrap;              /* any of them */
     double *u, *v, *w;     /* face velocities, m/s */
     double *wu, *wv, *ww;  /* summed particle weights per face of the last P2G (0: no particle near) */
     double *p;             /* pressure at cell centres, Pa (0 outside FLUID cells) */
@@ -67,7 +83,10 @@ typedef struct fl_mac_grid {
 /* Grid over the world's domain: ceil(extent / dx) cells per axis inside it
  * plus the SOLID wall layer; cells whose centre lies outside the domain,
  * inside an obstacle or inside a solid mesh are SOLID, the rest AIR;
- * velocities and pressure 0. */
+ * velocities and pressure 0. Along a periodic axis (w->periodic) exactly
+ * extent / dx cells and no wall layer: FL_ERR_INPUT when the extent is not
+ * a whole number of cells (within 1e-9 of one; choose dx = extent / n) or
+ * is fewer than 3. */
 int fl_mac_grid_create(const fl_world *w, const fl_mac_config *cfg, fl_mac_grid **out, fl_error *err);
 void fl_mac_grid_destroy(fl_mac_grid **g);
 
@@ -75,6 +94,23 @@ static inline long fl_mac_cell(const fl_mac_grid *g, int i, int j, int k)
 {
     return i + (long)g->nx * (j + (long)g->ny * k);
 }
+/* Cell (i, j, k), each coordinate at most n outside the grid (n its cells
+ * along that axis) wrapped on a periodic axis; -1 when it lies beyond the
+ * grid on an axis that does not wrap. */
+static inline long fl_mac_cell_wrapped(const fl_mac_grid *g, int i, int j, int k)
+{
+    int q[3] = {i, j, k};
+    const int n[3] = {g->nx, g->ny, g->nz};
+    for (int a = 0; a < 3; a++) {
+        if (q[a] >= 0 && q[a] < n[a])
+            continue;
+        if (!g->periodic[a])
+            return -1;
+        q[a] += q[a] < 0 ? n[a] : -n[a];
+    }
+    return fl_mac_cell(g, q[0], q[1], q[2]);
+}
+
 /* The cell coordinate of position x along axis a, in cells from the grid's
  * corner: its integer part is the cell index. The transfers, the labels
  * and every other lookup use this one rounding, so that a particle is in
@@ -125,7 +161,8 @@ int fl_mac_grid_keep_divergence(fl_mac_grid *g, fl_error *err);
 
 /* Sets the velocity of every face touching a SOLID cell to the solid's:
  * its solid_u, solid_v, solid_w entry, or 0 without them (static walls).
- * The far faces of the grid's outer layer, the walls', are 0. */
+ * The far faces of the grid's outer layer, the walls', are 0; along a
+ * periodic axis face n takes face 0's value. */
 void fl_mac_enforce_solid(fl_mac_grid *g);
 
 /* div[c] = (report eq. 7) the net outflow of cell c over dx, 1/s, on FLUID
@@ -199,6 +236,11 @@ double fl_mac_viscosity_substeps(const fl_mac_grid *g, double dt, double nu, int
  * first set to the solid's velocity (fl_mac_enforce_solid). old has room
  * for the largest of the three face lattices. */
 void fl_mac_apply_viscosity(fl_mac_grid *g, double dt, double nu, int dims, int substeps, double *old);
+
+/* u, laid out as lattice a (velocity component a), gets face n = face 0
+ * along axis a when that axis is periodic (a no-op otherwise): for a
+ * field computed on both copies in different orders. */
+void fl_mac_wrap_faces(const fl_mac_grid *g, int a, double *u);
 
 /* Faces in the largest of g's three face lattices. */
 long fl_mac_max_faces(const fl_mac_grid *g);

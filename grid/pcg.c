@@ -102,6 +102,15 @@ void fl_pcg_destroy(fl_pcg **sp)
     *sp = NULL;
 }
 
+void fl_pcg_set_periodic(fl_pcg *s, const int periodic[3])
+{
+    s->wrap = 0;
+    for (int a = 0; a < 3; a++) {
+        s->periodic[a] = periodic[a] != 0;
+        s->wrap |= s->periodic[a];
+    }
+}
+
 static double sum_blocks(const fl_pcg *s)
 {
     double sum = 0.0;
@@ -262,6 +271,115 @@ static double apply_dot(fl_pcg *s, const double *x, double *q)
     return sum_blocks(s);
 }
 
+/* ---- the periodic path (pcg.h, "Periodic axes") -------------------------
+ * The FLUID cells may lie on the outer layers normal to a periodic axis,
+ * so the stencil's neighbours are found by the cell's coordinates: the
+ * neighbours across a y or z face are the same for a whole run (one row),
+ * those along x differ only at the row's two ends. */
+
+/* The offsets, per run, from a cell of row (j, k) to its neighbours below
+ * and above in y (off[0], off[1]) and z (off[2], off[3]), wrapped across a
+ * periodic axis's faces; and whether each lies inside the grid (in[4]),
+ * not across its faces. */
+typedef struct row_offsets {
+    long off[4];
+    int in[4];
+} row_offsets;
+
+static row_offsets row_offsets_at(const fl_pcg *s, long c)
+{
+    const long sx = s->nx, sxy = (long)s->nx * s->ny;
+    const int j = (int)((c / sx) % s->ny), k = (int)(c / sxy);
+    row_offsets o = {{j > 0 ? -sx : (s->ny - 1) * sx, j < s->ny - 1 ? sx : -(s->ny - 1) * sx,
+                      k > 0 ? -sxy : (s->nz - 1) * sxy, k < s->nz - 1 ? sxy : -(s->nz - 1) * sxy},
+                     {j > 0, j < s->ny - 1, k > 0, k < s->nz - 1}};
+    return o;
+}
+
+/* The offsets from cell c, at x index i, to its x neighbours below and above. */
+static inline long wrap_below_x(const fl_pcg *s, int i)
+{
+    return i > 0 ? -1 : s->nx - 1;
+}
+static inline long wrap_above_x(const fl_pcg *s, int i)
+{
+    return i < s->nx - 1 ? 1 : -(long)(s->nx - 1);
+}
+
+/* A's diagonal at FLUID cell c, at x index i in a row with offsets o: its
+ * non-SOLID neighbours, wrapped. */
+static inline int wrap_diag(const fl_pcg *s, const unsigned char *label, long c, int i, const row_offsets *o)
+{
+    return (label[c + wrap_below_x(s, i)] != FL_CELL_SOLID) + (label[c + wrap_above_x(s, i)] != FL_CELL_SOLID) +
+           (label[c + o->off[0]] != FL_CELL_SOLID) + (label[c + o->off[1]] != FL_CELL_SOLID) +
+           (label[c + o->off[2]] != FL_CELL_SOLID) + (label[c + o->off[3]] != FL_CELL_SOLID);
+}
+
+/* load_rhs with the wrapped diagonal; returns the FLUID cells with an AIR
+ * neighbour (none: A has the constant null space). */
+static long wrap_load_rhs(fl_pcg *s, const unsigned char *label, const double *b)
+{
+    double *r = s->r, *diag = s->diag, *mask = s->mask;
+    long air = 0;
+#pragma omp parallel for schedule(static) reduction(+ : air)
+    for (long k = 0; k < s->nruns; k++) {
+        const long c0 = s->run_start[k];
+        const row_offsets o = row_offsets_at(s, c0);
+        const int i0 = (int)(c0 % s->nx);
+        for (long c = c0, e = c + s->run_len[k]; c < e; c++) {
+            const int i = i0 + (int)(c - c0), fluid = label[c] == FL_CELL_FLUID;
+            r[c] = fluid ? b[c] : 0.0;
+            diag[c] = fluid ? wrap_diag(s, label, c, i, &o) : 0.0;
+            mask[c] = fluid;
+            if (fluid) {
+                const long nb[6] = {wrap_below_x(s, i), wrap_above_x(s, i), o.off[0], o.off[1], o.off[2], o.off[3]};
+                int touches = 0;
+                for (int n = 0; n < 6; n++)
+                    touches |= label[c + nb[n]] == FL_CELL_AIR;
+                air += touches;
+            }
+        }
+    }
+    return air;
+}
+
+/* apply_dot with the wrapped stencil. */
+static double wrap_apply_dot(fl_pcg *s, const double *x, double *q)
+{
+#pragma omp parallel for schedule(static)
+    for (long blk = 0; blk < s->nblocks; blk++) {
+        double sum = 0.0;
+        for (long k = s->block_run[blk]; k < s->block_run[blk + 1]; k++) {
+            const long c0 = s->run_start[k], c1 = c0 + s->run_len[k];
+            const row_offsets o = row_offsets_at(s, c0);
+            const int i0 = (int)(c0 % s->nx);
+            for (long c = c0; c < c1; c++) {
+                const int i = i0 + (int)(c - c0);
+                double v = s->mask[c] * (s->diag[c] * x[c] -
+                                         (x[c + wrap_below_x(s, i)] + x[c + wrap_above_x(s, i)] + x[c + o.off[0]] +
+                                          x[c + o.off[1]] + x[c + o.off[2]] + x[c + o.off[3]]));
+                q[c] = v;
+                sum += x[c] * v;
+            }
+        }
+        s->partial[blk] = sum;
+    }
+    return sum_blocks(s);
+}
+
+/* x minus its mean over the FLUID cells, on the FLUID cells (the null
+ * space's constant removed); returns x.x afterwards. */
+static double remove_mean(fl_pcg *s, double *x)
+{
+    const double mean = dot(s, x, s->mask) / (double)s->nfluid;
+    const double *mask = s->mask;
+#pragma omp parallel for schedule(static)
+    for (long k = 0; k < s->nruns; k++)
+        for (long c = s->run_start[k], e = c + s->run_len[k]; c < e; c++)
+            x[c] -= mean * mask[c];
+    return dot(s, x, x);
+}
+
 /* p += alpha s, r -= alpha q; returns r.r. */
 static double step_dot(fl_pcg *s, double alpha, double *p)
 {
@@ -289,7 +407,10 @@ static double step_dot(fl_pcg *s, double alpha, double *p)
  * 0 at the start of a solve, leaving p as it is; returns r.r. */
 static double residual_dot(fl_pcg *s, double *p)
 {
-    apply_dot(s, p, s->q);
+    if (s->wrap)
+        wrap_apply_dot(s, p, s->q);
+    else
+        apply_dot(s, p, s->q);
     return step_dot(s, 1.0, p);
 }
 
@@ -365,6 +486,75 @@ static double mic0_apply_dot(fl_pcg *s)
     return sum_blocks(s);
 }
 
+/* mic0_factor on a periodic grid, of A without its couplings across the
+ * grid's faces (pcg.h): a neighbour below across a face counts as absent,
+ * and so do the fill-in terms of a neighbour whose coupling would cross
+ * one. */
+static void wrap_mic0_factor(fl_pcg *s, const unsigned char *label, double tau, double sigma)
+{
+    const long sx = s->nx, sxy = (long)s->nx * s->ny;
+    double *pc = s->precon;
+    for (long k = 0; k < s->nruns; k++) {
+        const long c0 = s->run_start[k];
+        const row_offsets o = row_offsets_at(s, c0);
+        const int i0 = (int)(c0 % s->nx);
+        const double jlo = o.in[0], jhi = o.in[1], klo = o.in[2], khi = o.in[3];
+        for (long c = c0, e = c + s->run_len[k]; c < e; c++) {
+            const int i = i0 + (int)(c - c0);
+            const double ilo = i > 0, ihi = i < s->nx - 1;
+            double diag = s->diag[c];
+            double pi = ilo ? pc[c - 1] : 0.0, pj = jlo ? pc[c - sx] : 0.0, pk = klo ? pc[c - sxy] : 0.0;
+            double fi = (jhi ? is_fluid(label, c - (ilo ? 1 : 0) + sx) : 0.0) +
+                        (khi ? is_fluid(label, c - (ilo ? 1 : 0) + sxy) : 0.0);
+            double fj = (ihi ? is_fluid(label, c - (jlo ? sx : 0) + 1) : 0.0) +
+                        (khi ? is_fluid(label, c - (jlo ? sx : 0) + sxy) : 0.0);
+            double fk = (ihi ? is_fluid(label, c - (klo ? sxy : 0) + 1) : 0.0) +
+                        (jhi ? is_fluid(label, c - (klo ? sxy : 0) + sx) : 0.0);
+            double piv = diag - pi * pi - pj * pj - pk * pk - tau * (pi * pi * fi + pj * pj * fj + pk * pk * fk);
+            if (piv < sigma * diag)
+                piv = diag;
+            pc[c] = diag > 0.0 ? 1.0 / sqrt(piv) : 0.0;
+        }
+    }
+}
+
+/* mic0_apply_dot on a periodic grid: the y and z terms of the rows across
+ * the grid's faces left out (the x terms end with the run, as they do). */
+static double wrap_mic0_apply_dot(fl_pcg *s)
+{
+    const long sx = s->nx, sxy = (long)s->nx * s->ny;
+    const double *pc = s->precon, *r = s->r;
+    double *z = s->z;
+    for (long k = 0; k < s->nruns; k++) {
+        const long c0 = s->run_start[k];
+        const row_offsets o = row_offsets_at(s, c0);
+        const int below_y = o.in[0], below_z = o.in[2];
+        double carry = 0.0;
+        for (long c = c0, e = c + s->run_len[k]; c < e; c++) {
+            double t = r[c] + (below_y ? pc[c - sx] * z[c - sx] : 0.0) + (below_z ? pc[c - sxy] * z[c - sxy] : 0.0);
+            double sum = t + carry;
+            z[c] = sum * pc[c];
+            carry = sum * (pc[c] * pc[c]);
+        }
+    }
+    for (long blk = s->nblocks - 1; blk >= 0; blk--) {
+        double sum = 0.0;
+        for (long k = s->block_run[blk + 1] - 1; k >= s->block_run[blk]; k--) {
+            const row_offsets o = row_offsets_at(s, s->run_start[k]);
+            const int above_y = o.in[1], above_z = o.in[3];
+            double next = 0.0;
+            for (long c = s->run_start[k] + s->run_len[k] - 1; c >= s->run_start[k]; c--) {
+                double base = (z[c] + pc[c] * ((above_y ? z[c + sx] : 0.0) + (above_z ? z[c + sxy] : 0.0))) * pc[c];
+                next = base + (pc[c] * pc[c]) * next;
+                z[c] = next;
+                sum += next * r[c];
+            }
+        }
+        s->partial[blk] = sum;
+    }
+    return sum_blocks(s);
+}
+
 /* Jacobi: precon = 1 / diagonal on FLUID cells (only those are read). */
 static void jacobi_factor(fl_pcg *s)
 {
@@ -380,7 +570,7 @@ static void jacobi_factor(fl_pcg *s)
 static double precondition_dot(fl_pcg *s, fl_precond kind)
 {
     if (kind == FL_PRECOND_MIC0)
-        return mic0_apply_dot(s);
+        return s->wrap ? wrap_mic0_apply_dot(s) : mic0_apply_dot(s);
     if (kind == FL_PRECOND_MG) {
         fl_mg_apply(s->mg, s->r, s->z);
         return dot(s, s->z, s->r);
@@ -426,9 +616,22 @@ static void zero_on_runs(fl_pcg *s, double *x)
         memset(x + s->run_start[k], 0, (size_t)s->run_len[k] * sizeof(double));
 }
 
-/* FLUID cells on the outer layer would read outside the arrays. */
+/* FLUID cells on the outer layer would read outside the arrays (on a
+ * periodic grid: on the layers normal to an axis that does not wrap). */
 static long fluid_on_outer_layer(const fl_pcg *s, const unsigned char *label)
 {
+    if (s->wrap) {
+        for (long c = 0; c < s->ncells; c++) {
+            const int idx[3] = {(int)(c % s->nx), (int)((c / s->nx) % s->ny), (int)(c / ((long)s->nx * s->ny))};
+            const int n[3] = {s->nx, s->ny, s->nz};
+            int outer = 0;
+            for (int a = 0; a < 3; a++)
+                outer |= !s->periodic[a] && (idx[a] == 0 || idx[a] == n[a] - 1);
+            if (outer && label[c] == FL_CELL_FLUID)
+                return c;
+        }
+        return -1;
+    }
     for (int k = 0; k < s->nz; k++)
         for (int j = 0; j < s->ny; j++) {
             int outer_row = k == 0 || k == s->nz - 1 || j == 0 || j == s->ny - 1;
@@ -439,6 +642,20 @@ static long fluid_on_outer_layer(const fl_pcg *s, const unsigned char *label)
             }
         }
     return -1;
+}
+
+/* r = b and A's diagonal on the runs (load_rhs); on a periodic grid
+ * whose FLUID cells touch no AIR, b made mean-free and res->null_space
+ * set (pcg.h, "Periodic axes"). */
+static void load_system(fl_pcg *s, const unsigned char *label, const double *b, fl_pcg_result *res)
+{
+    if (!s->wrap) {
+        load_rhs(s, label, b);
+        return;
+    }
+    res->null_space = wrap_load_rhs(s, label, b) == 0 && s->nfluid > 0;
+    if (res->null_space)
+        remove_mean(s, s->r);
 }
 
 static void record(const fl_pcg_options *opt, fl_pcg_result *res, int k, double rel)
@@ -460,7 +677,9 @@ static void iterate(fl_pcg *s, const unsigned char *label, double *p, double bno
         res->reason = FL_PCG_CONVERGED_RTOL;
         return;
     }
-    if (opt->precond == FL_PRECOND_MIC0)
+    if (opt->precond == FL_PRECOND_MIC0 && s->wrap)
+        wrap_mic0_factor(s, label, opt->mic_tau, opt->mic_sigma);
+    else if (opt->precond == FL_PRECOND_MIC0)
         mic0_factor(s, label, opt->mic_tau, opt->mic_sigma);
     else if (opt->precond == FL_PRECOND_JACOBI)
         jacobi_factor(s);
@@ -471,12 +690,14 @@ static void iterate(fl_pcg *s, const unsigned char *label, double *p, double bno
 
     res->reason = FL_PCG_DIVERGED_MAX_ITER;
     for (int k = 1; k <= opt->max_iter; k++) {
-        double sq = apply_dot(s, s->s, s->q);
+        double sq = s->wrap ? wrap_apply_dot(s, s->s, s->q) : apply_dot(s, s->s, s->q);
         if (!(sq > 0.0) || !isfinite(sq)) {
             res->reason = FL_PCG_DIVERGED_BREAKDOWN;
             break;
         }
         double rr = step_dot(s, zr / sq, p);
+        if (res->null_space)
+            rr = remove_mean(s, s->r);
         rel = sqrt(rr) / bnorm;
         res->iterations = k;
         res->residual = rel;
@@ -502,6 +723,9 @@ int fl_pcg_solve(fl_pcg *s, const unsigned char *label, const double *b, double 
         return fl_fail(err, FL_ERR_INPUT,
                        "pcg: options out of range (tol %g > 0, max_iter %d >= 0, tau %g and sigma %g in [0, 1])",
                        opt->tol, opt->max_iter, opt->mic_tau, opt->mic_sigma);
+    if (opt->precond == FL_PRECOND_MG && s->wrap)
+        return fl_fail(err, FL_ERR_INPUT, "pcg: the multigrid preconditioner does not support periodic grids "
+                                          "(use MIC(0), Jacobi or none)");
     long outer = fluid_on_outer_layer(s, label);
     if (outer >= 0)
         return fl_fail(err, FL_ERR_INPUT, "pcg: FLUID cell %ld lies on the grid's outer layer", outer);
@@ -515,8 +739,8 @@ int fl_pcg_solve(fl_pcg *s, const unsigned char *label, const double *b, double 
         if (!warm || label[c] != FL_CELL_FLUID)
             p[c] = 0.0;
     build_runs(s, label);
-    load_rhs(s, label, b);
     res->fluid_cells = (int)s->nfluid;
+    load_system(s, label, b, res);
 
     double bnorm = sqrt(dot(s, s->r, s->r));
     if (bnorm == 0.0) {
@@ -534,11 +758,13 @@ int fl_pcg_solve(fl_pcg *s, const unsigned char *label, const double *b, double 
             if (!isfinite(rel)) {
                 /* a guess that is not finite (a failed solve before) is dropped */
                 zero_on_runs(s, p);
-                load_rhs(s, label, b);
+                load_system(s, label, b, res);
                 rel = 1.0;
             }
         }
         iterate(s, label, p, bnorm, rel, opt, res);
+        if (res->null_space)
+            remove_mean(s, p);
     }
     keep_runs(s);
     return FL_OK;

@@ -11,6 +11,26 @@
  * face, Neumann). A is symmetric positive definite whenever every connected
  * FLUID region touches AIR.
  *
+ * Periodic axes (fl_pcg_set_periodic): along an axis that wraps, the grid
+ * has no SOLID outer layer and the cells at its two ends are neighbours:
+ * the stencil wraps, and A stays symmetric, positive semidefinite. When no
+ * FLUID cell has an AIR neighbour (a periodic box, or a periodic channel,
+ * full of fluid) A has the constant null space (every row sums to 0) and
+ * A p = b has a solution only for b with zero sum over the FLUID cells:
+ * the solve then makes b mean-free (b minus its mean over the FLUID cells:
+ * the part A cannot produce; on a single connected FLUID region), removes
+ * the mean from the residual at every iteration (it would drift in by
+ * rounding) and returns the mean-free solution (result null_space 1; the
+ * relative residual is measured against the mean-free b). MIC(0) on a
+ * periodic grid factors A without its couplings across the grid's faces
+ * (the diagonal kept): that matrix is diagonally dominant, strictly so on
+ * the wrapped cells, so its pivots stay positive even when A is singular
+ * and the preconditioner stays symmetric positive definite; the dropped
+ * couplings cost some iterations, not convergence. Jacobi and plain CG
+ * need nothing of their own. The multigrid preconditioner does not
+ * support periodic grids (FL_ERR_INPUT). A grid without periodic axes
+ * runs exactly the code and arithmetic it ran before they existed.
+ *
  * fl_pcg_solve runs conjugate gradient on it with one of four
  * preconditioners: MIC(0), Bridson's modified incomplete Cholesky with
  * tau = 0.97 and safety sigma = 0.25 (his ch. 5, "Modified Incomplete
@@ -90,6 +110,7 @@ typedef struct fl_pcg_result {
     double residual;     /* final ||r|| / ||b|| */
     int history_len;     /* entries written to options.history */
     int fluid_cells;     /* unknowns of the system */
+    int null_space;      /* 1: periodic with no AIR next to the FLUID cells: b and p made mean-free */
 } fl_pcg_result;
 
 /* Workspace of a solve on an nx x ny x nz grid (the vectors r, z, s, q, the
@@ -116,10 +137,16 @@ typedef struct fl_pcg {
     double *partial;     /* one sum per block */
     long nblocks;
     struct fl_mg *mg;    /* the multigrid hierarchy, made by the first FL_PRECOND_MG solve */
+    int periodic[3];     /* 1 per axis that wraps (fl_pcg_set_periodic); 0 by default */
+    int wrap;            /* any of them: the solve takes the periodic code path */
 } fl_pcg;
 
 int fl_pcg_create(int nx, int ny, int nz, fl_pcg **out, fl_error *err);
 void fl_pcg_destroy(fl_pcg **s);
+
+/* Makes the axes with periodic[a] set wrap (above): FLUID cells may then
+ * lie on the grid's two outer layers normal to them. */
+void fl_pcg_set_periodic(fl_pcg *s, const int periodic[3]);
 
 /* Solves A p = b (A above, from label) over the FLUID cells, starting from
  * p = 0, or with opt->warm_start from p's values on the FLUID cells (a
@@ -127,7 +154,9 @@ void fl_pcg_destroy(fl_pcg **s);
  * only; p is written everywhere (0 outside the FLUID cells). The stopping
  * test is ||b - A p|| <= tol ||b|| either way, and history[0] is the
  * starting residual over ||b|| (1 from p = 0). Returns FL_ERR_INPUT (nothing solved) when a FLUID cell
- * lies on the grid's outer layer or an option is out of range, else FL_OK
+ * lies on the grid's outer layer normal to an axis that does not wrap, an
+ * option is out of range, or the multigrid preconditioner is asked for on
+ * a periodic grid, else FL_OK
  * with the outcome, non-convergence included, in *res. */
 int fl_pcg_solve(fl_pcg *s, const unsigned char *label, const double *b, double *p,
                  const fl_pcg_options *opt, fl_pcg_result *res, fl_error *err);

@@ -212,12 +212,125 @@ static void p2g_reach(fl_mac_grid *g, const float *x, const float *y, const floa
     }
 }
 
+/* ---- periodic grids (mac.h, "Periodic axes") ----------------------------
+ * Along a periodic axis the stencil's pair of samples wraps: on a lattice
+ * sampling at half cells (across its own axis) sample -1 is sample n-1 and
+ * sample n is sample 0; along its own axis the upper sample n is face n,
+ * the same face as face 0, and both transfers use face 0 for it. The
+ * indices then are not a fixed stride apart, so these loops are their own,
+ * with no clamping or slab bookkeeping on a periodic axis: a grid with
+ * periodic axes takes them, every other grid the loops above. */
+
+/* The two samples and the fraction of lattice coordinate f along an axis
+ * of n cells on a lattice of dim samples (n or n + 1). */
+typedef struct wrap_pair {
+    int lo, hi;
+    double t;
+} wrap_pair;
+
+static inline wrap_pair wrap_pair_at(double f, int n, int dim, int periodic)
+{
+    wrap_pair w;
+    if (!periodic) {
+        w.lo = lattice_lower(f, dim);
+        w.hi = w.lo + 1;
+        w.t = lattice_fraction(f, w.lo);
+        return w;
+    }
+    int k = (int)floor(f); /* f >= -0.5 inside the grid box */
+    k = k > n - 1 ? n - 1 : k;
+    w.t = lattice_fraction(f, k);
+    w.lo = k < 0 ? k + n : k;
+    w.hi = k + 1 >= n ? k + 1 - n : k + 1;
+    return w;
+}
+
+/* The 8 faces of lattice a around (x, y, z) and their trilinear weights,
+ * in the order of interp (x fastest, then y, then z). */
+static inline void wrap_stencil(const fl_mac_grid *g, int a, float x, float y, float z, long face[8], double w[8])
+{
+    const int n[3] = {g->nx, g->ny, g->nz};
+    const double c[3] = {fl_mac_coord(g, 0, x), fl_mac_coord(g, 1, y), fl_mac_coord(g, 2, z)};
+    int dim[3];
+    lattice_dims(g, a, dim);
+    wrap_pair p[3];
+    for (int b = 0; b < 3; b++)
+        p[b] = wrap_pair_at(b == a ? c[b] : c[b] - 0.5, n[b], dim[b], g->periodic[b]);
+    for (int q = 0; q < 8; q++) {
+        const int i = q & 1 ? p[0].hi : p[0].lo, j = q & 2 ? p[1].hi : p[1].lo, k = q & 4 ? p[2].hi : p[2].lo;
+        face[q] = i + (long)dim[0] * (j + (long)dim[1] * k);
+        w[q] = (q & 1 ? p[0].t : 1.0 - p[0].t) * (q & 2 ? p[1].t : 1.0 - p[1].t) * (q & 4 ? p[2].t : 1.0 - p[2].t);
+    }
+}
+
+/* P2G on a periodic grid: each lattice summed over the particles in
+ * their order (the lattices in parallel: the same result on any number of
+ * threads), every face written, face n of a periodic own axis set to
+ * face 0. */
+static void wrap_p2g(fl_mac_grid *g, const float *x, const float *y, const float *z, const float *const vel[3], int n)
+{
+    double *field[3] = {g->u, g->v, g->w}, *wsum[3] = {g->wu, g->wv, g->ww};
+#pragma omp parallel for schedule(static, 1)
+    for (int a = 0; a < 3; a++) {
+        int dim[3];
+        lattice_dims(g, a, dim);
+        const long faces = (long)dim[0] * dim[1] * dim[2];
+        double *u = field[a], *ws = wsum[a];
+        memset(u, 0, (size_t)faces * sizeof(double));
+        memset(ws, 0, (size_t)faces * sizeof(double));
+        for (int p = 0; p < n; p++) {
+            long face[8];
+            double w[8];
+            wrap_stencil(g, a, x[p], y[p], z[p], face, w);
+            for (int q = 0; q < 8; q++) {
+                u[face[q]] += w[q] * vel[a][p];
+                ws[face[q]] += w[q];
+            }
+        }
+        for (long f = 0; f < faces; f++)
+            u[f] = ws[f] > 0.0 ? u[f] / ws[f] : 0.0;
+        if (g->periodic[a]) {
+            const long layer = a == 0 ? 1 : a == 1 ? dim[0] : (long)dim[0] * dim[1];
+            const int top = dim[a] - 1;
+            for (long f = 0; f < faces; f++)
+                if ((f / layer) % dim[a] == top)
+                    u[f] = u[f - top * layer], ws[f] = ws[f - top * layer];
+        }
+    }
+}
+
+/* G2P on a periodic grid (g2p_range's). */
+static void wrap_g2p(const fl_mac_grid *g, const double *const a[3], const double *const b[3], const float *x,
+                     const float *y, const float *z, int n, float *const out[3], float *const out_b[3])
+{
+#pragma omp parallel for schedule(static)
+    for (int p = 0; p < n; p++)
+        for (int c = 0; c < 3; c++) {
+            long face[8];
+            double w[8], va = 0.0, vb = 0.0;
+            wrap_stencil(g, c, x[p], y[p], z[p], face, w);
+            for (int q = 0; q < 8; q++)
+                va += w[q] * a[c][face[q]];
+            out[c][p] = (float)va;
+            if (b) {
+                for (int q = 0; q < 8; q++)
+                    vb += w[q] * b[c][face[q]];
+                out_b[c][p] = (float)vb;
+            }
+        }
+}
+
 int fl_transfer_p2g(fl_mac_grid *g, const float *x, const float *y, const float *z, const float *vx,
                     const float *vy, const float *vz, int n, fl_error *err)
 {
     int first, outside = count_outside(g, x, y, z, n, &first);
     if (outside > 0)
         return outside_error(x, y, z, outside, first, err);
+    if (g->wrap) {
+        const float *const vel[3] = {vx, vy, vz};
+        wrap_p2g(g, x, y, z, vel, n);
+        return FL_OK;
+    }
     p2g_reach(g, x, y, z, n);
     const int ny = g->ny, nz = g->nz, frows = (ny + 1) * (nz + 1);
     const int *lo = g->p2g_rows, *hi = lo + frows;
@@ -338,7 +451,9 @@ static int g2p(const fl_mac_grid *g, const double *const a[3], const double *con
     int first, outside = count_outside(g, x, y, z, n, &first);
     if (outside > 0)
         return outside_error(x, y, z, outside, first, err);
-    if (b) {
+    if (g->wrap)
+        wrap_g2p(g, a, b, x, y, z, n, out, out_b);
+    else if (b) {
 #pragma omp parallel
         {
             int p0, p1;

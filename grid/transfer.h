@@ -11,8 +11,9 @@
  *
  * Both accept positions anywhere inside the grid box (the domain and its
  * SOLID layer); within half a cell of the box's faces the stencil is
- * clamped. A position outside the box, or NaN, makes them return
- * FL_ERR_OUTSIDE before anything is written. */
+ * clamped, but across a periodic axis's faces (mac.h), where it wraps. A
+ * position outside the box, or NaN, makes them return FL_ERR_OUTSIDE
+ * before anything is written. */
 #ifndef FL_TRANSFER_H
 #define FL_TRANSFER_H
 

@@ -44,8 +44,12 @@
  * has one, is a moving solid: once per step its cells, those whose centre
  * lies inside it at the step's pose, are SOLID and the faces around them
  * hold its velocity (flip_tool_place); the fluid's pressure on those faces
- * is its force (docs/methods/flip.md, section 11). docs/methods/flip.md
- * maps each line to a function. */
+ * is its force (docs/methods/flip.md, section 11). Along the world's
+ * periodic axes the grid, the transfers, the labels, the extrapolation,
+ * the advection and the volume correction wrap (grid/mac.h, "Periodic
+ * axes"; docs/methods/flip.md, section 1); the multigrid preconditioner and
+ * the tool are refused there. docs/methods/flip.md maps each line to a
+ * function. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -172,11 +176,14 @@ static inline double flip_clamp(double x, double lo, double hi)
     return x > hi ? hi : x;
 }
 
-/* Label of cell (i,j,k), SOLID beyond the grid. */
+/* Label of cell (i,j,k), SOLID beyond the grid (one cell beyond a periodic
+ * axis: the wrapped cell's). */
 static inline int flip_label(const fl_mac_grid *g, int i, int j, int k)
 {
-    if (i < 0 || j < 0 || k < 0 || i >= g->nx || j >= g->ny || k >= g->nz)
-        return FL_CELL_SOLID;
+    if (i < 0 || j < 0 || k < 0 || i >= g->nx || j >= g->ny || k >= g->nz) {
+        const long c = g->wrap ? fl_mac_cell_wrapped(g, i, j, k) : -1;
+        return c < 0 ? FL_CELL_SOLID : g->label[c];
+    }
     return g->label[fl_mac_cell(g, i, j, k)];
 }
 
@@ -187,6 +194,12 @@ static void flip_band_build(flip_solver *s)
     const fl_mac_grid *g = s->g;
     const int nx = g->nx, ny = g->ny, nz = g->nz, m = FLIP_BAND;
     int *lo = s->band_lo, *hi = s->band_hi, *tlo = s->band_tlo, *thi = s->band_thi;
+    if (g->wrap) {
+        /* a band that wraps across the periodic faces: the whole grid */
+        for (long r = 0; r < (long)ny * nz; r++)
+            lo[r] = 0, hi[r] = nx;
+        return;
+    }
     #pragma omp parallel for schedule(static)
     for (long r = 0; r < (long)ny * nz; r++) {
         const unsigned char *row = g->label + r * nx;
@@ -265,12 +278,24 @@ static void flip_valid_from_labels(const flip_solver *s, flip_field *f)
         }
 }
 
+/* The offset from face q of lattice f, at coordinate x along axis b, to
+ * its neighbour on side (1: above, 0: below) along b wrapped across a
+ * periodic axis's faces (face -1 is face n-1, face n + 1 face 1); 0 when
+ * that neighbour lies beyond a face that does not wrap. */
+static inline long flip_wrap_step(const fl_mac_grid *g, const flip_field *f, int b, int x, int side, long stride)
+{
+    const int n = b == 0 ? g->nx : b == 1 ? g->ny : g->nz;
+    if (!g->periodic[b])
+        return 0;
+    return side ? (x + 1 >= f->dim[b] ? (1 - n) * stride : stride) : (x > 0 ? -stride : (n - 1) * stride);
+}
+
 /* Each invalid face of values u in the band next to a valid one (same
- * lattice, 6 neighbours) takes the mean of its valid neighbours and
- * becomes valid for the next layer. */
+ * lattice, 6 neighbours, wrapped on a periodic grid) takes the mean of its
+ * valid neighbours and becomes valid for the next layer. */
 static void flip_extrapolate(const flip_solver *s, flip_field *f, double *u, int layers)
 {
-    const int d0 = f->dim[0], d1 = f->dim[1], d2 = f->dim[2];
+    const int d0 = f->dim[0], d1 = f->dim[1], d2 = f->dim[2], wrap = s->g->wrap;
     const long s1 = d0, s2 = (long)d0 * d1;
     for (int layer = 0; layer < layers; layer++) {
         #pragma omp parallel for collapse(2) schedule(static)
@@ -297,6 +322,17 @@ static void flip_extrapolate(const flip_solver *s, flip_field *f, double *u, int
                         sum += u[q - s2], n++;
                     if (k < d2 - 1 && f->valid[q + s2])
                         sum += u[q + s2], n++;
+                    if (wrap) {
+                        const int x[3] = {i, j, k};
+                        const long st[3] = {1, s1, s2};
+                        for (int b = 0; b < 3; b++)
+                            for (int side = 0; side < 2; side++) {
+                                const int inside = side ? x[b] < f->dim[b] - 1 : x[b] > 0;
+                                const long o = inside ? 0 : flip_wrap_step(s->g, f, b, x[b], side, st[b]);
+                                if (o != 0 && f->valid[q + o])
+                                    sum += u[q + o], n++;
+                            }
+                    }
                     if (n > 0) {
                         u[q] = sum / n;
                         f->fresh[q] = 1;
@@ -312,6 +348,7 @@ static void flip_extrapolate(const flip_solver *s, flip_field *f, double *u, int
                     f->valid[q] |= f->fresh[q];
             }
     }
+    fl_mac_wrap_faces(s->g, f->axis, u);
 }
 
 /* Over the band's faces: dst = src - dst when change is set (the FLIP
@@ -408,9 +445,25 @@ static void flip_label_cells(flip_solver *s, const fl_particles *p, int *count)
     flip_tool_uncovered(s);
 }
 
+/* Position x along periodic axis a wrapped into the grid's period
+ * [lo, lo + n dx): a particle leaving through one face re-enters through
+ * the other. The float is kept inside too (x just below the top can round
+ * up to it; lo itself can round down). */
+static inline float flip_wrap_position(const fl_mac_grid *g, int a, double x)
+{
+    const int n = a == 0 ? g->nx : a == 1 ? g->ny : g->nz;
+    const double lo = g->lo[a], hi = lo + n * g->dx, len = n * g->dx;
+    float f = (float)(x - len * floor((x - lo) / len));
+    if (f >= hi)
+        f = (float)lo;
+    if (f < lo)
+        f = nextafterf(f, INFINITY);
+    return f;
+}
+
 /* dst = src + scale d along each axis, clamped strictly inside the grid
- * box (the domain and its SOLID layer) so that its cell index is valid;
- * dst may be src. */
+ * box (the domain and its SOLID layer) so that its cell index is valid,
+ * wrapped into the period along a periodic axis; dst may be src. */
 static void flip_displace(const fl_mac_grid *g, float *const dst[3], float *const src[3], const float *const d[3],
                           float scale, int n)
 {
@@ -419,6 +472,12 @@ static void flip_displace(const fl_mac_grid *g, float *const dst[3], float *cons
         const double lo = g->lo[a] + 1e-4 * g->dx, hi = g->lo[a] + (cells[a] - 1e-4) * g->dx;
         const float *x = src[a], *u = d[a];
         float *y = dst[a];
+        if (g->periodic[a]) {
+            #pragma omp parallel for schedule(static)
+            for (int i = 0; i < n; i++)
+                y[i] = flip_wrap_position(g, a, (double)(x[i] + scale * u[i]));
+            continue;
+        }
         #pragma omp parallel for simd schedule(static)
         for (int i = 0; i < n; i++)
             y[i] = (float)flip_clamp((double)(x[i] + scale * u[i]), lo, hi);
@@ -499,7 +558,8 @@ static inline int flip_push_out(const flip_solver *s, float x[3], float v[3])
     double n[3], len = sqrt(best);
     for (int a = 0; a < 3; a++) {
         n[a] = (to[a] - x[a]) / len;
-        x[a] = (float)to[a];
+        /* a free cell across a periodic face lies past the grid box */
+        x[a] = g->periodic[a] ? flip_wrap_position(g, a, to[a]) : (float)to[a];
     }
     const float rest[3] = {0.0f, 0.0f, 0.0f};
     flip_stop_inflow(v, rest, n);
@@ -828,6 +888,15 @@ static int flip_substep(flip_solver *s, fl_world *w, double h, fl_step_stats *st
     return flip_advect(s, w, h / pieces, pieces, st, moved, err);
 }
 
+/* Whether cell c of a periodic grid has an AIR neighbour, wrapped. */
+static int flip_air_beside(const fl_mac_grid *g, long c)
+{
+    const int i = (int)(c % g->nx), j = (int)((c / g->nx) % g->ny), k = (int)(c / ((long)g->nx * g->ny));
+    return flip_label(g, i - 1, j, k) == FL_CELL_AIR || flip_label(g, i + 1, j, k) == FL_CELL_AIR ||
+           flip_label(g, i, j - 1, k) == FL_CELL_AIR || flip_label(g, i, j + 1, k) == FL_CELL_AIR ||
+           flip_label(g, i, j, k - 1) == FL_CELL_AIR || flip_label(g, i, j, k + 1) == FL_CELL_AIR;
+}
+
 /* The volume correction, once per step after its substeps (an addition to
  * the report's steps 1-11): the projection keeps the grid velocity
  * divergence-free, not the particle spacing, so particles bunch in some
@@ -849,16 +918,18 @@ static int flip_correct_volume(flip_solver *s, fl_world *w, fl_step_stats *st, f
     flip_label_cells(s, p, s->count);
     flip_band_build(s);
     const unsigned char *label = g->label;
+    const int wrap = g->wrap;
     /* FLUID cells are never on the grid's outer layer (the SOLID walls), so
-     * their six neighbours exist */
+     * their six neighbours exist; on a periodic grid they are found wrapped */
     #pragma omp parallel for schedule(static)
     for (long c = 0; c < g->ncells; c++) {
         double e = 0.0;
         if (label[c] == FL_CELL_FLUID) {
             e = s->count[c] / rest - 1.0;
-            if (e < 0.0 && (label[c - 1] == FL_CELL_AIR || label[c + 1] == FL_CELL_AIR ||
-                            label[c - sx] == FL_CELL_AIR || label[c + sx] == FL_CELL_AIR ||
-                            label[c - sxy] == FL_CELL_AIR || label[c + sxy] == FL_CELL_AIR))
+            if (e < 0.0 && (wrap ? flip_air_beside(g, c)
+                                 : (label[c - 1] == FL_CELL_AIR || label[c + 1] == FL_CELL_AIR ||
+                                    label[c - sx] == FL_CELL_AIR || label[c + sx] == FL_CELL_AIR ||
+                                    label[c - sxy] == FL_CELL_AIR || label[c + sxy] == FL_CELL_AIR)))
                 e = 0.0;
         }
         s->vrhs[c] = beta * e;
@@ -890,8 +961,13 @@ static int flip_correct_volume(flip_solver *s, fl_world *w, fl_step_stats *st, f
                     int lb = flip_label(g, c[0], c[1], c[2]);
                     long q = i + (long)f->dim[0] * (j + (long)f->dim[1] * k);
                     double d = 0.0;
-                    if (la != FL_CELL_SOLID && lb != FL_CELL_SOLID && (la == FL_CELL_FLUID || lb == FL_CELL_FLUID))
-                        d = -(s->psi[fl_mac_cell(g, i, j, k)] - s->psi[fl_mac_cell(g, c[0], c[1], c[2])]) * dx;
+                    if (la != FL_CELL_SOLID && lb != FL_CELL_SOLID && (la == FL_CELL_FLUID || lb == FL_CELL_FLUID)) {
+                        /* wrapped: the faces of a periodic axis's ends (face n, face 0) */
+                        const long ca = g->wrap ? fl_mac_cell_wrapped(g, i, j, k) : fl_mac_cell(g, i, j, k);
+                        const long cb = g->wrap ? fl_mac_cell_wrapped(g, c[0], c[1], c[2])
+                                                : fl_mac_cell(g, c[0], c[1], c[2]);
+                        d = -(s->psi[ca] - s->psi[cb]) * dx;
+                    }
                     f->saved[q] = d;
                     f->valid[q] = la == FL_CELL_FLUID || lb == FL_CELL_FLUID ||
                                   (la == FL_CELL_SOLID) != (lb == FL_CELL_SOLID);
@@ -1027,6 +1103,18 @@ static void *flip_create_alpha(fl_world *w, const fl_params *p, double alpha_def
         return NULL;
     }
     fl_mac_grid *g = s->g;
+    if (g->wrap && prm.precond == FL_PRECOND_MG) {
+        fl_fail(err, FL_ERR_INPUT, "%s.preconditioner: multigrid (3) does not support periodic axes; use 0 (MIC(0)), "
+                "1 (Jacobi) or 2 (none)", p->source);
+        flip_destroy(s);
+        return NULL;
+    }
+    if (g->wrap && w->tool.active) {
+        fl_fail(err, FL_ERR_INPUT, "flip: a tool in a periodic scene is not supported (its cells and forces do not "
+                "wrap across the periodic faces)");
+        flip_destroy(s);
+        return NULL;
+    }
     double *comp[3] = {g->u, g->v, g->w};
     const double *wsum[3] = {g->wu, g->wv, g->ww};
     int ok = 1;
