@@ -23,6 +23,7 @@
 #include "harness.h"
 #include "io.h"
 #include "kernels.h"
+#include "periodic.h"
 #include "plot.h"
 
 const char *const fl_color_names[FL_COLOR_COUNT] = {"speed", "density", "pressure", "vorticity", "neighbors"};
@@ -83,10 +84,12 @@ static float vorticity(const fl_world *w, const fl_nbgrid *g, const float *rho, 
 {
     const fl_particles *f = &w->fluid;
     const float h = (float)w->h, m = (float)w->mass;
+    const fl_period per = fl_period_of(w);
     float o[3] = {0.0f, 0.0f, 0.0f};
     for (int k = g->nb_start[i]; k < g->nb_start[i + 1]; k++) {
         const int j = g->nb[k];
-        const float rx = f->x[i] - f->x[j], ry = f->y[i] - f->y[j], rz = f->z[i] - f->z[j];
+        float rx = f->x[i] - f->x[j], ry = f->y[i] - f->y[j], rz = f->z[i] - f->z[j];
+        fl_pair_image(per.any ? &per : NULL, &rx, &ry, &rz);
         const float gf = fl_spiky_grad_factor(sqrtf(rx * rx + ry * ry + rz * rz), h, w->dims) * m / rho[j];
         const float gx = gf * rx, gy = gf * ry, gz = gf * rz;
         const float vx = f->vx[j] - f->vx[i], vy = f->vy[j] - f->vy[i], vz = f->vz[j] - f->vz[i];

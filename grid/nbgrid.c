@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "kernels.h"
+#include "periodic.h"
 
 #if defined(__AVX512F__)
 #include <immintrin.h>
@@ -58,6 +59,40 @@ static inline int cell_index(const fl_nbgrid *g, float x, float y, float z)
     return fl_cell_index(g->lo, g->cell, g->dim, x, y, z);
 }
 
+/* The cell of point p in a grid with a periodic axis, p wrapped into
+ * [lo, hi) along it in place; -1 when p is outside the grid (along a
+ * periodic axis: more than one period beyond a face) or not finite. */
+static int wrapped_cell(const fl_nbgrid *g, float p[3])
+{
+    int c[3];
+    for (int a = 0; a < 3; a++) {
+        const float n = (float)g->dim[a];
+        float f = (p[a] - g->lo[a]) / g->size[a];
+        if (!g->periodic[a]) {
+            if (!(f >= 0.0f && f < n))
+                return -1;
+            c[a] = (int)f;
+            continue;
+        }
+        if (!(f >= -n && f < 2.0f * n))
+            return -1;
+        if (f < 0.0f || f >= n) {
+            p[a] = fl_wrap_coord(p[a], g->lo[a], g->hi[a], g->period[a], g->inv_period[a]);
+            f = (p[a] - g->lo[a]) / g->size[a];
+        }
+        c[a] = (int)f < g->dim[a] ? (int)f : g->dim[a] - 1; /* f rounded up to dim at hi */
+    }
+    return (c[2] * g->dim[1] + c[1]) * g->dim[0] + c[0];
+}
+
+/* The cell of (x, y, z), wrapped into p when an axis is periodic (else p
+ * is the point as given). */
+static inline int grid_cell(const fl_nbgrid *g, float x, float y, float z, float p[3])
+{
+    p[0] = x, p[1] = y, p[2] = z;
+    return g->wraps ? wrapped_cell(g, p) : cell_index(g, x, y, z);
+}
+
 void fl_counting_sort(const int *cell_of, int n, int ncells, int *start, int *order)
 {
     memset(start, 0, (size_t)(ncells + 1) * sizeof(int));
@@ -77,8 +112,9 @@ void fl_counting_sort(const int *cell_of, int n, int ncells, int *start, int *or
  * boundary arrays. */
 static int bin_boundary(fl_nbgrid *g, const fl_boundary *b, fl_error *err)
 {
+    float p[3];
     for (int i = 0; i < b->count; i++) {
-        g->bcell[i] = cell_index(g, b->x[i], b->y[i], b->z[i]);
+        g->bcell[i] = grid_cell(g, b->x[i], b->y[i], b->z[i], p);
         if (g->bcell[i] < 0)
             return fl_fail(err, FL_ERR_OUTSIDE, "boundary particle %d at (%g, %g, %g) is outside the neighbor grid",
                            i, b->x[i], b->y[i], b->z[i]);
@@ -86,7 +122,8 @@ static int bin_boundary(fl_nbgrid *g, const fl_boundary *b, fl_error *err)
     fl_counting_sort(g->bcell, b->count, g->ncells, g->bcell_start, g->bsorted);
     for (int k = 0; k < b->count; k++) {
         int i = g->bsorted[k];
-        g->bx[k] = b->x[i], g->by[k] = b->y[i], g->bz[k] = b->z[i];
+        grid_cell(g, b->x[i], b->y[i], b->z[i], p);
+        g->bx[k] = p[0], g->by[k] = p[1], g->bz[k] = p[2];
     }
     return FL_OK;
 }
@@ -101,8 +138,23 @@ int fl_nbgrid_init(fl_nbgrid *g, const fl_world *w, fl_error *err)
         g->lo[a] = (float)(w->domain.lo[a] - w->h);
         double span = w->domain.hi[a] - w->domain.lo[a] + 2.0 * w->h;
         g->dim[a] = (int)ceil(span / w->h) + 1;
+        g->size[a] = g->cell;
         if (a == 2 && w->dims == 2) /* one layer of cells, centred on the plane z = 0 */
             g->lo[a] = (float)(-0.5 * w->h), g->dim[a] = 1;
+        if (w->periodic[a] && !(a == 2 && w->dims == 2)) {
+            const double len = w->domain.hi[a] - w->domain.lo[a];
+            if (!(len >= 2.0 * w->h))
+                return fl_fail(err, FL_ERR_INPUT,
+                               "periodic axis %c: the domain is %g m long, less than 2h = %g m (at most one image "
+                               "of a neighbor may lie within h)", "xyz"[a], len, 2.0 * w->h);
+            g->wraps = g->periodic[a] = 1;
+            g->dim[a] = (int)floor(len / w->h);
+            g->lo[a] = (float)w->domain.lo[a];
+            g->hi[a] = (float)w->domain.hi[a];
+            g->size[a] = (float)(len / g->dim[a]);
+            g->period[a] = (float)len;
+            g->inv_period[a] = (float)(1.0 / len);
+        }
         cells *= g->dim[a];
     }
     if (cells > 0x7ffffffe)
@@ -174,14 +226,16 @@ int fl_nbgrid_build(fl_nbgrid *g, const float *x, const float *y, const float *z
     int outside = 0;
     #pragma omp parallel for schedule(static) reduction(+ : outside)
     for (int i = 0; i < n; i++) {
-        int c = cell_index(g, x[i], y[i], z[i]);
+        float p[3];
+        int c = grid_cell(g, x[i], y[i], z[i], p);
         outside += c < 0;
         g->cell_of[i] = c < 0 ? 0 : c;
     }
     if (outside) {
         g->n = 0;
+        float p[3];
         for (int i = 0; i < n; i++)
-            if (cell_index(g, x[i], y[i], z[i]) < 0)
+            if (grid_cell(g, x[i], y[i], z[i], p) < 0)
                 return fl_fail(err, FL_ERR_OUTSIDE,
                                "%d particle(s) outside the neighbor grid, the first is %d at (%g, %g, %g)",
                                outside, i, x[i], y[i], z[i]);
@@ -192,6 +246,14 @@ int fl_nbgrid_build(fl_nbgrid *g, const float *x, const float *y, const float *z
         int i = g->sorted[k];
         g->sx[k] = x[i], g->sy[k] = y[i], g->sz[k] = z[i];
         g->slot_of[i] = k;
+    }
+    if (g->wraps) {
+        #pragma omp parallel for schedule(static)
+        for (int k = 0; k < n; k++) {
+            float p[3];
+            grid_cell(g, g->sx[k], g->sy[k], g->sz[k], p);
+            g->sx[k] = p[0], g->sy[k] = p[1], g->sz[k] = p[2];
+        }
     }
     return FL_OK;
 }
@@ -284,15 +346,77 @@ static inline void select_range2(const float *restrict sx, const float *restrict
 
 /* The slot ranges of the 3x3x3 cells around cell c in one binning: nine x
  * rows of three cells, each contiguous in sorted order (empty rows are left
- * out), and their total length. */
+ * out), and their total length. In a periodic grid a row may split in two
+ * where it crosses a face, and each range has the shift of the query point
+ * that puts its cells at their image next to c (in a periodic grid only;
+ * a grid that does not wrap leaves it unset). */
+#define FL_MAX_RANGES 18
 typedef struct cell_ranges {
     int count;
-    int k0[9], k1[9];
+    int k0[FL_MAX_RANGES], k1[FL_MAX_RANGES];
+    float shift[FL_MAX_RANGES][3];
     long long total;
 } cell_ranges;
 
-static void ranges_around(const fl_nbgrid *g, int c, const int *start, cell_ranges *r)
+/* The cells next to cell index ci along axis a (ci - 1, ci, ci + 1, those
+ * inside the grid; along a periodic axis all three, modulo dim) and the
+ * shift of the query that puts each at its image next to ci. Returns their count. */
+static int axis_cells(const fl_nbgrid *g, int a, int ci, int cell[3], float shift[3])
 {
+    int m = 0;
+    for (int o = -1; o <= 1; o++) {
+        int cc = ci + o;
+        float sh = 0.0f;
+        if (g->periodic[a]) {
+            if (cc < 0)
+                cc += g->dim[a], sh = g->period[a];
+            else if (cc >= g->dim[a])
+                cc -= g->dim[a], sh = -g->period[a];
+        } else if (cc < 0 || cc >= g->dim[a]) {
+            continue;
+        }
+        cell[m] = cc, shift[m] = sh, m++;
+    }
+    return m;
+}
+
+static void ranges_around_periodic(const fl_nbgrid *g, int c, const int *start, cell_ranges *r)
+{
+    const int ci[3] = {c % g->dim[0], (c / g->dim[0]) % g->dim[1], c / (g->dim[0] * g->dim[1])};
+    int cells[3][3], m[3];
+    float shift[3][3];
+    for (int a = 0; a < 3; a++)
+        m[a] = axis_cells(g, a, ci[a], cells[a], shift[a]);
+    r->count = 0;
+    r->total = 0;
+    for (int kz = 0; kz < m[2]; kz++)
+        for (int ky = 0; ky < m[1]; ky++) {
+            const int row = (cells[2][kz] * g->dim[1] + cells[1][ky]) * g->dim[0];
+            for (int kx = 0; kx < m[0];) {
+                /* a run of consecutive cells with one shift is one range */
+                int end = kx + 1;
+                while (end < m[0] && cells[0][end] == cells[0][end - 1] + 1 && shift[0][end] == shift[0][kx])
+                    end++;
+                const int k0 = start[row + cells[0][kx]], k1 = start[row + cells[0][end - 1] + 1];
+                if (k1 > k0) {
+                    const int q = r->count++;
+                    r->k0[q] = k0, r->k1[q] = k1;
+                    r->shift[q][0] = shift[0][kx], r->shift[q][1] = shift[1][ky], r->shift[q][2] = shift[2][kz];
+                    r->total += k1 - k0;
+                }
+                kx = end;
+            }
+        }
+}
+
+/* The ranges around c: wraps is g->wraps, a constant where the search
+ * calls it. */
+FL_FORCE_INLINE void ranges_around(const fl_nbgrid *g, int c, const int *start, cell_ranges *r, int wraps)
+{
+    if (wraps) {
+        ranges_around_periodic(g, c, start, r);
+        return;
+    }
     int cx = c % g->dim[0], cy = (c / g->dim[0]) % g->dim[1], cz = c / (g->dim[0] * g->dim[1]);
     int xa = cx > 0 ? cx - 1 : 0, xb = cx + 1 < g->dim[0] ? cx + 1 : cx;
     int ya = cy > 0 ? cy - 1 : 0, yb = cy + 1 < g->dim[1] ? cy + 1 : cy;
@@ -312,18 +436,24 @@ static void ranges_around(const fl_nbgrid *g, int c, const int *start, cell_rang
 }
 
 /* Appends the neighbors of point (xi, yi, zi) among the ranges r of the
- * binned points (sx, sy, sz, ids) to *buf. */
-static inline int neighbors_in(const cell_ranges *r, const float *sx, const float *sy, const float *sz,
-                               const int *ids, float xi, float yi, float zi, float r2max, int self,
-                               int **buf, long long *len, long long *cap)
+ * binned points (sx, sy, sz, ids) to *buf; with wraps (a constant), each
+ * range's at the point shifted by the range's shift. */
+FL_FORCE_INLINE int neighbors_in(const cell_ranges *r, const float *sx, const float *sy, const float *sz,
+                                 const int *ids, float xi, float yi, float zi, float r2max, int self, int **buf,
+                                 long long *len, long long *cap, int wraps)
 {
     if (r->total == 0)
         return 1;
     long long need = *len + r->total + FL_SEARCH_PAD;
     if (need > *cap && !ensure_ints(buf, cap, need, *len))
         return 0;
-    for (int q = 0; q < r->count; q++)
-        select_range(sx, sy, sz, ids, r->k0[q], r->k1[q], xi, yi, zi, r2max, self, *buf, len);
+    for (int q = 0; q < r->count; q++) {
+        if (wraps)
+            select_range(sx, sy, sz, ids, r->k0[q], r->k1[q], xi + r->shift[q][0], yi + r->shift[q][1],
+                         zi + r->shift[q][2], r2max, self, *buf, len);
+        else
+            select_range(sx, sy, sz, ids, r->k0[q], r->k1[q], xi, yi, zi, r2max, self, *buf, len);
+    }
     return 1;
 }
 
@@ -338,9 +468,9 @@ static void copy_share(int *dst, const int *src, long long len, int t, int nt)
 /* neighbors_in for two points of the same cell: a's list, then b's right
  * after it. b's list is first written past the longest a's can be, then
  * moved down. */
-static inline int neighbors_in2(const cell_ranges *r, const float *sx, const float *sy, const float *sz,
-                                const int *ids, const float pa[3], const float pb[3], float r2max, int self_a,
-                                int self_b, int **buf, long long *len, long long *cap, long long *len_a)
+FL_FORCE_INLINE int neighbors_in2(const cell_ranges *r, const float *sx, const float *sy, const float *sz,
+                                  const int *ids, const float pa[3], const float pb[3], float r2max, int self_a,
+                                  int self_b, int **buf, long long *len, long long *cap, long long *len_a, int wraps)
 {
     *len_a = 0;
     if (r->total == 0)
@@ -350,12 +480,79 @@ static inline int neighbors_in2(const cell_ranges *r, const float *sx, const flo
         return 0;
     int *out_a = *buf + *len, *out_b = out_a + r->total + FL_SEARCH_PAD;
     long long ma = 0, mb = 0;
-    for (int q = 0; q < r->count; q++)
-        select_range2(sx, sy, sz, ids, r->k0[q], r->k1[q], pa, pb, r2max, self_a, self_b, out_a, &ma, out_b, &mb);
+    for (int q = 0; q < r->count; q++) {
+        if (!wraps) {
+            select_range2(sx, sy, sz, ids, r->k0[q], r->k1[q], pa, pb, r2max, self_a, self_b, out_a, &ma, out_b,
+                          &mb);
+            continue;
+        }
+        const float *sh = r->shift[q];
+        const float qa[3] = {pa[0] + sh[0], pa[1] + sh[1], pa[2] + sh[2]};
+        const float qb[3] = {pb[0] + sh[0], pb[1] + sh[1], pb[2] + sh[2]};
+        select_range2(sx, sy, sz, ids, r->k0[q], r->k1[q], qa, qb, r2max, self_a, self_b, out_a, &ma, out_b, &mb);
+    }
     memmove(out_a + ma, out_b, (size_t)mb * sizeof(int));
     *len_a = ma;
     *len += ma + mb;
     return 1;
+}
+
+/* Particle i's position as the periodic grid binned it (wrapped). */
+static inline void query_point(const fl_nbgrid *g, int i, float p[3])
+{
+    const int k = g->slot_of[i];
+    p[0] = g->sx[k], p[1] = g->sy[k], p[2] = g->sz[k];
+}
+
+/* The lists of particles [i0, i1) into the thread's buffers nb and bnb
+ * (lengths in s): wraps is g->wraps, a constant at each call, so that a
+ * grid that does not wrap searches as it did before periodic grids.
+ * Returns 0 when a buffer could not grow. */
+FL_FORCE_INLINE int search_slice(fl_nbgrid *g, const float *x, const float *y, const float *z, int i0, int i1,
+                                 struct fl_nb_scratch *s, int **nb, int **bnb, long long *nb_cap, long long *bnb_cap,
+                                 int wraps)
+{
+    int ok = 1, cached = -1;
+    const float r2max = g->radius * g->radius;
+    cell_ranges fluid, solid;
+    fluid.count = solid.count = 0; /* found at the first particle (cached is no cell) */
+    fluid.total = solid.total = 0;
+    /* the store is mostly in cell order (solvers sort it), so consecutive
+     * particles share the ranges of their cell */
+    for (int i = i0; i < i1 && ok;) {
+        int c = g->cell_of[i];
+        if (c != cached) {
+            ranges_around(g, c, g->cell_start, &fluid, wraps);
+            ranges_around(g, c, g->bcell_start, &solid, wraps);
+            cached = c;
+        }
+        g->nb_start[i] = (int)s->nb_len;
+        g->bnb_start[i] = (int)s->bnb_len;
+        if (i + 1 < i1 && g->cell_of[i + 1] == c) {
+            /* two particles of one cell: one pass over their shared candidates */
+            float pa[3] = {x[i], y[i], z[i]}, pb[3] = {x[i + 1], y[i + 1], z[i + 1]};
+            if (wraps)
+                query_point(g, i, pa), query_point(g, i + 1, pb);
+            long long na = 0, nba = 0;
+            ok = neighbors_in2(&fluid, g->sx, g->sy, g->sz, g->sorted, pa, pb, r2max, g->slot_of[i],
+                               g->slot_of[i + 1], nb, &s->nb_len, nb_cap, &na, wraps) &&
+                 neighbors_in2(&solid, g->bx, g->by, g->bz, g->bsorted, pa, pb, r2max, -1, -1, bnb, &s->bnb_len,
+                               bnb_cap, &nba, wraps);
+            g->nb_start[i + 1] = g->nb_start[i] + (int)na;
+            g->bnb_start[i + 1] = g->bnb_start[i] + (int)nba;
+            i += 2;
+            continue;
+        }
+        float p[3] = {x[i], y[i], z[i]};
+        if (wraps)
+            query_point(g, i, p);
+        ok = neighbors_in(&fluid, g->sx, g->sy, g->sz, g->sorted, p[0], p[1], p[2], r2max, g->slot_of[i], nb,
+                          &s->nb_len, nb_cap, wraps) &&
+             neighbors_in(&solid, g->bx, g->by, g->bz, g->bsorted, p[0], p[1], p[2], r2max, -1, bnb, &s->bnb_len,
+                          bnb_cap, wraps);
+        i++;
+    }
+    return ok;
 }
 
 int fl_nbgrid_search(fl_nbgrid *g, const float *x, const float *y, const float *z, fl_error *err)
@@ -376,39 +573,8 @@ int fl_nbgrid_search(fl_nbgrid *g, const float *x, const float *y, const float *
         long long *nb_cap = t == 0 ? &g->nb_capacity : &s->nb_cap;
         long long *bnb_cap = t == 0 ? &g->bnb_capacity : &s->bnb_cap;
         s->nb_len = s->bnb_len = 0;
-        int ok = 1, cached = -1;
-        const float r2max = g->radius * g->radius;
-        cell_ranges fluid, solid;
-        /* the store is mostly in cell order (solvers sort it), so consecutive
-         * particles share the ranges of their cell */
-        for (int i = i0; i < i1 && ok;) {
-            int c = g->cell_of[i];
-            if (c != cached) {
-                ranges_around(g, c, g->cell_start, &fluid);
-                ranges_around(g, c, g->bcell_start, &solid);
-                cached = c;
-            }
-            g->nb_start[i] = (int)s->nb_len;
-            g->bnb_start[i] = (int)s->bnb_len;
-            if (i + 1 < i1 && g->cell_of[i + 1] == c) {
-                /* two particles of one cell: one pass over their shared candidates */
-                float pa[3] = {x[i], y[i], z[i]}, pb[3] = {x[i + 1], y[i + 1], z[i + 1]};
-                long long na = 0, nba = 0;
-                ok = neighbors_in2(&fluid, g->sx, g->sy, g->sz, g->sorted, pa, pb, r2max, g->slot_of[i],
-                                   g->slot_of[i + 1], nb, &s->nb_len, nb_cap, &na) &&
-                     neighbors_in2(&solid, g->bx, g->by, g->bz, g->bsorted, pa, pb, r2max, -1, -1, bnb,
-                                   &s->bnb_len, bnb_cap, &nba);
-                g->nb_start[i + 1] = g->nb_start[i] + (int)na;
-                g->bnb_start[i + 1] = g->bnb_start[i] + (int)nba;
-                i += 2;
-                continue;
-            }
-            ok = neighbors_in(&fluid, g->sx, g->sy, g->sz, g->sorted, x[i], y[i], z[i], r2max, g->slot_of[i], nb,
-                              &s->nb_len, nb_cap) &&
-                 neighbors_in(&solid, g->bx, g->by, g->bz, g->bsorted, x[i], y[i], z[i], r2max, -1, bnb,
-                              &s->bnb_len, bnb_cap);
-            i++;
-        }
+        const int ok = g->wraps ? search_slice(g, x, y, z, i0, i1, s, nb, bnb, nb_cap, bnb_cap, 1)
+                                : search_slice(g, x, y, z, i0, i1, s, nb, bnb, nb_cap, bnb_cap, 0);
         totals[2 * t] = s->nb_len;
         totals[2 * t + 1] = s->bnb_len;
         if (!ok) {
@@ -469,20 +635,19 @@ int fl_boundary_compute_volumes(fl_world *w, fl_error *err)
     const float h = (float)w->h;
     #pragma omp parallel for schedule(static)
     for (int i = 0; i < b->count; i++) {
-        int c = cell_index(&g, b->x[i], b->y[i], b->z[i]);
-        int cx = c % g.dim[0], cy = (c / g.dim[0]) % g.dim[1], cz = c / (g.dim[0] * g.dim[1]);
+        float p[3];
+        cell_ranges r;
+        ranges_around(&g, grid_cell(&g, b->x[i], b->y[i], b->z[i], p), g.bcell_start, &r, g.wraps);
         double sum = 0.0;
-        for (int zz = cz - 1; zz <= cz + 1; zz++)
-            for (int yy = cy - 1; yy <= cy + 1; yy++)
-                for (int xx = cx - 1; xx <= cx + 1; xx++) {
-                    if (xx < 0 || yy < 0 || zz < 0 || xx >= g.dim[0] || yy >= g.dim[1] || zz >= g.dim[2])
-                        continue;
-                    int cc = (zz * g.dim[1] + yy) * g.dim[0] + xx;
-                    for (int k = g.bcell_start[cc]; k < g.bcell_start[cc + 1]; k++) {
-                        float dx = b->x[i] - g.bx[k], dy = b->y[i] - g.by[k], dz = b->z[i] - g.bz[k];
-                        sum += fl_poly6(dx * dx + dy * dy + dz * dz, h, w->dims);
-                    }
-                }
+        for (int q = 0; q < r.count; q++) {
+            const float *sh = r.shift[q];
+            const float px = g.wraps ? p[0] + sh[0] : p[0], py = g.wraps ? p[1] + sh[1] : p[1],
+                        pz = g.wraps ? p[2] + sh[2] : p[2];
+            for (int k = r.k0[q]; k < r.k1[q]; k++) {
+                float dx = px - g.bx[k], dy = py - g.by[k], dz = pz - g.bz[k];
+                sum += fl_poly6(dx * dx + dy * dy + dz * dz, h, w->dims);
+            }
+        }
         b->volume[i] = (float)(1.0 / sum);
     }
     fl_nbgrid_free(&g);

@@ -9,7 +9,23 @@
  *
  * The grid covers the domain plus one cell on every side (where the boundary
  * particles sit). A particle outside it, or with a NaN coordinate, makes
- * fl_nbgrid_build return FL_ERR_OUTSIDE; nothing is written out of bounds. */
+ * fl_nbgrid_build return FL_ERR_OUTSIDE; nothing is written out of bounds.
+ *
+ * Periodic axes (w->periodic; docs/design.md, "Periodic boundaries"): along
+ * one of length L the grid covers exactly the domain, with dim = floor(L/h)
+ * cells of size L/dim >= h (cubic cells of size h need not tile the
+ * period; these do, and a search of the 3 cells around a particle's still
+ * reaches h). The grid refuses L < 2h: then dim >= 2 and at most one image
+ * of a neighbor lies within h. A point is binned at its position wrapped
+ * into [lo, hi) (a point more than one period beyond a face is outside),
+ * and the sorted copies sx, sy, sz hold the wrapped positions. The search
+ * takes the cells around a particle's cell modulo dim; a cell reached
+ * across a face is searched with the particle's position shifted by -L or
+ * +L, so that the distance compared with h is that of the image of the
+ * candidate next to the particle: the minimum image, with nothing added
+ * per pair. With dim = 2 the one other cell is searched at both its
+ * images; only one of them can be within h. The lists are those of a
+ * brute-force minimum-image search, in an order fixed by the positions. */
 #ifndef FL_NBGRID_H
 #define FL_NBGRID_H
 
@@ -25,6 +41,11 @@ typedef struct fl_nbgrid {
     float radius;        /* search radius = h, m */
     int dim[3];          /* cells per axis (x fastest) */
     int ncells;
+    int wraps;           /* some axis is periodic */
+    int periodic[3];     /* the axes that wrap */
+    float size[3];       /* cell size along each axis: cell, or L/dim along a periodic one, m */
+    float hi[3];         /* the domain's far corner along a periodic axis, m */
+    float period[3], inv_period[3]; /* L and 1/L along a periodic axis, 0 along the others */
 
     /* fluid binning, rebuilt by fl_nbgrid_build */
     int n;               /* particles binned */
@@ -73,7 +94,8 @@ static inline FL_HD int fl_cell_index(const float lo[3], float cell, const int d
  * each cell's points ascending). */
 void fl_counting_sort(const int *cell_of, int n, int ncells, int *start, int *order);
 
-/* Sets up the grid for the world's domain and support radius and bins the
+/* Sets up the grid for the world's domain, support radius and periodic
+ * axes (FL_ERR_INPUT for a periodic axis shorter than 2h) and bins the
  * world's boundary particles. */
 int fl_nbgrid_init(fl_nbgrid *g, const fl_world *w, fl_error *err);
 
@@ -97,7 +119,8 @@ static inline const int *fl_nbgrid_order(const fl_nbgrid *g) { return g->sorted;
 void fl_nbgrid_free(fl_nbgrid *g);
 
 /* V_b = 1 / sum_k W_poly6(x_b - x_k) over the boundary neighbors k of b,
- * itself included (Akinci et al. 2012, eq. 4 with m_b cancelled). */
+ * itself included (Akinci et al. 2012, eq. 4 with m_b cancelled), at the
+ * minimum image along periodic axes. */
 int fl_boundary_compute_volumes(fl_world *w, fl_error *err);
 
 #ifdef __cplusplus

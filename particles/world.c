@@ -238,11 +238,46 @@ static fl_box offset_box(const fl_box *b, double by)
     return o;
 }
 
+/* The domain walls of a world with a periodic axis: the shell of walls
+ * without the two faces normal to each periodic axis, and along such an
+ * axis the points at lo + (i + 1/2) L/n, n = round(L/d), i < n, so that
+ * the walls wrap with the fluid (none on a periodic face or beyond it). */
+static int visit_periodic_walls(const fl_world *w, const fl_box *walls, fl_point_visitor visit, void *ctx)
+{
+    int n[3], count[3];
+    double s[3], start[3];
+    const int flat = w->dims == 2;
+    for (int a = 0; a < 3; a++) {
+        const int wraps = w->periodic[a];
+        double len = wraps ? w->domain.hi[a] - w->domain.lo[a] : walls->hi[a] - walls->lo[a];
+        n[a] = (int)fmax(1.0, floor(len / w->spacing + 0.5));
+        s[a] = len / n[a];
+        start[a] = wraps ? w->domain.lo[a] + 0.5 * s[a] : walls->lo[a];
+        count[a] = wraps ? n[a] : n[a] + 1;
+    }
+    for (int k = 0; k < (flat ? 1 : count[2]); k++)
+        for (int j = 0; j < count[1]; j++)
+            for (int i = 0; i < count[0]; i++) {
+                int on_face = (!w->periodic[0] && (i == 0 || i == n[0])) ||
+                              (!w->periodic[1] && (j == 0 || j == n[1])) ||
+                              (!flat && !w->periodic[2] && (k == 0 || k == n[2]));
+                if (!on_face)
+                    continue;
+                double x[3] = {start[0] + i * s[0], start[1] + j * s[1], flat ? 0.0 : start[2] + k * s[2]};
+                int rc = visit(ctx, x);
+                if (rc)
+                    return rc;
+            }
+    return 0;
+}
+
 static int visit_boundary(const fl_world *w, fl_point_visitor visit, void *ctx)
 {
     double off = (w->dims == 2 ? FL_BOUNDARY_OFFSET_2D : FL_BOUNDARY_OFFSET) * w->spacing;
     fl_box walls = offset_box(&w->domain, off);
-    int rc = visit_shell(&walls, w->spacing, w->dims, visit, ctx);
+    int rc = w->periodic[0] || w->periodic[1] || w->periodic[2]
+                 ? visit_periodic_walls(w, &walls, visit, ctx)
+                 : visit_shell(&walls, w->spacing, w->dims, visit, ctx);
     for (int o = 0; o < w->obstacle_count && !rc; o++) {
         fl_box solid = offset_box(&w->obstacles[o], -off);
         rc = visit_shell(&solid, w->spacing, w->dims, visit, ctx);

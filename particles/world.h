@@ -205,8 +205,10 @@ int fl_world_add_solid_mesh(fl_world *w, const fl_mesh *m, fl_error *err);
 /* Samples the boundary particles: one layer on the domain walls, offset
  * FL_BOUNDARY_OFFSET * d outside them, and one on each obstacle, offset
  * inside it (in 2D one line on the outline of each, on the plane z = 0,
- * FL_BOUNDARY_OFFSET_2D * d from it). Volumes are left at 0: fl_boundary_compute_volumes (grid/)
- * fills them from the boundary neighbors. */
+ * FL_BOUNDARY_OFFSET_2D * d from it). No walls on the two faces normal to
+ * a periodic axis (w->periodic, set before): the other walls wrap along it,
+ * round(L/d) points at lo + (i + 1/2) L/round(L/d). Volumes are left at 0:
+ * fl_boundary_compute_volumes (grid/) fills them from the boundary neighbors. */
 int fl_world_sample_boundary(fl_world *w, fl_error *err);
 
 /* Calls visit(ctx, x) for points on the surface of box, spaced as close to

@@ -1184,10 +1184,70 @@ static void flatten_boxes(fl_scene *s)
         s->obstacles[k].lo[2] = -half, s->obstacles[k].hi[2] = half;
 }
 
+/* ---- periodic boundaries --------------------------------------------------- */
+
+/* Does the box lo..hi reach the face of the domain normal to axis a? */
+static int reaches_face(const fl_scene *s, int a, const double lo[3], const double hi[3])
+{
+    return lo[a] <= s->domain.lo[a] || hi[a] >= s->domain.hi[a];
+}
+
+/* "periodic": one boolean an axis (docs/design.md, "Periodic boundaries"),
+ * read after the domain, the fluid, the obstacles, the meshes and the tool,
+ * which it is checked against: along a periodic axis the domain must be a
+ * whole number of spacings long (the lattice tiles the period) and at least
+ * 2h = 4 spacings (one image of a neighbor within h); no obstacle or solid
+ * mesh may reach a periodic face, and the scene has no tool. */
+static int read_periodic(const check *c, const cJSON *v, fl_scene *s)
+{
+    const char *expected = c->dims == 2 ? "an array of 2 booleans (x, y: the scene is 2D, z cannot wrap)"
+                                        : "an array of 3 booleans (x, y, z)";
+    const cJSON *e;
+    int k = 0;
+    if (!cJSON_IsArray(v) || cJSON_GetArraySize(v) != c->dims)
+        return fail_value(c, "periodic", expected, v);
+    cJSON_ArrayForEach(e, v) {
+        if (!cJSON_IsBool(e))
+            return fail_value(c, "periodic", expected, v);
+        s->periodic[k++] = cJSON_IsTrue(e);
+    }
+    if (!(s->periodic[0] || s->periodic[1] || s->periodic[2]))
+        return FL_OK;
+    if (s->tool.shape.kind != FL_TOOL_NONE)
+        return fail_got(c, "tool", "no tool in a periodic scene", "a tool");
+    for (int a = 0; a < 3; a++) {
+        if (!s->periodic[a])
+            continue;
+        const double len = s->domain.hi[a] - s->domain.lo[a], n = len / s->spacing;
+        char kp[KEYPATH_LEN], want[160], got[96];
+        join_index(kp, sizeof kp, "periodic", a);
+        if (fabs(n - floor(n + 0.5)) > 1e-6 * n || n < 4.0 - 1e-6) {
+            snprintf(want, sizeof want,
+                     "a domain a whole number of fluid.spacing = %g m long, at least 4 (2h), along a periodic axis",
+                     s->spacing);
+            snprintf(got, sizeof got, "%g m = %.6g spacings along %c", len, n, "xyz"[a]);
+            return fail_got(c, kp, want, got);
+        }
+        for (int o = 0; o < s->obstacle_count; o++)
+            if (reaches_face(s, a, s->obstacles[o].lo, s->obstacles[o].hi)) {
+                join_index(kp, sizeof kp, "obstacles", o);
+                snprintf(got, sizeof got, "one reaching the domain's %c faces", "xyz"[a]);
+                return fail_got(c, kp, "an obstacle clear of the faces of a periodic axis", got);
+            }
+        for (int m = 0; m < s->mesh_count; m++)
+            if (s->meshes[m].as == FL_MESH_SOLID && reaches_face(s, a, s->meshes[m].lo, s->meshes[m].hi)) {
+                join_index(kp, sizeof kp, "meshes", m);
+                snprintf(got, sizeof got, "one reaching the domain's %c faces", "xyz"[a]);
+                return fail_got(c, kp, "a solid mesh clear of the faces of a periodic axis", got);
+            }
+    }
+    return FL_OK;
+}
+
 static int read_scene(const check *c3, const cJSON *root, fl_scene *s)
 {
-    static const char *const keys[] = {"name", "description", "dimensions", "domain", "gravity", "fluid",
-                                       "obstacles", "meshes", "time", "solvers", "tool",
+    static const char *const keys[] = {"name", "description", "dimensions", "domain", "periodic", "gravity",
+                                       "fluid", "obstacles", "meshes", "time", "solvers", "tool",
                                        NULL};
     static const number_rule dimensions = {2, 3, 0, 0, 1, "2 or 3"};
     check dc = *c3;
@@ -1241,6 +1301,8 @@ static int read_scene(const check *c3, const cJSON *root, fl_scene *s)
     if ((v = member(root, "solvers")) != NULL && (rc = read_solvers(c, v, s)) != FL_OK)
         return rc;
     if ((v = member(root, "tool")) != NULL && (rc = read_tool(c, v, s)) != FL_OK)
+        return rc;
+    if ((v = member(root, "periodic")) != NULL && (rc = read_periodic(c, v, s)) != FL_OK)
         return rc;
     if (s->dims == 2)
         flatten_boxes(s);
@@ -1570,6 +1632,7 @@ static int count_particles(const check *c, fl_scene *s)
     /* A world with parameters and obstacles but no particles: counts only. */
     memset(&tmp, 0, sizeof tmp);
     fl_world_init(&tmp, &s->domain, s->gravity, s->rest_density, s->spacing, s->dims);
+    memcpy(tmp.periodic, s->periodic, sizeof tmp.periodic);
     for (int k = 0; k < s->obstacle_count && rc == FL_OK; k++) {
         rc = fl_world_add_obstacle(&tmp, &s->obstacles[k], c->err);
         if (rc != FL_OK) {
@@ -1726,6 +1789,7 @@ int fl_scene_build_world(const fl_scene *s, fl_world *w, fl_error *err)
     memset(w, 0, sizeof *w);
     fl_world_init(w, &s->domain, s->gravity, s->rest_density, s->spacing, s->dims);
     w->nu = s->nu;
+    memcpy(w->periodic, s->periodic, sizeof w->periodic);
     for (int k = 0; k < s->obstacle_count && rc == FL_OK; k++)
         rc = fl_world_add_obstacle(w, &s->obstacles[k], err);
     /* Reserve the counted sizes at once: one allocation each, no growth. */

@@ -56,6 +56,7 @@ typedef struct fl_scene {
     char description[256];
     int dims;                /* dimensions: 3 (default) or 2 (the plane z = 0; vectors are [x, y]) */
     fl_box domain;
+    int periodic[3];         /* periodic: which axes wrap (default none; z never in 2D) */
     double gravity[3];
     double spacing;          /* fluid.spacing, m */
     double rest_density;     /* fluid.rest_density, kg/m^3 (default 1000) */

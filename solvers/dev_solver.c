@@ -394,7 +394,11 @@ void *fl_dev_create(const fl_dev_backend *be, const char *name, fl_world *w, con
     }
     fl_dev_view *v = &s->v;
     v->n = w->fluid.count;
-    int rc = dev_read_params(s, w, p, err);
+    /* periodic boundaries are the CPU solvers' (docs/design.md, "Periodic boundaries") */
+    int rc = w->periodic[0] || w->periodic[1] || w->periodic[2]
+                 ? fl_fail(err, FL_ERR_INPUT, "--device %s: periodic: a periodic scene runs on the CPU only: --device cpu",
+                           be->name)
+                 : dev_read_params(s, w, p, err);
     if (rc == FL_OK && !(s->res = calloc(FL_DEV_RED_SLOTS, sizeof *s->res)))
         rc = fl_fail(err, FL_ERR_MEMORY, "out of memory for a device solver");
     if (rc == FL_OK && !(s->ctx = be->open(err)))

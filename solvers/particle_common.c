@@ -47,6 +47,12 @@ void fl_walls_make(const fl_world *w, int rounded, fl_walls *out)
     for (int a = 0; a < 3; a++) {
         out->lo[a] = rounded ? float_toward(w->domain.lo[a], 1) : (float)w->domain.lo[a];
         out->hi[a] = rounded ? float_toward(w->domain.hi[a], 0) : (float)w->domain.hi[a];
+        out->period[a] = out->inv_period[a] = 0.0f;
+        if (w->periodic[a]) { /* wrapped into [lo, hi): the bounds as they are */
+            const double len = w->domain.hi[a] - w->domain.lo[a];
+            out->lo[a] = (float)w->domain.lo[a], out->hi[a] = (float)w->domain.hi[a];
+            out->period[a] = (float)len, out->inv_period[a] = (float)(1.0 / len);
+        }
         for (int o = 0; o < w->obstacle_count; o++) {
             out->ob_lo[o][a] = rounded ? float_toward(w->obstacles[o].lo[a], 0) : (float)w->obstacles[o].lo[a];
             out->ob_hi[o][a] = rounded ? float_toward(w->obstacles[o].hi[a], 1) : (float)w->obstacles[o].hi[a];

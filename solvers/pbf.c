@@ -39,6 +39,15 @@
  * arrays that hold the fluid particles, the unused lanes of the last
  * block, the boundary particles and one far-away sentinel that fills the
  * rows a particle does not need.
+ *
+ * Periodic axes (docs/design.md, "Periodic boundaries"): every pair takes
+ * the minimum image of x*_i - x*_j (fl_pair_image), the collision response
+ * wraps x* into the domain, and the velocity of line 21 is the minimum
+ * image of x*_i - x_i over dt. The block functions take the periods as a
+ * pointer that is a constant at each call: NULL without a periodic axis,
+ * so that the table loops of such a scene are compiled as they were and
+ * cost nothing more. The sentinel, wherever its image falls, weighs 0 and
+ * has lambda 0: it adds nothing.
  * docs/methods/pbf.md maps each line to the function below. */
 #include <limits.h>
 #include <math.h>
@@ -74,6 +83,7 @@ typedef struct pbf_solver {
     int *touching;            /* with a tool: the particles with one of its particles among their neighbors */
     int touching_count;
     float *scratch;
+    fl_period per;            /* the world's periods (fl_period_of) */
     /* the neighbor table, of slots: block b's rows are table[row_start[b] .. row_start[b + 1]),
      * PBF_LANES entries a row */
     int *row_start;
@@ -192,6 +202,7 @@ static void *pbf_create(fl_world *w, const fl_params *p, fl_error *err)
         return NULL;
     }
     s->prm = prm;
+    s->per = fl_period_of(w);
     s->n = w->fluid.count;
     s->blocks = (s->n + PBF_LANES - 1) / PBF_LANES;
     s->padded = s->blocks * PBF_LANES;
@@ -276,10 +287,12 @@ static inline const int *pbf_rows(const pbf_solver *s, int b, int *rows)
  * -m/rho0 grad W_ij; with respect to i itself, the sum of those of all its
  * neighbors, weighted by m/rho0 or V_b (eq. 8). A boundary particle cannot
  * move, so it adds nothing else to the denominator. The part of eq. 14
- * that needs no neighbor's lambda, lambda_i grad_i C_i, goes to (ox, oy, oz). */
-static inline void pbf_lambda_block(int b, const pbf_solver *s, const fl_pbf_consts *c, const float *qx,
-                                    const float *qy, const float *qz, float *rho, float *lambda, float *ox,
-                                    float *oy, float *oz)
+ * that needs no neighbor's lambda, lambda_i grad_i C_i, goes to (ox, oy, oz).
+ * per: the periods, or NULL without a periodic axis (fl_pair_image; a
+ * constant at every call, as in every block function below). */
+FL_FORCE_INLINE void pbf_lambda_block(int b, const pbf_solver *s, const fl_pbf_consts *c, const fl_period *per,
+                                      const float *qx, const float *qy, const float *qz, float *rho, float *lambda,
+                                      float *ox, float *oy, float *oz)
 {
     const int i0 = b * PBF_LANES;
     const float h = c->h;
@@ -297,6 +310,7 @@ static inline void pbf_lambda_block(int b, const pbf_solver *s, const fl_pbf_con
         for (int l = 0; l < PBF_LANES; l++) {
             const int j = row[l];
             float dx = xi[l] - qx[j], dy = yi[l] - qy[j], dz = zi[l] - qz[j];
+            fl_pair_image(per, &dx, &dy, &dz);
             fl_pbf_lambda_terms t = fl_pbf_lambda_pair(dx, dy, dz, dx * dx + dy * dy + dz * dz, s->weight[j], j < s->n, h, dim);
             wsum[l] += t.w;
             gx[l] += t.gx, gy[l] += t.gy, gz[l] += t.gz;
@@ -322,10 +336,10 @@ static inline void pbf_lambda_block(int b, const pbf_solver *s, const fl_pbf_con
  * iteration: sets it). scorr_n is c->scorr_n, passed apart so that a
  * caller can make it a constant. With scale (averaged Jacobi), particle
  * i's correction is scaled by scale[i]; NULL for Jacobi. */
-static inline void pbf_delta_block(int b, pbf_solver *s, const fl_pbf_consts *c, int scorr_n, int first,
-                                   const float *scale, const float *restrict qx, const float *restrict qy,
-                                   const float *restrict qz, float *restrict ox, float *restrict oy,
-                                   float *restrict oz)
+FL_FORCE_INLINE void pbf_delta_block(int b, pbf_solver *s, const fl_pbf_consts *c, const fl_period *per, int scorr_n,
+                                     int first, const float *scale, const float *restrict qx,
+                                     const float *restrict qy, const float *restrict qz, float *restrict ox,
+                                     float *restrict oy, float *restrict oz)
 {
     const int i0 = b * PBF_LANES;
     float xi[PBF_LANES], yi[PBF_LANES], zi[PBF_LANES], fx[PBF_LANES], fy[PBF_LANES], fz[PBF_LANES];
@@ -340,6 +354,7 @@ static inline void pbf_delta_block(int b, pbf_solver *s, const fl_pbf_consts *c,
         for (int l = 0; l < PBF_LANES; l++) {
             const int j = row[l];
             float dx = xi[l] - qx[j], dy = yi[l] - qy[j], dz = zi[l] - qz[j];
+            fl_pair_image(per, &dx, &dy, &dz);
             /* lambda_j is 0 but for fluid particles */
             float gr = fl_pbf_delta_pair(c, scorr_n, dx * dx + dy * dy + dz * dz, s->lambda[j], j < s->n);
             fx[l] += gr * dx, fy[l] += gr * dy, fz[l] += gr * dz;
@@ -364,8 +379,9 @@ static inline void pbf_delta_block(int b, pbf_solver *s, const fl_pbf_consts *c,
  * and, with vorticity confinement on, the curl omega_i (eq. 15) and its
  * magnitude. Forced inline, so that a constant vorticity folds the curl
  * away from the loop when it is off. */
-FL_FORCE_INLINE void pbf_velocity_block(int b, const pbf_solver *s, const fl_pbf_consts *c, int vorticity,
-                                      const float *qx, const float *qy, const float *qz, fl_particles *f)
+FL_FORCE_INLINE void pbf_velocity_block(int b, const pbf_solver *s, const fl_pbf_consts *c, const fl_period *per,
+                                        int vorticity, const float *qx, const float *qy, const float *qz,
+                                        fl_particles *f)
 {
     const int i0 = b * PBF_LANES;
     const float h = c->h;
@@ -387,6 +403,7 @@ FL_FORCE_INLINE void pbf_velocity_block(int b, const pbf_solver *s, const fl_pbf
             const int j = row[l];
             const int fluid = j < s->n;
             float dx = xi[l] - qx[j], dy = yi[l] - qy[j], dz = zi[l] - qz[j];
+            fl_pair_image(per, &dx, &dy, &dz);
             /* v_j - v_i, for fluid neighbors only (XSPH and the curl are over the fluid) */
             float uj = s->ux[j], vj = s->uy[j], wj = s->uz[j];
             float du = fluid ? uj - ui[l] : 0.0f, dv = fluid ? vj - vi[l] : 0.0f, dw = fluid ? wj - wi[l] : 0.0f;
@@ -414,10 +431,14 @@ FL_FORCE_INLINE void pbf_velocity_block(int b, const pbf_solver *s, const fl_pbf
 static void pbf_morris(pbf_solver *s, fl_world *w, const float *qx, const float *qy, const float *qz, float dt)
 {
     fl_particles *f = &w->fluid;
+    const fl_period *per = s->per.any ? &s->per : NULL;
     #pragma omp parallel for schedule(static)
     for (int i = 0; i < s->n; i++) {
         float a[3];
-        fl_morris_accel(i, w, &s->grid, qx, qy, qz, a);
+        if (per)
+            fl_morris_accel(i, w, &s->grid, qx, qy, qz, per, a);
+        else
+            fl_morris_accel(i, w, &s->grid, qx, qy, qz, NULL, a);
         s->mx[i] = a[0], s->my[i] = a[1], s->mz[i] = a[2];
     }
     #pragma omp parallel for schedule(static)
@@ -429,8 +450,9 @@ static void pbf_morris(pbf_solver *s, fl_world *w, const float *qx, const float 
  * v_i += dt eps (N x omega_i), N = eta / |eta|, with eta = grad |omega| at
  * i estimated from the differences m/rho0 sum_j (|omega_j| - |omega_i|)
  * grad W_ij over fluid neighbors (zero in a uniform field). */
-static inline void pbf_confine_block(int b, const pbf_solver *s, const fl_pbf_consts *c, float dt_eps,
-                                     const float *qx, const float *qy, const float *qz, fl_particles *f)
+FL_FORCE_INLINE void pbf_confine_block(int b, const pbf_solver *s, const fl_pbf_consts *c, const fl_period *per,
+                                       float dt_eps, const float *qx, const float *qy, const float *qz,
+                                       fl_particles *f)
 {
     const int i0 = b * PBF_LANES;
     const float h = c->h;
@@ -450,6 +472,7 @@ static inline void pbf_confine_block(int b, const pbf_solver *s, const fl_pbf_co
         for (int l = 0; l < PBF_LANES; l++) {
             const int j = row[l];
             float dx = xi[l] - qx[j], dy = yi[l] - qy[j], dz = zi[l] - qz[j];
+            fl_pair_image(per, &dx, &dy, &dz);
             float wj = s->wn[j];
             float t = fl_pbf_confine_pair(wi[l], wj, j < s->n, dx * dx + dy * dy + dz * dz, h, dim);
             ex[l] += t * dx, ey[l] += t * dy, ez[l] += t * dz;
@@ -660,7 +683,10 @@ static int pbf_solve(pbf_solver *s, fl_world *w, const fl_pbf_consts *c, fl_step
         const float *qx = s->ax, *qy = s->ay, *qz = s->az;
         #pragma omp parallel for schedule(static)
         for (int b = 0; b < s->blocks; b++)
-            pbf_lambda_block(b, s, c, qx, qy, qz, f->rho, s->lambda, s->bx, s->by, s->bz);
+            if (s->per.any)
+                pbf_lambda_block(b, s, c, &s->per, qx, qy, qz, f->rho, s->lambda, s->bx, s->by, s->bz);
+            else
+                pbf_lambda_block(b, s, c, NULL, qx, qy, qz, f->rho, s->lambda, s->bx, s->by, s->bz);
         if (c->eps == 0.0f && (rc = pbf_check_lambdas(s, k, st)))
             break;
         if (k > 0) {
@@ -673,10 +699,12 @@ static int pbf_solve(pbf_solver *s, fl_world *w, const fl_pbf_consts *c, fl_step
         /* the paper's n = 4 as a constant: the power is then two squarings */
         #pragma omp parallel for schedule(static)
         for (int b = 0; b < s->blocks; b++) {
-            if (c->scorr_n == 4)
-                pbf_delta_block(b, s, c, 4, k == 0, s->scale, qx, qy, qz, s->bx, s->by, s->bz);
+            if (s->per.any)
+                pbf_delta_block(b, s, c, &s->per, c->scorr_n, k == 0, s->scale, qx, qy, qz, s->bx, s->by, s->bz);
+            else if (c->scorr_n == 4)
+                pbf_delta_block(b, s, c, NULL, 4, k == 0, s->scale, qx, qy, qz, s->bx, s->by, s->bz);
             else
-                pbf_delta_block(b, s, c, c->scorr_n, k == 0, s->scale, qx, qy, qz, s->bx, s->by, s->bz);
+                pbf_delta_block(b, s, c, NULL, c->scorr_n, k == 0, s->scale, qx, qy, qz, s->bx, s->by, s->bz);
         }
         float *t;
         t = s->ax, s->ax = s->bx, s->bx = t;
@@ -696,8 +724,9 @@ static int pbf_solve(pbf_solver *s, fl_world *w, const fl_pbf_consts *c, fl_step
  * s_corr, each fluid neighbor j by lambda_i grad_j C_i and its share.
  * lambda_i goes to lambda; omega lambda_i is added to lambda_sum (first
  * iteration: set). A lambda that is not finite (eps = 0) moves nothing:
- * pbf_check_lambdas reports it after the sweep. */
-static void pbf_project(pbf_solver *s, const fl_pbf_consts *c, int i, float omega, int first)
+ * pbf_check_lambdas reports it after the sweep. per as in pbf_lambda_block. */
+FL_FORCE_INLINE void pbf_project(pbf_solver *s, const fl_pbf_consts *c, const fl_period *per, int i, float omega,
+                                 int first)
 {
     float *qx = s->ax, *qy = s->ay, *qz = s->az;
     int rows;
@@ -708,6 +737,7 @@ static void pbf_project(pbf_solver *s, const fl_pbf_consts *c, int i, float omeg
     for (; m < rows && row[m * PBF_LANES] != s->sentinel; m++) {
         const int j = row[m * PBF_LANES];
         float dx = xi - qx[j], dy = yi - qy[j], dz = zi - qz[j];
+        fl_pair_image(per, &dx, &dy, &dz);
         fl_pbf_lambda_terms t = fl_pbf_lambda_pair(dx, dy, dz, dx * dx + dy * dy + dz * dz, s->weight[j], j < s->n,
                                                    c->h, c->dim);
         wsum += t.w;
@@ -725,6 +755,7 @@ static void pbf_project(pbf_solver *s, const fl_pbf_consts *c, int i, float omeg
     for (int k = 0; k < m && row[k * PBF_LANES] < s->n; k++) {
         const int j = row[k * PBF_LANES];
         float dx = xi - qx[j], dy = yi - qy[j], dz = zi - qz[j], own;
+        fl_pair_image(per, &dx, &dy, &dz);
         float t = move_j * fl_pbf_project_pair(c, c->scorr_n, dx * dx + dy * dy + dz * dz, li, &own);
         qx[j] += t * dx, qy[j] += t * dy, qz[j] += t * dz;
         ox += own * dx, oy += own * dy, oz += own * dz;
@@ -753,13 +784,20 @@ static int pbf_solve_sequential(pbf_solver *s, fl_world *w, const fl_pbf_consts 
         if (k > 0) {
             #pragma omp parallel for schedule(static)
             for (int b = 0; b < s->blocks; b++)
-                pbf_lambda_block(b, s, c, s->ax, s->ay, s->az, f->rho, s->lambda, s->bx, s->by, s->bz);
+                if (s->per.any)
+                    pbf_lambda_block(b, s, c, &s->per, s->ax, s->ay, s->az, f->rho, s->lambda, s->bx, s->by, s->bz);
+                else
+                    pbf_lambda_block(b, s, c, NULL, s->ax, s->ay, s->az, f->rho, s->lambda, s->bx, s->by, s->bz);
             fl_compression(f->rho, s->n, w->rho0, &st->residual[k - 1], &st->residual_max[k - 1]);
             if (s->prm.eta > 0.0 && st->residual_max[k - 1] < s->prm.eta)
                 break;
         }
-        for (int i = 0; i < s->n; i++)
-            pbf_project(s, c, i, omega, k == 0);
+        if (s->per.any)
+            for (int i = 0; i < s->n; i++)
+                pbf_project(s, c, &s->per, i, omega, k == 0);
+        else
+            for (int i = 0; i < s->n; i++)
+                pbf_project(s, c, NULL, i, omega, k == 0);
         if (c->eps == 0.0f && (rc = pbf_check_lambdas(s, k, st)))
             break;
         for (int i = 0; i < s->n; i++) {
@@ -797,24 +835,39 @@ static int pbf_step(void *self, fl_world *w, double dt, fl_step_stats *st)
 
     /* lines 20-22: velocity, XSPH and vorticity; the density of the final estimate */
     const float *qx = s->ax, *qy = s->ay, *qz = s->az;
-    #pragma omp parallel for schedule(static)
-    for (int i = 0; i < n; i++) {
-        s->ux[i] = fl_pbf_velocity_from(qx[i], f->x[i], c.inv_dt);
-        s->uy[i] = fl_pbf_velocity_from(qy[i], f->y[i], c.inv_dt);
-        s->uz[i] = fl_pbf_velocity_from(qz[i], f->z[i], c.inv_dt);
+    const fl_period *per = s->per.any ? &s->per : NULL;
+    if (per) { /* x*_i may have wrapped: the minimum image of x*_i - x_i */
+        #pragma omp parallel for schedule(static)
+        for (int i = 0; i < n; i++) {
+            s->ux[i] = fl_pbf_velocity_wrapped(qx[i], f->x[i], per->len[0], per->inv[0], c.inv_dt);
+            s->uy[i] = fl_pbf_velocity_wrapped(qy[i], f->y[i], per->len[1], per->inv[1], c.inv_dt);
+            s->uz[i] = fl_pbf_velocity_wrapped(qz[i], f->z[i], per->len[2], per->inv[2], c.inv_dt);
+        }
+    } else {
+        #pragma omp parallel for schedule(static)
+        for (int i = 0; i < n; i++) {
+            s->ux[i] = fl_pbf_velocity_from(qx[i], f->x[i], c.inv_dt);
+            s->uy[i] = fl_pbf_velocity_from(qy[i], f->y[i], c.inv_dt);
+            s->uz[i] = fl_pbf_velocity_from(qz[i], f->z[i], c.inv_dt);
+        }
     }
     const float eps_v = (float)s->prm.vorticity_epsilon;
     const int vorticity = eps_v > 0.0f;
     #pragma omp parallel for schedule(static)
     for (int b = 0; b < s->blocks; b++)
-        if (vorticity)
-            pbf_velocity_block(b, s, &c, 1, qx, qy, qz, f);
+        if (per)
+            pbf_velocity_block(b, s, &c, per, vorticity, qx, qy, qz, f);
+        else if (vorticity)
+            pbf_velocity_block(b, s, &c, NULL, 1, qx, qy, qz, f);
         else
-            pbf_velocity_block(b, s, &c, 0, qx, qy, qz, f);
+            pbf_velocity_block(b, s, &c, NULL, 0, qx, qy, qz, f);
     if (vorticity) {
         #pragma omp parallel for schedule(static)
         for (int b = 0; b < s->blocks; b++)
-            pbf_confine_block(b, s, &c, (float)dt * eps_v, qx, qy, qz, f);
+            if (per)
+                pbf_confine_block(b, s, &c, per, (float)dt * eps_v, qx, qy, qz, f);
+            else
+                pbf_confine_block(b, s, &c, NULL, (float)dt * eps_v, qx, qy, qz, f);
     }
     if (s->prm.viscosity_model == FL_VISCOSITY_MORRIS)
         pbf_morris(s, w, qx, qy, qz, (float)dt);

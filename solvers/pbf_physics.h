@@ -140,11 +140,11 @@ static inline FL_HD void fl_pbf_tool_add(float lambda_i, const float d[3], int f
 /* The collision response: the point pushed back into the domain box and
  * out of every obstacle box, through the nearest face (particle centres
  * may touch the walls; the boundary particles keep them off in the
- * solve, this is the safety net). */
+ * solve, this is the safety net); wrapped along a periodic axis. */
 static inline FL_HD void fl_pbf_collide(const fl_walls *w, float q[3])
 {
     for (int a = 0; a < 3; a++)
-        q[a] = fminf(fmaxf(q[a], w->lo[a]), w->hi[a]);
+        q[a] = w->period[a] > 0.0f ? fl_walls_wrap(w, a, q[a]) : fminf(fmaxf(q[a], w->lo[a]), w->hi[a]);
     for (int o = 0; o < w->obstacle_count; o++) {
         const float *lo = w->ob_lo[o], *hi = w->ob_hi[o];
         float depth = INFINITY, face = 0.0f;
@@ -202,6 +202,13 @@ static inline FL_HD void fl_pbf_predict(const fl_walls *w, const float x[3], flo
 static inline FL_HD float fl_pbf_velocity_from(float q, float x, float inv_dt)
 {
     return (q - x) * inv_dt;
+}
+
+/* The same along a periodic axis of length len (inv = 1/len), where x*_i
+ * may have wrapped in the step: the minimum image of x*_i - x_i over dt. */
+static inline FL_HD float fl_pbf_velocity_wrapped(float q, float x, float len, float inv, float inv_dt)
+{
+    return fl_min_image(q - x, len, inv) * inv_dt;
 }
 
 /* The pressure the lambdas of a step stand for: a displacement m/rho0

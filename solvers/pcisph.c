@@ -119,14 +119,15 @@ static void *pcisph_create(fl_world *w, const fl_params *p, fl_error *err)
 }
 
 /* Gravity and viscosity at x(t), with the densities of x(t) in f->rho:
- * Müller's with mu, or with morris set Morris's nu lap v. */
-static inline void pcisph_nonpressure(int i, const fl_world *w, const fl_nbgrid *g, double mu, int morris,
-                                      float out[3])
+ * Müller's with mu, or with morris set Morris's nu lap v. per: the
+ * periods, or NULL without a periodic axis (fl_pair_image). */
+FL_FORCE_INLINE void pcisph_nonpressure(int i, const fl_world *w, const fl_nbgrid *g, double mu, int morris,
+                                        const fl_period *per, float out[3])
 {
     const fl_particles *f = &w->fluid;
     const float gv[3] = {(float)w->gravity[0], (float)w->gravity[1], (float)w->gravity[2]};
     if (morris) {
-        fl_morris_accel(i, w, g, f->x, f->y, f->z, out);
+        fl_morris_accel(i, w, g, f->x, f->y, f->z, per, out);
         out[0] += gv[0], out[1] += gv[1], out[2] += gv[2];
         return;
     }
@@ -136,6 +137,7 @@ static inline void pcisph_nonpressure(int i, const fl_world *w, const fl_nbgrid 
     for (int k = g->nb_start[i]; k < g->nb_start[i + 1]; k++) {
         int j = g->nb[k];
         float dx = f->x[i] - f->x[j], dy = f->y[i] - f->y[j], dz = f->z[i] - f->z[j];
+        fl_pair_image(per, &dx, &dy, &dz);
         float sv = fl_viscosity_pair(m / f->rho[j], sqrtf(dx * dx + dy * dy + dz * dz), h, dim);
         av[0] += sv * (f->vx[j] - f->vx[i]);
         av[1] += sv * (f->vy[j] - f->vy[i]);
@@ -144,9 +146,10 @@ static inline void pcisph_nonpressure(int i, const fl_world *w, const fl_nbgrid 
     fl_pcisph_nonpressure((float)mu, f->rho[i], av, gv, out);
 }
 
-/* Pressure acceleration at x(t) from the pressures and predicted densities. */
-static inline void pcisph_pressure_accel(int i, const fl_world *w, const fl_nbgrid *g, const float *p_rho2,
-                                         const float *rho_pred, float out[3])
+/* Pressure acceleration at x(t) from the pressures and predicted densities;
+ * per as in pcisph_nonpressure. */
+FL_FORCE_INLINE void pcisph_pressure_accel(int i, const fl_world *w, const fl_nbgrid *g, const float *p_rho2,
+                                           const float *rho_pred, const fl_period *per, float out[3])
 {
     const fl_particles *f = &w->fluid;
     const fl_boundary *b = &w->boundary;
@@ -156,6 +159,7 @@ static inline void pcisph_pressure_accel(int i, const fl_world *w, const fl_nbgr
     for (int k = g->nb_start[i]; k < g->nb_start[i + 1]; k++) {
         int j = g->nb[k];
         float dx = f->x[i] - f->x[j], dy = f->y[i] - f->y[j], dz = f->z[i] - f->z[j];
+        fl_pair_image(per, &dx, &dy, &dz);
         float sp = fl_pressure_pair(m, p_rho2[i], p_rho2[j], sqrtf(dx * dx + dy * dy + dz * dz), h, dim);
         a[0] += sp * dx, a[1] += sp * dy, a[2] += sp * dz;
     }
@@ -167,6 +171,7 @@ static inline void pcisph_pressure_accel(int i, const fl_world *w, const fl_nbgr
     for (int k = g->bnb_start[i]; k < g->bnb_start[i + 1]; k++) {
         int j = g->bnb[k];
         float dx = f->x[i] - b->x[j], dy = f->y[i] - b->y[j], dz = f->z[i] - b->z[j];
+        fl_pair_image(per, &dx, &dy, &dz);
         float pb = fl_wall_pressure(pi, rho0, gv, dx, dy, dz);
         float sb = fl_pcisph_boundary_pair(b->volume[j], pi, pb, sqrtf(dx * dx + dy * dy + dz * dz), h, dim);
         sb_sum[0] += sb * dx, sb_sum[1] += sb * dy, sb_sum[2] += sb * dz;
@@ -216,6 +221,40 @@ static void pcisph_correct(pcisph_solver *s, fl_world *w, double delta, double *
     fl_compression(s->rho_pred, f->count, rho0, err_avg, err_max);
 }
 
+/* Every particle's non-pressure acceleration (pcisph_nonpressure), the
+ * pressure acceleration and pressure reset to 0. */
+static void pcisph_nonpressure_all(pcisph_solver *s, fl_world *w, const fl_period *per)
+{
+    fl_particles *f = &w->fluid;
+    const pcisph_params *prm = &s->prm;
+    const int morris = prm->viscosity_model == FL_VISCOSITY_MORRIS;
+    #pragma omp parallel for schedule(static)
+    for (int i = 0; i < f->count; i++) {
+        float a[3];
+        if (per)
+            pcisph_nonpressure(i, w, &s->grid, prm->viscosity, morris, per, a);
+        else
+            pcisph_nonpressure(i, w, &s->grid, prm->viscosity, morris, NULL, a);
+        s->anx[i] = a[0], s->any[i] = a[1], s->anz[i] = a[2];
+        s->apx[i] = s->apy[i] = s->apz[i] = 0.0f;
+        f->p[i] = 0.0f;
+    }
+}
+
+/* Every particle's pressure acceleration (pcisph_pressure_accel). */
+static void pcisph_pressure_all(pcisph_solver *s, const fl_world *w, const fl_period *per)
+{
+    #pragma omp parallel for schedule(static)
+    for (int i = 0; i < w->fluid.count; i++) {
+        float a[3];
+        if (per)
+            pcisph_pressure_accel(i, w, &s->grid, s->p_rho2, s->rho_pred, per, a);
+        else
+            pcisph_pressure_accel(i, w, &s->grid, s->p_rho2, s->rho_pred, NULL, a);
+        s->apx[i] = a[0], s->apy[i] = a[1], s->apz[i] = a[2];
+    }
+}
+
 static int pcisph_step(void *self, fl_world *w, double dt, fl_step_stats *st)
 {
     pcisph_solver *s = self;
@@ -226,14 +265,8 @@ static int pcisph_step(void *self, fl_world *w, double dt, fl_step_stats *st)
     if (rc)
         return rc;
     double t0 = fl_now_ms();
-    #pragma omp parallel for schedule(static)
-    for (int i = 0; i < f->count; i++) {
-        float a[3];
-        pcisph_nonpressure(i, w, g, prm->viscosity, prm->viscosity_model == FL_VISCOSITY_MORRIS, a);
-        s->anx[i] = a[0], s->any[i] = a[1], s->anz[i] = a[2];
-        s->apx[i] = s->apy[i] = s->apz[i] = 0.0f;
-        f->p[i] = 0.0f;
-    }
+    const fl_period period = fl_period_of(w), *per = period.any ? &period : NULL;
+    pcisph_nonpressure_all(s, w, per);
     double t1 = fl_now_ms();
 
     /* the predictor-corrector loop */
@@ -243,12 +276,7 @@ static int pcisph_step(void *self, fl_world *w, double dt, fl_step_stats *st)
         double e_avg, e_max;
         pcisph_predict(s, w, (float)dt);
         pcisph_correct(s, w, delta, &e_avg, &e_max);
-        #pragma omp parallel for schedule(static)
-        for (int i = 0; i < f->count; i++) {
-            float a[3];
-            pcisph_pressure_accel(i, w, g, s->p_rho2, s->rho_pred, a);
-            s->apx[i] = a[0], s->apy[i] = a[1], s->apz[i] = a[2];
-        }
+        pcisph_pressure_all(s, w, per);
         st->residual[k] = e_avg;
         st->residual_max[k] = e_max;
         k++;

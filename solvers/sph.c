@@ -103,6 +103,56 @@ static void *sph_create(fl_world *w, const fl_params *p, fl_error *err)
     return s;
 }
 
+/* rho_i without the boundary correction: a boundary particle weighs the
+ * fluid's m. per: the periods, or NULL without a periodic axis
+ * (fl_pair_image; a constant in each inlined copy). */
+FL_FORCE_INLINE float sph_uncorrected_at(int i, const fl_world *w, const fl_nbgrid *g, const fl_period *per)
+{
+    const fl_particles *f = &w->fluid;
+    const fl_boundary *b = &w->boundary;
+    const float h = (float)w->h, m = (float)w->mass;
+    const int dim = w->dims;
+    float fluid = fl_poly6(0.0f, h, dim), raw = 0.0f;
+    for (int k = g->nb_start[i]; k < g->nb_start[i + 1]; k++) {
+        int j = g->nb[k];
+        float dx = f->x[i] - f->x[j], dy = f->y[i] - f->y[j], dz = f->z[i] - f->z[j];
+        fl_pair_image(per, &dx, &dy, &dz);
+        fluid += fl_poly6(dx * dx + dy * dy + dz * dz, h, dim);
+    }
+    for (int k = g->bnb_start[i]; k < g->bnb_start[i + 1]; k++) {
+        int j = g->bnb[k];
+        float dx = f->x[i] - b->x[j], dy = f->y[i] - b->y[j], dz = f->z[i] - b->z[j];
+        fl_pair_image(per, &dx, &dy, &dz);
+        raw += fl_poly6(dx * dx + dy * dy + dz * dz, h, dim);
+    }
+    return fl_density_uncorrected(m, fluid, raw);
+}
+
+/* Shepard's correction of rho_i from the plain densities; per as in
+ * sph_uncorrected_at. */
+FL_FORCE_INLINE float sph_shepard_at(int i, const fl_world *w, const fl_nbgrid *g, const float *plain,
+                                     const fl_period *per)
+{
+    const fl_particles *f = &w->fluid;
+    const fl_boundary *b = &w->boundary;
+    const float h = (float)w->h, m = (float)w->mass;
+    const int dim = w->dims;
+    float unity = m / plain[i] * fl_poly6(0.0f, h, dim);
+    for (int k = g->nb_start[i]; k < g->nb_start[i + 1]; k++) {
+        int j = g->nb[k];
+        float dx = f->x[i] - f->x[j], dy = f->y[i] - f->y[j], dz = f->z[i] - f->z[j];
+        fl_pair_image(per, &dx, &dy, &dz);
+        unity += m / plain[j] * fl_poly6(dx * dx + dy * dy + dz * dz, h, dim);
+    }
+    for (int k = g->bnb_start[i]; k < g->bnb_start[i + 1]; k++) {
+        int j = g->bnb[k];
+        float dx = f->x[i] - b->x[j], dy = f->y[i] - b->y[j], dz = f->z[i] - b->z[j];
+        fl_pair_image(per, &dx, &dy, &dz);
+        unity += fl_boundary_density_pair(b->volume[j], dx * dx + dy * dy + dz * dz, h, dim);
+    }
+    return fl_density_shepard(plain[i], unity);
+}
+
 /* The course deck's density variants, after the plain estimate of
  * fl_step_begin: without the boundary correction (a boundary particle
  * weighs the fluid's m), and Shepard's correction (docs/methods/sph.md,
@@ -110,46 +160,19 @@ static void *sph_create(fl_world *w, const fl_params *p, fl_error *err)
 static void sph_density_variants(sph_solver *s, const fl_world *w, fl_particles *f)
 {
     const fl_nbgrid *g = &s->grid;
-    const fl_boundary *b = &w->boundary;
-    const float h = (float)w->h, m = (float)w->mass;
-    const int dim = w->dims, corrected = s->prm.corrected_density;
-    const float w0 = fl_poly6(0.0f, h, dim);
-    if (!corrected) {
+    const fl_period period = fl_period_of(w), *per = period.any ? &period : NULL;
+    if (!s->prm.corrected_density) {
         #pragma omp parallel for schedule(static)
-        for (int i = 0; i < f->count; i++) {
-            float fluid = w0, raw = 0.0f;
-            for (int k = g->nb_start[i]; k < g->nb_start[i + 1]; k++) {
-                int j = g->nb[k];
-                float dx = f->x[i] - f->x[j], dy = f->y[i] - f->y[j], dz = f->z[i] - f->z[j];
-                fluid += fl_poly6(dx * dx + dy * dy + dz * dz, h, dim);
-            }
-            for (int k = g->bnb_start[i]; k < g->bnb_start[i + 1]; k++) {
-                int j = g->bnb[k];
-                float dx = f->x[i] - b->x[j], dy = f->y[i] - b->y[j], dz = f->z[i] - b->z[j];
-                raw += fl_poly6(dx * dx + dy * dy + dz * dz, h, dim);
-            }
-            f->rho[i] = fl_density_uncorrected(m, fluid, raw);
-        }
+        for (int i = 0; i < f->count; i++)
+            f->rho[i] = per ? sph_uncorrected_at(i, w, g, per) : sph_uncorrected_at(i, w, g, NULL);
     }
     if (!s->prm.shepard)
         return;
     float *plain = s->rho_plain;
     memcpy(plain, f->rho, (size_t)f->count * sizeof *plain);
     #pragma omp parallel for schedule(static)
-    for (int i = 0; i < f->count; i++) {
-        float unity = m / plain[i] * w0;
-        for (int k = g->nb_start[i]; k < g->nb_start[i + 1]; k++) {
-            int j = g->nb[k];
-            float dx = f->x[i] - f->x[j], dy = f->y[i] - f->y[j], dz = f->z[i] - f->z[j];
-            unity += m / plain[j] * fl_poly6(dx * dx + dy * dy + dz * dz, h, dim);
-        }
-        for (int k = g->bnb_start[i]; k < g->bnb_start[i + 1]; k++) {
-            int j = g->bnb[k];
-            float dx = f->x[i] - b->x[j], dy = f->y[i] - b->y[j], dz = f->z[i] - b->z[j];
-            unity += fl_boundary_density_pair(b->volume[j], dx * dx + dy * dy + dz * dz, h, dim);
-        }
-        f->rho[i] = fl_density_shepard(plain[i], unity);
-    }
+    for (int i = 0; i < f->count; i++)
+        f->rho[i] = per ? sph_shepard_at(i, w, g, plain, per) : sph_shepard_at(i, w, g, plain, NULL);
 }
 
 /* p_i = k (rho_i - rho0), optionally max(p_i, 0), and the per-particle
@@ -173,9 +196,10 @@ static double sph_pressure(sph_solver *s, fl_particles *f, double mass, double r
 /* Acceleration of particle i from pressure, viscosity (Müller's mu, or
  * Morris's nu lap v) and gravity, with the pressure force in the form form
  * (fl_pressure_form; a constant where it is called, so that each form's
- * loop is compiled on its own). */
-static inline void sph_accel(int i, const fl_world *w, const fl_nbgrid *g, const sph_solver *s, int form,
-                             float out[3])
+ * loop is compiled on its own); per: the periods, or NULL without a
+ * periodic axis (fl_pair_image). */
+FL_FORCE_INLINE void sph_accel(int i, const fl_world *w, const fl_nbgrid *g, const sph_solver *s, int form,
+                               const fl_period *per, float out[3])
 {
     const fl_particles *f = &w->fluid;
     const fl_boundary *b = &w->boundary;
@@ -188,6 +212,7 @@ static inline void sph_accel(int i, const fl_world *w, const fl_nbgrid *g, const
     for (int k = g->nb_start[i]; k < g->nb_start[i + 1]; k++) {
         int j = g->nb[k];
         float dx = xi - f->x[j], dy = yi - f->y[j], dz = zi - f->z[j];
+        fl_pair_image(per, &dx, &dy, &dz);
         float r = sqrtf(dx * dx + dy * dy + dz * dz);
         float sp = form == FL_PRESSURE_MEAN ? fl_pressure_pair_mean(vol[j], f->p[i], f->p[j], inv_rho_i, r, h, dim)
                    : form == FL_PRESSURE_ONE_SIDED ? fl_pressure_pair_one_sided(vol[j], f->p[j], inv_rho_i, r, h, dim)
@@ -209,6 +234,7 @@ static inline void sph_accel(int i, const fl_world *w, const fl_nbgrid *g, const
     for (int k = g->bnb_start[i]; k < g->bnb_start[i + 1]; k++) {
         int j = g->bnb[k];
         float dx = xi - b->x[j], dy = yi - b->y[j], dz = zi - b->z[j];
+        fl_pair_image(per, &dx, &dy, &dz);
         float r = sqrtf(dx * dx + dy * dy + dz * dz);
         float pb = fl_wall_pressure(pi, rho0, gv, dx, dy, dz);
         float sb = fl_sph_boundary_pair(rho0, b->volume[j], pi, pb, inv_rho2, r, h, dim);
@@ -220,7 +246,7 @@ static inline void sph_accel(int i, const fl_world *w, const fl_nbgrid *g, const
     fl_sph_acceleration(ap, ab, morris ? 0.0f : (float)s->prm.viscosity, f->rho[i], av, gv, out);
     if (morris) {
         float am[3];
-        fl_morris_accel(i, w, g, f->x, f->y, f->z, am);
+        fl_morris_accel(i, w, g, f->x, f->y, f->z, per, am);
         out[0] += am[0], out[1] += am[1], out[2] += am[2];
     }
 }
@@ -230,11 +256,15 @@ static inline void sph_accel(int i, const fl_world *w, const fl_nbgrid *g, const
 static inline double sph_forces(sph_solver *s, const fl_world *w, int form)
 {
     const int n = w->fluid.count;
+    const fl_period period = fl_period_of(w), *per = period.any ? &period : NULL;
     double a2max = 0.0;
     #pragma omp parallel for schedule(static) reduction(max : a2max)
     for (int i = 0; i < n; i++) {
         float a[3];
-        sph_accel(i, w, &s->grid, s, form, a);
+        if (per)
+            sph_accel(i, w, &s->grid, s, form, per, a);
+        else
+            sph_accel(i, w, &s->grid, s, form, NULL, a);
         s->ax[i] = a[0], s->ay[i] = a[1], s->az[i] = a[2];
         a2max = fmax(a2max, (double)a[0] * a[0] + (double)a[1] * a[1] + (double)a[2] * a[2]);
     }

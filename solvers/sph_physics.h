@@ -18,6 +18,7 @@
 #include <math.h>
 
 #include "kernels.h"
+#include "periodic.h"
 #include "world.h"
 
 /* ---- density ----------------------------------------------------------
@@ -266,9 +267,11 @@ static inline FL_HD float fl_pcisph_correct(float p, double delta, float rho_pre
 
 /* ---- integration and the domain ---------------------------------------- */
 
-/* The domain box and the obstacle boxes in float, for the clamps. */
+/* The domain box and the obstacle boxes in float, for the clamps. Along a
+ * periodic axis the clamps wrap a point into [lo, hi) instead. */
 typedef struct fl_walls {
     float lo[3], hi[3];
+    float period[3], inv_period[3]; /* L and 1/L along a periodic axis, 0 along the others */
     int obstacle_count;
     float ob_lo[FL_MAX_BOXES][3], ob_hi[FL_MAX_BOXES][3];
 } fl_walls;
@@ -280,14 +283,24 @@ static inline FL_HD void fl_symplectic_euler(float x[3], float v[3], const float
     x[0] += dt * v[0], x[1] += dt * v[1], x[2] += dt * v[2];
 }
 
+/* One coordinate of a point wrapped into [lo, hi) along a periodic axis a
+ * of w. */
+static inline FL_HD float fl_walls_wrap(const fl_walls *w, int a, float x)
+{
+    return fl_wrap_coord(x, w->lo[a], w->hi[a], w->period[a], w->inv_period[a]);
+}
+
 /* The domain clamp: the particle centre kept inside the domain and out of
  * the obstacle boxes (through the nearest face), the last safety net
  * behind the boundary particles; a clamped particle loses the velocity
- * component into the wall. */
+ * component into the wall. Along a periodic axis the centre wraps and
+ * keeps its velocity. */
 static inline FL_HD void fl_clamp_particle(const fl_walls *w, float x[3], float v[3])
 {
     for (int a = 0; a < 3; a++) {
-        if (x[a] < w->lo[a]) {
+        if (w->period[a] > 0.0f) {
+            x[a] = fl_walls_wrap(w, a, x[a]);
+        } else if (x[a] < w->lo[a]) {
             x[a] = w->lo[a];
             v[a] = fmaxf(v[a], 0.0f);
         } else if (x[a] > w->hi[a]) {
@@ -317,14 +330,14 @@ static inline FL_HD void fl_clamp_particle(const fl_walls *w, float x[3], float 
 }
 
 /* PCISPH's prediction: v* = v + dt a, x* = x + dt v*, kept inside the
- * domain box (the notes' collision response). */
+ * domain box (the notes' collision response; wrapped along a periodic axis). */
 static inline FL_HD void fl_predict_clamped(const fl_walls *w, const float x[3], const float v[3], const float a[3],
                                             float dt, float q[3])
 {
     float vs[3] = {v[0] + dt * a[0], v[1] + dt * a[1], v[2] + dt * a[2]};
     q[0] = x[0] + dt * vs[0], q[1] = x[1] + dt * vs[1], q[2] = x[2] + dt * vs[2];
     for (int k = 0; k < 3; k++)
-        q[k] = fminf(fmaxf(q[k], w->lo[k]), w->hi[k]);
+        q[k] = w->period[k] > 0.0f ? fl_walls_wrap(w, k, q[k]) : fminf(fmaxf(q[k], w->lo[k]), w->hi[k]);
 }
 
 #endif

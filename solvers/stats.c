@@ -84,28 +84,37 @@ double fl_max_speed(const fl_particles *p, int *nan_count)
     return sqrt(vmax2);
 }
 
-void fl_density_poly6(const fl_world *w, const fl_nbgrid *g, const float *x, const float *y,
-                      const float *z, float *rho)
+/* rho_i of the estimator; per: the periods, or NULL without a periodic
+ * axis (fl_pair_image; a constant in each inlined copy). */
+FL_FORCE_INLINE float density_poly6_at(int i, const fl_world *w, const fl_nbgrid *g, const float *x, const float *y,
+                                       const float *z, const fl_period *per)
 {
     const float h = (float)w->h, m = (float)w->mass, rho0 = (float)w->rho0;
     const int dim = w->dims;
-    const float w0 = fl_poly6(0.0f, h, dim);
     const fl_boundary *b = &w->boundary;
-    #pragma omp parallel for schedule(static)
-    for (int i = 0; i < g->n; i++) {
-        float fluid = w0, solid = 0.0f;
-        for (int k = g->nb_start[i]; k < g->nb_start[i + 1]; k++) {
-            int j = g->nb[k];
-            float dx = x[i] - x[j], dy = y[i] - y[j], dz = z[i] - z[j];
-            fluid += fl_poly6(dx * dx + dy * dy + dz * dz, h, dim);
-        }
-        for (int k = g->bnb_start[i]; k < g->bnb_start[i + 1]; k++) {
-            int j = g->bnb[k];
-            float dx = x[i] - b->x[j], dy = y[i] - b->y[j], dz = z[i] - b->z[j];
-            solid += fl_boundary_density_pair(b->volume[j], dx * dx + dy * dy + dz * dz, h, dim);
-        }
-        rho[i] = fl_density_estimate(m, fluid, rho0, solid);
+    float fluid = fl_poly6(0.0f, h, dim), solid = 0.0f;
+    for (int k = g->nb_start[i]; k < g->nb_start[i + 1]; k++) {
+        int j = g->nb[k];
+        float dx = x[i] - x[j], dy = y[i] - y[j], dz = z[i] - z[j];
+        fl_pair_image(per, &dx, &dy, &dz);
+        fluid += fl_poly6(dx * dx + dy * dy + dz * dz, h, dim);
     }
+    for (int k = g->bnb_start[i]; k < g->bnb_start[i + 1]; k++) {
+        int j = g->bnb[k];
+        float dx = x[i] - b->x[j], dy = y[i] - b->y[j], dz = z[i] - b->z[j];
+        fl_pair_image(per, &dx, &dy, &dz);
+        solid += fl_boundary_density_pair(b->volume[j], dx * dx + dy * dy + dz * dz, h, dim);
+    }
+    return fl_density_estimate(m, fluid, rho0, solid);
+}
+
+void fl_density_poly6(const fl_world *w, const fl_nbgrid *g, const float *x, const float *y,
+                      const float *z, float *rho)
+{
+    const fl_period period = fl_period_of(w), *per = period.any ? &period : NULL;
+    #pragma omp parallel for schedule(static)
+    for (int i = 0; i < g->n; i++)
+        rho[i] = per ? density_poly6_at(i, w, g, x, y, z, per) : density_poly6_at(i, w, g, x, y, z, NULL);
 }
 
 double fl_surface_min_distance(const fl_nbgrid *g, const float *x, const float *y, const float *z, int sparse,
@@ -122,6 +131,11 @@ double fl_surface_min_distance(const fl_nbgrid *g, const float *x, const float *
         for (int k = g->nb_start[i]; k < g->nb_start[i + 1]; k++) {
             const int j = g->nb[k];
             double dx = (double)x[i] - x[j], dy = (double)y[i] - y[j], dz = (double)z[i] - z[j];
+            if (g->wraps) { /* the minimum image */
+                dx -= g->period[0] * rint(dx * g->inv_period[0]);
+                dy -= g->period[1] * rint(dy * g->inv_period[1]);
+                dz -= g->period[2] * rint(dz * g->inv_period[2]);
+            }
             double d2 = dx * dx + dy * dy + dz * dz;
             d2min = d2 < d2min ? d2 : d2min;
         }

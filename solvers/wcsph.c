@@ -116,8 +116,9 @@ static double wcsph_pressure(wcsph_solver *s, fl_particles *f, double rho0)
 
 /* Acceleration of particle i: pressure with artificial viscosity (or
  * Morris's nu lap v instead), boundary pressure with friction, cohesion,
- * gravity. */
-static inline void wcsph_accel(int i, const fl_world *w, const fl_nbgrid *g, const wcsph_solver *s, float out[3])
+ * gravity. per: the periods, or NULL without a periodic axis (fl_pair_image). */
+FL_FORCE_INLINE void wcsph_accel(int i, const fl_world *w, const fl_nbgrid *g, const wcsph_solver *s,
+                                 const fl_period *per, float out[3])
 {
     const fl_particles *f = &w->fluid;
     const fl_boundary *b = &w->boundary;
@@ -135,6 +136,7 @@ static inline void wcsph_accel(int i, const fl_world *w, const fl_nbgrid *g, con
     for (int k = g->nb_start[i]; k < g->nb_start[i + 1]; k++) {
         int j = g->nb[k];
         float dx = xi - f->x[j], dy = yi - f->y[j], dz = zi - f->z[j];
+        fl_pair_image(per, &dx, &dy, &dz);
         float r2 = dx * dx + dy * dy + dz * dz, r = sqrtf(r2);
         float vdotx = (vxi - f->vx[j]) * dx + (vyi - f->vy[j]) * dy + (vzi - f->vz[j]) * dz;
         float visc = morris ? 0.0f : fl_monaghan_pi(av, rhoi, f->rho[j], vdotx, r2, eps);
@@ -153,6 +155,7 @@ static inline void wcsph_accel(int i, const fl_world *w, const fl_nbgrid *g, con
     for (int k = g->bnb_start[i]; k < g->bnb_start[i + 1]; k++) {
         int j = g->bnb[k];
         float dx = xi - b->x[j], dy = yi - b->y[j], dz = zi - b->z[j];
+        fl_pair_image(per, &dx, &dy, &dz);
         float r2 = dx * dx + dy * dy + dz * dz, r = sqrtf(r2);
         /* friction on the velocity relative to the boundary's (0 on the walls) */
         float vdotx = (vxi - b->vx[j]) * dx + (vyi - b->vy[j]) * dy + (vzi - b->vz[j]) * dz;
@@ -168,10 +171,28 @@ static inline void wcsph_accel(int i, const fl_world *w, const fl_nbgrid *g, con
     fl_tool_store(&w->tool, i, m, at);
     if (morris) {
         float am[3];
-        fl_morris_accel(i, w, g, f->x, f->y, f->z, am);
+        fl_morris_accel(i, w, g, f->x, f->y, f->z, per, am);
         a[0] += am[0], a[1] += am[1], a[2] += am[2];
     }
     fl_wcsph_acceleration(a, kappa, coh, gv, out);
+}
+
+/* Every particle's acceleration; returns the largest |a|^2. */
+static double wcsph_forces(wcsph_solver *s, const fl_world *w)
+{
+    const fl_period period = fl_period_of(w), *per = period.any ? &period : NULL;
+    double a2max = 0.0;
+    #pragma omp parallel for schedule(static) reduction(max : a2max)
+    for (int i = 0; i < w->fluid.count; i++) {
+        float a[3];
+        if (per)
+            wcsph_accel(i, w, &s->grid, s, per, a);
+        else
+            wcsph_accel(i, w, &s->grid, s, NULL, a);
+        s->ax[i] = a[0], s->ay[i] = a[1], s->az[i] = a[2];
+        a2max = fmax(a2max, (double)a[0] * a[0] + (double)a[1] * a[1] + (double)a[2] * a[2]);
+    }
+    return a2max;
 }
 
 static int wcsph_step(void *self, fl_world *w, double dt, fl_step_stats *st)
@@ -185,14 +206,7 @@ static int wcsph_step(void *self, fl_world *w, double dt, fl_step_stats *st)
     st->residual[0] = wcsph_pressure(s, f, w->rho0);
     st->iterations = 1;
     double t1 = fl_now_ms();
-    double a2max = 0.0;
-    #pragma omp parallel for schedule(static) reduction(max : a2max)
-    for (int i = 0; i < f->count; i++) {
-        float a[3];
-        wcsph_accel(i, w, &s->grid, s, a);
-        s->ax[i] = a[0], s->ay[i] = a[1], s->az[i] = a[2];
-        a2max = fmax(a2max, (double)a[0] * a[0] + (double)a[1] * a[1] + (double)a[2] * a[2]);
-    }
+    const double a2max = wcsph_forces(s, w);
     double t2 = fl_now_ms();
     st->stage_ms[FL_STAGE_DENSITY] += t1 - t0; /* the equation of state */
     st->stage_ms[FL_STAGE_PRESSURE_SOLVE] += t2 - t1;

@@ -219,6 +219,26 @@ run_case "2D: a tool" 'valid_2d\.json: tool: expected no meshes and no tool in a
     --set 'tool={"shape": "sphere", "radius": 0.1, "position": [0.7, 0.7]}'
 run_case "2D: --save obj" '--save obj: .*valid_2d\.json is a 2D scene, which has no surface' "$s2" --save obj
 
+# periodic boundaries: one boolean an axis (no z in 2D), a whole number of
+# spacings along a periodic axis, no tool, nothing solid on a periodic
+# face, and the CPU only.
+run_case "periodic: z in 2D" \
+    'valid_2d\.json: periodic: expected an array of 2 booleans \(x, y: the scene is 2D, z cannot wrap\), got \[true, false, true\]' \
+    "$s2" --set 'periodic=[true, false, true]'
+run_case "periodic: not booleans" 'valid_2d\.json: periodic: expected an array of 2 booleans' "$s2" --set 'periodic=[1, 0]'
+run_case "periodic: not whole spacings" \
+    'valid_2d\.json: periodic\[0\]: expected a domain a whole number of fluid\.spacing = 0\.03 m long, at least 4 \(2h\), along a periodic axis, got 1 m = 33\.3333 spacings along x' \
+    "$s2" --set 'periodic=[true, false]' --set fluid.spacing=0.03
+run_case "periodic: shorter than 2h" 'valid_2d\.json: periodic\[1\]: expected .* at least 4 \(2h\).*got 1 m = 3 spacings along y' \
+    "$s2" --set 'periodic=[false, true]' --set fluid.spacing=0.3333333333333333
+run_case "periodic: a tool" 'valid\.json: tool: expected no tool in a periodic scene, got a tool' "$s" \
+    --set 'periodic=[true, false, false]' --set 'tool={"shape": "sphere", "radius": 0.1, "position": [0.7, 0.7, 0.7]}'
+run_case "periodic: an obstacle on a periodic face" \
+    'valid\.json: obstacles\[0\]: expected an obstacle clear of the faces of a periodic axis, got one reaching the domain.s x faces' \
+    "$s" --set 'periodic=[true, false, false]' --set 'obstacles=[{"min": [0, 0.6, 0], "max": [0.2, 0.8, 0.2]}]'
+run_case "periodic: on the device" '--device emu: periodic: a periodic scene runs on the CPU only: --device cpu' \
+    "$s" --set 'periodic=[true, false, false]' --device emu
+
 # end_case DESCRIPTION SOLVER [EXTRA ARGS...]: not refused, but the run must
 # end unstable (status 3, one line) within the time limit.
 end_case() {

@@ -122,7 +122,7 @@ static double morris_at_centre(int dims, int sine, double *expected)
         const double centre[3] = {0.08, 0.08, dims == 2 ? 0.0 : 0.08};
         int i = nearest(&w, centre);
         float out[3];
-        fl_morris_accel(i, &w, &g, f->x, f->y, f->z, out);
+        fl_morris_accel(i, &w, &g, f->x, f->y, f->z, NULL, out);
         a = out[0] / w.nu;
         *expected = sine ? -k * k * sin(k * f->y[i]) : 2.0;
         ENSURE(fabs(out[1]) < 1e-6 * fabs(out[0]) && fabs(out[2]) < 1e-6 * fabs(out[0]));
@@ -173,7 +173,7 @@ static void conservation(void)
     int walls = 0;
     for (int i = 0; i < f->count; i++) {
         float a[3];
-        fl_morris_accel(i, &w, &g, f->x, f->y, f->z, a);
+        fl_morris_accel(i, &w, &g, f->x, f->y, f->z, NULL, a);
         walls += g.bnb_start[i + 1] - g.bnb_start[i];
         for (int q = 0; q < 3; q++)
             mom[q] += w.mass * a[q], scale += w.mass * fabs(a[q]);
