@@ -230,7 +230,7 @@ static void list_scenes(void)
     static const char *names[] = {"dam_break",  "hydrostatic", "drop",       "dam_break_59k", "pbf_table1",
                                   "pbf_bunny",  "flip_case1",  "flip_case2", "flip_case3",    "flip_case4",
                                   "flip_case5", "flip_150",    "tool_cup",   "tool_drop",     "tool_buoyancy",
-                                  "dam_break_2d", "hydrostatic_2d"};
+                                  "dam_break_2d", "hydrostatic_2d", "taylor_green_2d", "poiseuille_2d"};
     printf("scenes (in %s/scenes):\n", FL_SOURCE_DIR);
     for (size_t k = 0; k < sizeof names / sizeof names[0]; k++) {
         char path[1024];
@@ -238,11 +238,11 @@ static void list_scenes(void)
         fl_scene s;
         fl_error err;
         if (fl_scene_load(path, NULL, 0, &s, &err) == FL_OK) {
-            printf("  %-14s %lld particles%s, %.2f s: %s\n", names[k], s.fluid_count, s.dims == 2 ? " (2D)" : "",
+            printf("  %-15s %lld particles%s, %.2f s: %s\n", names[k], s.fluid_count, s.dims == 2 ? " (2D)" : "",
                    s.duration, s.description);
             fl_scene_free(&s);
         } else {
-            printf("  %-14s (%s)\n", names[k], err.msg);
+            printf("  %-15s (%s)\n", names[k], err.msg);
         }
     }
 }

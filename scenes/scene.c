@@ -11,6 +11,7 @@
 
 #include "scene.h"
 
+#include "analytic.h"
 #include "io.h"
 #include "mesh_sample.h"
 #include "voxelize.h"
@@ -605,10 +606,52 @@ static int read_boxes(const check *c, const cJSON *v, const char *kp, int non_em
     return FL_OK;
 }
 
+/* fluid.initial_velocity: {"field": "taylor_green", "amplitude": U}. The
+ * domain's shape and periods are checked once the whole scene is read
+ * (check_initial_velocity). */
+static int read_initial_velocity(const check *c, const cJSON *v, fl_scene *s)
+{
+    static const char *const keys[] = {"field", "amplitude", NULL};
+    /* beyond 1e3 m/s no fluid of the testbed keeps its sound speed ahead */
+    static const number_rule amplitude = {0, 1e3, 1, 0, 0, "a number in (0, 1e3] (m/s)"};
+    const char *expected = "an object {\"field\": \"taylor_green\", \"amplitude\": U (m/s)}";
+    int rc;
+    if (v == NULL)
+        return FL_OK;
+    if (!cJSON_IsObject(v))
+        return fail_value(c, "fluid.initial_velocity", expected, v);
+    if ((rc = check_keys(c, v, "fluid.initial_velocity", keys)) != FL_OK)
+        return rc;
+    const cJSON *field = member(v, "field");
+    if (!cJSON_IsString(field) || strcmp(field->valuestring, "taylor_green") != 0)
+        return fail_value(c, "fluid.initial_velocity.field", "\"taylor_green\"", field);
+    s->initial_field = FL_FIELD_TAYLOR_GREEN;
+    return get_number(c, v, "fluid.initial_velocity", "amplitude", 1, 0, &amplitude, &s->initial_amplitude);
+}
+
+/* The Taylor-Green field is periodic over a square: a domain square in
+ * x-y, both axes periodic. */
+static int check_initial_velocity(const check *c, const fl_scene *s)
+{
+    if (s->initial_field == FL_FIELD_NONE)
+        return FL_OK;
+    const double wx = s->domain.hi[0] - s->domain.lo[0], wy = s->domain.hi[1] - s->domain.lo[1];
+    if (fabs(wx - wy) > 1e-9 * fmax(wx, wy)) {
+        char got[96];
+        snprintf(got, sizeof got, "a domain %g m by %g m", wx, wy);
+        return fail_got(c, "fluid.initial_velocity", "a domain square in x and y (the Taylor-Green field's period)",
+                        got);
+    }
+    if (!s->periodic[0] || !s->periodic[1])
+        return fail_got(c, "fluid.initial_velocity", "x and y both periodic (the Taylor-Green field's period)",
+                        s->periodic[0] ? "y not periodic" : "x not periodic");
+    return FL_OK;
+}
+
 static int read_fluid(const check *c, const cJSON *fluid, fl_scene *s)
 {
     static const char *const keys[] = {"spacing", "rest_density", "nu", "jitter", "seed", "blocks",
-                                       NULL};
+                                       "initial_velocity", NULL};
     static const number_rule spacing = {0, HUGE_VAL, 1, 0, 0, "a number > 0 (m)"};
     /* Densities are floats: far outside the range of real fluids (air 1.2,
      * osmium 22 600) the kernel sums over- or underflow and a run reports
@@ -631,7 +674,8 @@ static int read_fluid(const check *c, const cJSON *fluid, fl_scene *s)
                          &s->rest_density)) != FL_OK ||
         (rc = get_number(c, fluid, "fluid", "nu", 0, 0, &nu, &s->nu)) != FL_OK ||
         (rc = get_number(c, fluid, "fluid", "jitter", 0, 0, &jitter, &s->jitter)) != FL_OK ||
-        (rc = get_number(c, fluid, "fluid", "seed", 0, 1, &seed, &x)) != FL_OK)
+        (rc = get_number(c, fluid, "fluid", "seed", 0, 1, &seed, &x)) != FL_OK ||
+        (rc = read_initial_velocity(c, member(fluid, "initial_velocity"), s)) != FL_OK)
         return rc;
     s->seed = (unsigned long long)x;
     /* A fluid mesh may hold all the fluid; otherwise blocks are required. */
@@ -1304,6 +1348,8 @@ static int read_scene(const check *c3, const cJSON *root, fl_scene *s)
         return rc;
     if ((v = member(root, "periodic")) != NULL && (rc = read_periodic(c, v, s)) != FL_OK)
         return rc;
+    if ((rc = check_initial_velocity(c, s)) != FL_OK)
+        return rc;
     if (s->dims == 2)
         flatten_boxes(s);
     return FL_OK;
@@ -1782,6 +1828,17 @@ static int prefix_error(const fl_scene *s, fl_error *err, int rc)
     return fl_fail(err, rc, "%s: %s", s->path, why);
 }
 
+/* fluid.initial_velocity "taylor_green": every particle at the field's
+ * velocity at its position (w = 0). */
+static void start_taylor_green(const fl_scene *s, fl_particles *f)
+{
+    const double L = s->domain.hi[0] - s->domain.lo[0];
+    for (int i = 0; i < f->count; i++) {
+        double v[2];
+        fl_taylor_green_velocity(s->initial_amplitude, L, s->domain.lo[0], s->domain.lo[1], f->x[i], f->y[i], v);
+        f->vx[i] = (float)v[0], f->vy[i] = (float)v[1], f->vz[i] = 0.0f;
+    }
+}
 
 int fl_scene_build_world(const fl_scene *s, fl_world *w, fl_error *err)
 {
@@ -1814,6 +1871,8 @@ int fl_scene_build_world(const fl_scene *s, fl_world *w, fl_error *err)
             w->fluid.vx[i] = (float)fm->velocity[0], w->fluid.vy[i] = (float)fm->velocity[1],
             w->fluid.vz[i] = (float)fm->velocity[2];
     }
+    if (rc == FL_OK && s->initial_field == FL_FIELD_TAYLOR_GREEN)
+        start_taylor_green(s, &w->fluid);
     if (rc == FL_OK)
         rc = fl_world_sample_boundary(w, err);
     for (int k = 0; k < s->mesh_count && rc == FL_OK; k++) {

@@ -7,7 +7,8 @@
  *     "domain":  { "min": [0,0,0], "max": [1.2,0.6,0.2] },
  *     "gravity": [0, -9.81, 0],
  *     "fluid":   { "spacing": 0.02, "rest_density": 1000, "nu": 0, "jitter": 0, "seed": 1,
- *                  "blocks": [ { "min": [...], "max": [...] } ] },
+ *                  "blocks": [ { "min": [...], "max": [...] } ],
+ *                  "initial_velocity": { "field": "taylor_green", "amplitude": 1 } },
  *     "obstacles": [ { "min": [...], "max": [...] } ],
  *     "meshes":  [ { "mesh": "../reference/bunny.obj", "scale": 0.05, "translate": [...],
  *                    "rotate": [0, 90, 0], "as": "fluid" or "solid" } ],
@@ -50,6 +51,10 @@ typedef struct fl_scene_mesh {
     double lo[3], hi[3];     /* its bounds, m */
 } fl_scene_mesh;
 
+/* fluid.initial_velocity's field: none (the fluid starts at rest, or at a
+ * fluid mesh's velocity), or the Taylor-Green vortex (analytic.h). */
+typedef enum fl_initial_field { FL_FIELD_NONE = 0, FL_FIELD_TAYLOR_GREEN = 1 } fl_initial_field;
+
 typedef struct fl_scene {
     char path[512];
     char name[64];
@@ -62,6 +67,8 @@ typedef struct fl_scene {
     double rest_density;     /* fluid.rest_density, kg/m^3 (default 1000) */
     double nu;               /* fluid.nu, kinematic viscosity, m^2/s (default 0) */
     double jitter;           /* fluid.jitter, fraction of d (default 0) */
+    int initial_field;       /* fluid.initial_velocity.field: fl_initial_field (default none) */
+    double initial_amplitude; /* fluid.initial_velocity.amplitude, m/s */
     unsigned long long seed; /* fluid.seed (default 1) */
     int block_count;
     fl_box blocks[FL_MAX_BOXES];

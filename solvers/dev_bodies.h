@@ -252,7 +252,8 @@ FL_DEV_WALKS(density)
  * particle_common.h's fl_morris_accel) into out: over the fluid neighbors
  * nb, at the positions (x, y, z) with the densities rho and velocities of
  * the view, then over the boundary walk bw, each boundary point at its
- * own velocity (0 on the walls: no slip). */
+ * own velocity (0 on the walls: no slip) extrapolated through the wall
+ * (fl_morris_wall_beta). */
 static inline FL_HD void fl_dev_morris(int i, const fl_dev_view *v, fl_dev_nbrs *nb, fl_dev_walk *bw, const float *x,
                                        const float *y, const float *z, float out[3])
 {
@@ -267,11 +268,18 @@ static inline FL_HD void fl_dev_morris(int i, const fl_dev_view *v, fl_dev_nbrs 
         float s = fl_morris_pair(nu, vol_i + m / v->rho[j], sqrtf(r2), r2, eps, h, dim);
         a[0] += s * (vxi - v->vx[j]), a[1] += s * (vyi - v->vy[j]), a[2] += s * (vzi - v->vz[j]);
     }
+    fl_dev_walk first = *bw; /* the walk twice: the nearest boundary point, then the pairs */
+    float near2 = h * h;
+    for (int j; (j = fl_dev_walk_next(&first, &v->grid)) >= 0;) {
+        float dx = xi - first.px[j], dy = yi - first.py[j], dz = zi - first.pz[j];
+        near2 = fminf(near2, dx * dx + dy * dy + dz * dz);
+    }
+    const float beta = fl_morris_wall_beta(near2, h, dim);
     for (int j; (j = fl_dev_walk_next(bw, &v->grid)) >= 0;) {
         float dx = xi - bw->px[j], dy = yi - bw->py[j], dz = zi - bw->pz[j];
         float r2 = dx * dx + dy * dy + dz * dz, u[3];
         fl_dev_walk_velocity(bw, j, u);
-        float s = fl_morris_pair(nu, 2.0f * bw->vol[j], sqrtf(r2), r2, eps, h, dim);
+        float s = beta * fl_morris_pair(nu, 2.0f * bw->vol[j], sqrtf(r2), r2, eps, h, dim);
         a[0] += s * (vxi - u[0]), a[1] += s * (vyi - u[1]), a[2] += s * (vzi - u[2]);
     }
     out[0] = a[0], out[1] = a[1], out[2] = a[2];

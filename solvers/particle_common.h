@@ -41,7 +41,8 @@ void fl_step_finish(fl_world *w, const float *ax, const float *ay, const float *
  * docs/methods/viscosity.md), nu = w->nu: over its fluid neighbors in g,
  * whose lists were found at the positions (x, y, z), with the densities
  * and velocities of w's fluid; and over its boundary neighbors, each a
- * particle of volume V_b at its own velocity (0 on the walls: no slip).
+ * particle of volume V_b at its own velocity (0 on the walls: no slip),
+ * extrapolated through the wall (below).
  * per: the world's periods, or NULL when no axis is periodic (fl_pair_image). */
 FL_FORCE_INLINE void fl_morris_accel(int i, const fl_world *w, const fl_nbgrid *g, const float *x, const float *y,
                                      const float *z, const fl_period *per, float out[3])
@@ -61,12 +62,22 @@ FL_FORCE_INLINE void fl_morris_accel(int i, const fl_world *w, const fl_nbgrid *
         float s = fl_morris_pair(nu, vol_i + m / f->rho[j], sqrtf(r2), r2, eps, h, dim);
         a[0] += s * (vxi - f->vx[j]), a[1] += s * (vyi - f->vy[j]), a[2] += s * (vzi - f->vz[j]);
     }
+    /* the walls' no-slip: their pairs times fl_morris_wall_beta of the
+     * nearest boundary particle (every boundary neighbor is within h) */
+    float near2 = h * h;
+    for (int k = g->bnb_start[i]; k < g->bnb_start[i + 1]; k++) {
+        int j = g->bnb[k];
+        float dx = xi - b->x[j], dy = yi - b->y[j], dz = zi - b->z[j];
+        fl_pair_image(per, &dx, &dy, &dz);
+        near2 = fminf(near2, dx * dx + dy * dy + dz * dz);
+    }
+    const float beta = fl_morris_wall_beta(near2, h, dim);
     for (int k = g->bnb_start[i]; k < g->bnb_start[i + 1]; k++) {
         int j = g->bnb[k];
         float dx = xi - b->x[j], dy = yi - b->y[j], dz = zi - b->z[j];
         fl_pair_image(per, &dx, &dy, &dz);
         float r2 = dx * dx + dy * dy + dz * dz;
-        float s = fl_morris_pair(nu, 2.0f * b->volume[j], sqrtf(r2), r2, eps, h, dim);
+        float s = beta * fl_morris_pair(nu, 2.0f * b->volume[j], sqrtf(r2), r2, eps, h, dim);
         a[0] += s * (vxi - b->vx[j]), a[1] += s * (vyi - b->vy[j]), a[2] += s * (vzi - b->vz[j]);
     }
     out[0] = a[0], out[1] = a[1], out[2] = a[2];

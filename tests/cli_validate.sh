@@ -13,8 +13,9 @@
 # bound for the 2D tank), and within 20 % of rho0 g itself (the 2D
 # lattice's kappa = 0.874 puts the balance 14 % above it). --resume into
 # the same folder runs nothing again and says the runs came from the
-# earlier command. Bad input (--only nosuch, an unknown option): one line,
-# exit 1, nothing written.
+# earlier command. Then --only taylor_green,poiseuille at their quick
+# sizes (36 runs, about 45 s; below). Bad input (--only nosuch, --only
+# taylor, an unknown option): one line, exit 1, nothing written.
 set -u
 source "$(dirname "$0")/cli_common.sh"
 src=$(cd "$(dirname "$0")/.." && pwd)
@@ -58,6 +59,48 @@ check "wcsph: the slope within 3 % of rho0 g / kappa and 20 % of rho0 g at every
 check "--resume exits 0" $?
 grep -q "12 runs (12 of them from an earlier command" "$out/report.md"; check "--resume ran nothing again" $?
 
+# The analytic flows (docs/validation.md): taylor_green and poiseuille at
+# their quick sizes, every solver at three spacings. Checks: exit 0; both
+# sections, a row per run (18 each) with a signed order on the finer runs;
+# the figures' CSV files. Convergence: under every solver the Taylor-Green
+# error (the energy's decay rate against 4 nu k^2) is smaller at the finest
+# spacing than at the coarsest (the sign of the order from coarse to fine,
+# not a tuned number): a solver whose error does not fall with refinement
+# has an error of the method that resolution does not reach (a missed
+# periodic neighbour, a viscosity that does not scale), and fails. WCSPH is
+# the exception, printed but not held to it: its error grows from L/16 to
+# L/64 (measured +70 %, +171 %, +166 %; docs/validation.md), the particle
+# disorder at Re = 100 that also keeps it outside the issue's 10 %
+# (test_flows' disabled taylor_green tests).
+flows=$dir/flows
+"$bin" validate --quick --only taylor_green,poiseuille --threads 2 --quiet --out "$flows" 2>"$dir/flows.txt"
+check "validate --quick --only taylor_green,poiseuille exits 0" $?
+grep -q "^## Taylor-Green vortex" "$flows/report.md" && grep -q "^## Poiseuille flow" "$flows/report.md"
+check "report.md has the taylor_green and poiseuille sections" $?
+! grep -q "^## Hydrostatic\|^## Martin\|^## Still" "$flows/report.md"; check "and only those" $?
+rows=$(grep -c '^| \(sph\|wcsph\|pcisph\|pbf\|flip\|pic\) | \(coarse\|medium\|fine\) | .* | stable, ' "$flows/report.md")
+[ "$rows" -eq 36 ]; check "report.md has a measured row per run ($rows of 36)" $?
+[ "$(grep -c '^| [a-z]* | \(medium\|fine\) | .* | [+-][0-9.]* |$' "$flows/report.md")" -eq 24 ]
+check "a signed order on every finer run" $?
+[ -s "$flows/taylor_green.csv" ] && [ -s "$flows/poiseuille.csv" ]; check "taylor_green.csv and poiseuille.csv" $?
+# taylor_green.csv: blocks "spacing_m,<solver>,rate_error,...", a row per spacing, coarsest first
+awk -F, '
+  /^spacing_m,/ { solver = $2; next }
+  NF > 4 {
+    if (!(solver in first)) first[solver] = $2
+    last[solver] = $2
+  }
+  END {
+    for (s in first) {
+      n++
+      printf "taylor_green %s: |rate error| %.3g at the coarsest, %.3g at the finest\n", s, first[s], last[s]
+      if (s != "wcsph" && !(last[s] < first[s])) bad++
+    }
+    exit !(n == 6 && bad == 0)
+  }' "$flows/taylor_green.csv"
+check "taylor_green: every solver's error but WCSPH's falls from the coarsest to the finest spacing" $?
+
+refused "--only taylor" "taylor is not a case" "$dir/bad0" "$bin" validate --quick --only taylor --out "$dir/bad0"
 refused "--only nosuch" "--only nosuch" "$dir/bad1" "$bin" validate --quick --only nosuch --out "$dir/bad1"
 refused "an unknown option" "--fast: unknown option" "$dir/bad2" "$bin" validate --fast --out "$dir/bad2"
 report

@@ -24,17 +24,17 @@
  *          (A the projection of u on the mode over the middle half of the
  *          channel, 2.5 H from the ends), within 15 % of the exact one for
  *          nu = 1e-4 and 2e-4 m^2/s (PBF: 20 %), and their ratio within 15 %
- *          of 2. Measured rate / exact (nu, 2 nu): sph 0.915, 0.893; wcsph
- *          0.912, 0.892; pcisph 0.897, 0.884; pbf 0.851, 0.845; flip (the
- *          grid's viscosity, pure FLIP) 0.943, 0.927; ratios 1.95 to 1.99.
- *          The particle solvers' shortfall is the walls': the no-slip plane
- *          of a single Akinci layer lies beyond the wall's surface (a rate as
- *          1/H'^2, H' = 1.05 to 1.09 H), on top of the lattice operator's 1 to
- *          2 % (above); a wrong factor of 2 moves the rate by 50 % or 100 %,
- *          no viscosity leaves a ratio near 1. With a device backend D
- *          (emu, cuda) the same bounds, and the rate with nu within 0.1 %
- *          of the CPU solver's (the same bodies; on the emulator it is the
- *          same to rounding).
+ *          of 2. Measured rate / exact (nu, 2 nu): sph 1.007, 0.993; wcsph
+ *          1.012, 0.995; pcisph 0.985, 0.987; pbf 0.956, 0.939; flip (the
+ *          grid's viscosity, pure FLIP) 0.943, 0.927; ratios 1.96 to 2.01.
+ *          Without the walls' extrapolated velocity (fl_morris_accel) the
+ *          particle solvers fell 8 to 16 % short (the no-slip plane of a
+ *          single Akinci layer beyond the wall's surface, a rate as 1/H'^2,
+ *          H' = 1.05 to 1.09 H); a wrong factor of 2 moves the rate by 50 %
+ *          or 100 %, no viscosity leaves a ratio near 1. With a device
+ *          backend D (emu, cuda) the same bounds, and the rate with nu
+ *          within 0.1 % of the CPU solver's (the same bodies; on the
+ *          emulator it is the same to rounding).
  *  face    the MAC grid's face Laplacian (fl_mac_apply_viscosity) on a
  *          quadratic field is exact to rounding (1e-9 relative) at faces two
  *          cells from the walls; at a face next to a no-slip wall a linear
