@@ -225,13 +225,15 @@ static void lattice_strides(const fl_mac_grid *g, int a, long stride[3])
     stride[0] = 1, stride[1] = dim[0], stride[2] = (long)dim[0] * dim[1];
 }
 
-/* On every periodic axis a: lattice a's face 0, between cells n-1 and 0,
- * gets the solid's velocity when either is SOLID (the loop of
- * fl_mac_enforce_solid only sees cell 0), and face n is set to face 0. */
-static void wrap_enforce_solid(fl_mac_grid *g)
+/* The faces across the seams: on every periodic axis a, for each row of
+ * cells along it, face 0 of lattice a (between cell hi, the row's first,
+ * and lo, its last) goes through fix(g, a, face, lo, hi, ctx), then face n
+ * is set to face 0. */
+typedef void (*seam_fix)(fl_mac_grid *g, int a, long face, long lo, long hi, const void *ctx);
+
+static void wrap_seams(fl_mac_grid *g, seam_fix fix, const void *ctx)
 {
     double *vel[3] = {g->u, g->v, g->w};
-    const double *solid[3] = {g->solid_u, g->solid_v, g->solid_w};
     const int n[3] = {g->nx, g->ny, g->nz};
     const long cstride[3] = {1, g->nx, (long)g->nx * g->ny};
     for (int a = 0; a < 3; a++) {
@@ -242,12 +244,22 @@ static void wrap_enforce_solid(fl_mac_grid *g)
         const int b = (a + 1) % 3, c = (a + 2) % 3;
         for (int ic = 0; ic < n[c]; ic++)
             for (int ib = 0; ib < n[b]; ib++) {
-                const long cell = ib * cstride[b] + ic * cstride[c], face = ib * fs[b] + ic * fs[c];
-                if (g->label[cell] == FL_CELL_SOLID || g->label[cell + (n[a] - 1) * cstride[a]] == FL_CELL_SOLID)
-                    vel[a][face] = solid[a] ? solid[a][face] : 0.0;
+                const long hi = ib * cstride[b] + ic * cstride[c], face = ib * fs[b] + ic * fs[c];
+                fix(g, a, face, hi + (n[a] - 1) * cstride[a], hi, ctx);
                 vel[a][face + n[a] * fs[a]] = vel[a][face];
             }
     }
+}
+
+/* A seam face gets the solid's velocity when either cell is SOLID (the
+ * loop of fl_mac_enforce_solid only sees cell 0). */
+static void seam_solid(fl_mac_grid *g, int a, long face, long lo, long hi, const void *ctx)
+{
+    (void)ctx;
+    double *vel[3] = {g->u, g->v, g->w};
+    const double *solid[3] = {g->solid_u, g->solid_v, g->solid_w};
+    if (g->label[hi] == FL_CELL_SOLID || g->label[lo] == FL_CELL_SOLID)
+        vel[a][face] = solid[a] ? solid[a][face] : 0.0;
 }
 
 void fl_mac_enforce_solid(fl_mac_grid *g)
@@ -286,7 +298,7 @@ void fl_mac_enforce_solid(fl_mac_grid *g)
         for (int i = 0; i < nx; i++)
             g->w[fl_mac_w(g, i, j, nz)] = 0.0;
     if (g->wrap)
-        wrap_enforce_solid(g);
+        wrap_seams(g, seam_solid, NULL);
 }
 
 /* The net outflow of FLUID cell c = (i, j, k) over dx, 1/s. */
@@ -378,30 +390,15 @@ void fl_mac_laplacian(const fl_mac_grid *g, const double *p, double *lap)
         lap[c] = g->label[c] == FL_CELL_FLUID ? s * fl_poisson_apply_cell(g->label, p, c, sx, sxy) : 0.0;
 }
 
-/* The gradient on face 0 of every periodic axis a, between cells n-1 and
- * 0 (the loop of fl_mac_apply_gradient updates faces with both cells
- * inside the grid only), then face n set to face 0. */
-static void wrap_gradient(fl_mac_grid *g, double scale)
+/* The gradient on a seam face (the loop of fl_mac_apply_gradient updates
+ * faces with both cells inside the grid only); ctx: the scale, dt / (rho dx). */
+static void seam_gradient(fl_mac_grid *g, int a, long face, long lo, long hi, const void *ctx)
 {
+    const double scale = *(const double *)ctx;
     double *vel[3] = {g->u, g->v, g->w};
-    const int n[3] = {g->nx, g->ny, g->nz};
-    const long cstride[3] = {1, g->nx, (long)g->nx * g->ny};
-    for (int a = 0; a < 3; a++) {
-        if (!g->periodic[a])
-            continue;
-        long fs[3];
-        lattice_strides(g, a, fs);
-        const int b = (a + 1) % 3, c = (a + 2) % 3;
-        for (int ic = 0; ic < n[c]; ic++)
-            for (int ib = 0; ib < n[b]; ib++) {
-                const long hi = ib * cstride[b] + ic * cstride[c], lo = hi + (n[a] - 1) * cstride[a],
-                           face = ib * fs[b] + ic * fs[c];
-                const int lh = g->label[hi], ll = g->label[lo];
-                if (lh != FL_CELL_SOLID && ll != FL_CELL_SOLID && (lh == FL_CELL_FLUID || ll == FL_CELL_FLUID))
-                    vel[a][face] -= scale * (g->p[hi] - g->p[lo]);
-                vel[a][face + n[a] * fs[a]] = vel[a][face];
-            }
-    }
+    const int lh = g->label[hi], ll = g->label[lo];
+    if (lh != FL_CELL_SOLID && ll != FL_CELL_SOLID && (lh == FL_CELL_FLUID || ll == FL_CELL_FLUID))
+        vel[a][face] -= scale * (g->p[hi] - g->p[lo]);
 }
 
 void fl_mac_apply_gradient(fl_mac_grid *g, double dt, double rho)
@@ -435,7 +432,7 @@ void fl_mac_apply_gradient(fl_mac_grid *g, double dt, double rho)
                 }
             }
     if (g->wrap)
-        wrap_gradient(g, scale);
+        wrap_seams(g, seam_gradient, &scale);
 }
 
 int fl_mac_project(fl_mac_grid *g, double dt, double rho, const fl_pcg_options *opt,

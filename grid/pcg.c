@@ -455,16 +455,25 @@ static void mic0_factor(fl_pcg *s, const unsigned char *label, double tau, doubl
  * is carried in a register and added last, so that the chain from one
  * cell to the next is one add and one multiply. On a gap r and precon are
  * 0, so z stays 0 there and the carried term drops to 0, as at the end of
- * a run. */
-static double mic0_apply_dot(fl_pcg *s)
+ * a run. With wrap (a periodic grid; wrap_mic0_factor) the y and z terms
+ * of the rows across the grid's faces are left out; wrap is a constant at
+ * each call (mic0_apply_dot), so a plain grid's sweeps are compiled
+ * without those tests. */
+FL_FORCE_INLINE double mic0_sweeps(fl_pcg *s, int wrap)
 {
     const long sx = s->nx, sxy = (long)s->nx * s->ny;
     const double *pc = s->precon, *r = s->r;
     double *z = s->z;
     for (long k = 0; k < s->nruns; k++) {
+        const long c0 = s->run_start[k];
+        int below_y = 1, below_z = 1;
+        if (wrap) {
+            const row_offsets o = row_offsets_at(s, c0);
+            below_y = o.in[0], below_z = o.in[2];
+        }
         double carry = 0.0; /* precon_{c-1} q_{c-1}; 0 at the start of a run */
-        for (long c = s->run_start[k], e = c + s->run_len[k]; c < e; c++) {
-            double t = r[c] + pc[c - sx] * z[c - sx] + pc[c - sxy] * z[c - sxy];
+        for (long c = c0, e = c + s->run_len[k]; c < e; c++) {
+            double t = r[c] + (below_y ? pc[c - sx] * z[c - sx] : 0.0) + (below_z ? pc[c - sxy] * z[c - sxy] : 0.0);
             double sum = t + carry;
             z[c] = sum * pc[c];
             carry = sum * (pc[c] * pc[c]);
@@ -473,9 +482,14 @@ static double mic0_apply_dot(fl_pcg *s)
     for (long blk = s->nblocks - 1; blk >= 0; blk--) {
         double sum = 0.0;
         for (long k = s->block_run[blk + 1] - 1; k >= s->block_run[blk]; k--) {
+            int above_y = 1, above_z = 1;
+            if (wrap) {
+                const row_offsets o = row_offsets_at(s, s->run_start[k]);
+                above_y = o.in[1], above_z = o.in[3];
+            }
             double next = 0.0; /* z_{c+1}; 0 at the end of a run */
             for (long c = s->run_start[k] + s->run_len[k] - 1; c >= s->run_start[k]; c--) {
-                double base = (z[c] + pc[c] * (z[c + sx] + z[c + sxy])) * pc[c];
+                double base = (z[c] + pc[c] * ((above_y ? z[c + sx] : 0.0) + (above_z ? z[c + sxy] : 0.0))) * pc[c];
                 next = base + (pc[c] * pc[c]) * next;
                 z[c] = next;
                 sum += next * r[c];
@@ -484,6 +498,11 @@ static double mic0_apply_dot(fl_pcg *s)
         s->partial[blk] = sum;
     }
     return sum_blocks(s);
+}
+
+static double mic0_apply_dot(fl_pcg *s)
+{
+    return s->wrap ? mic0_sweeps(s, 1) : mic0_sweeps(s, 0);
 }
 
 /* mic0_factor on a periodic grid, of A without its couplings across the
@@ -518,42 +537,6 @@ static void wrap_mic0_factor(fl_pcg *s, const unsigned char *label, double tau, 
     }
 }
 
-/* mic0_apply_dot on a periodic grid: the y and z terms of the rows across
- * the grid's faces left out (the x terms end with the run, as they do). */
-static double wrap_mic0_apply_dot(fl_pcg *s)
-{
-    const long sx = s->nx, sxy = (long)s->nx * s->ny;
-    const double *pc = s->precon, *r = s->r;
-    double *z = s->z;
-    for (long k = 0; k < s->nruns; k++) {
-        const long c0 = s->run_start[k];
-        const row_offsets o = row_offsets_at(s, c0);
-        const int below_y = o.in[0], below_z = o.in[2];
-        double carry = 0.0;
-        for (long c = c0, e = c + s->run_len[k]; c < e; c++) {
-            double t = r[c] + (below_y ? pc[c - sx] * z[c - sx] : 0.0) + (below_z ? pc[c - sxy] * z[c - sxy] : 0.0);
-            double sum = t + carry;
-            z[c] = sum * pc[c];
-            carry = sum * (pc[c] * pc[c]);
-        }
-    }
-    for (long blk = s->nblocks - 1; blk >= 0; blk--) {
-        double sum = 0.0;
-        for (long k = s->block_run[blk + 1] - 1; k >= s->block_run[blk]; k--) {
-            const row_offsets o = row_offsets_at(s, s->run_start[k]);
-            const int above_y = o.in[1], above_z = o.in[3];
-            double next = 0.0;
-            for (long c = s->run_start[k] + s->run_len[k] - 1; c >= s->run_start[k]; c--) {
-                double base = (z[c] + pc[c] * ((above_y ? z[c + sx] : 0.0) + (above_z ? z[c + sxy] : 0.0))) * pc[c];
-                next = base + (pc[c] * pc[c]) * next;
-                z[c] = next;
-                sum += next * r[c];
-            }
-        }
-        s->partial[blk] = sum;
-    }
-    return sum_blocks(s);
-}
 
 /* Jacobi: precon = 1 / diagonal on FLUID cells (only those are read). */
 static void jacobi_factor(fl_pcg *s)
@@ -570,7 +553,7 @@ static void jacobi_factor(fl_pcg *s)
 static double precondition_dot(fl_pcg *s, fl_precond kind)
 {
     if (kind == FL_PRECOND_MIC0)
-        return s->wrap ? wrap_mic0_apply_dot(s) : mic0_apply_dot(s);
+        return mic0_apply_dot(s);
     if (kind == FL_PRECOND_MG) {
         fl_mg_apply(s->mg, s->r, s->z);
         return dot(s, s->z, s->r);
