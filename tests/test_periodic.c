@@ -304,18 +304,6 @@ static void walls_case(int dims)
     fl_world_free(&w);
 }
 
-/* The world of scene text, volumes included; 0 on success. */
-static int make_world(const char *text, fl_scene *s, fl_world *w)
-{
-    fl_error err;
-    memset(w, 0, sizeof *w);
-    if (fl_scene_parse(text, "periodic.json", NULL, 0, s, &err) || fl_build_world(s, w, &err)) {
-        fprintf(stderr, "%s\n", err.msg);
-        return 1;
-    }
-    return 0;
-}
-
 static const char *const rest_2d =
     "{\"dimensions\": 2, \"time\": {\"duration\": 1}, \"domain\": {\"min\": [0, 0], \"max\": [0.2, 0.2]},"
     " \"periodic\": [true, true], \"gravity\": [0, 0],"
@@ -329,18 +317,14 @@ static void rest_case(const char *name, const char *text)
 {
     fl_scene s;
     fl_world w;
-    fl_params prm;
-    fl_error err;
-    if (make_world(text, &s, &w)) {
+    if (world_from_text(text, "periodic.json", &s, &w)) {
         ENSURE(0);
         return;
     }
     ENSURE(w.boundary.count == 0);
-    fl_scene_solver_params(&s, name, &prm);
-    const fl_solver_ops *ops = fl_solver_find(name);
-    void *solver = fl_solver_create(ops, &w, &prm, &err);
+    const fl_solver_ops *ops = test_ops(name);
+    void *solver = create_solver(name, &s, &w);
     if (!solver) {
-        fprintf(stderr, "%s\n", err.msg);
         ENSURE(0);
         return;
     }
@@ -397,17 +381,13 @@ static void channel(const char *name)
     snprintf(text, sizeof text, channel_scene, name, strcmp(name, "wcsph") == 0 ? ", \"speed_of_sound\": 2" : "");
     fl_scene s;
     fl_world w;
-    fl_params prm;
-    fl_error err;
-    if (make_world(text, &s, &w)) {
+    if (world_from_text(text, "periodic.json", &s, &w)) {
         ENSURE(0);
         return;
     }
-    fl_scene_solver_params(&s, name, &prm);
-    const fl_solver_ops *ops = fl_solver_find(name);
-    void *solver = fl_solver_create(ops, &w, &prm, &err);
+    const fl_solver_ops *ops = test_ops(name);
+    void *solver = create_solver(name, &s, &w);
     if (!solver) {
-        fprintf(stderr, "%s\n", err.msg);
         ENSURE(0);
         return;
     }

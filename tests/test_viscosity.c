@@ -54,18 +54,6 @@
 #include "particle_params.h"
 #include "validation.h"
 
-/* The world of scene text (boundary volumes included); 0 on success. */
-static int make_world(const char *text, fl_scene *s, fl_world *w)
-{
-    fl_error err;
-    memset(w, 0, sizeof *w);
-    if (fl_scene_parse(text, "viscosity.json", NULL, 0, s, &err) || fl_build_world(s, w, &err)) {
-        fprintf(stderr, "%s\n", err.msg);
-        return 1;
-    }
-    return 0;
-}
-
 /* Bins w's fluid in g, finds the neighbors and the densities (the first
  * stages of a particle solver's step). */
 static int neighbors(fl_world *w, fl_nbgrid *g)
@@ -112,7 +100,7 @@ static double morris_at_centre(int dims, int sine, double *expected)
     memset(&g, 0, sizeof g);
     double a = NAN;
     *expected = NAN;
-    if (make_world(text, &s, &w) == 0 && neighbors(&w, &g) == FL_OK) {
+    if (world_from_text(text, "viscosity.json", &s, &w) == 0 && neighbors(&w, &g) == FL_OK) {
         const double k = 2.0 * FL_PI / (16.0 * w.spacing);
         fl_particles *f = &w.fluid;
         for (int i = 0; i < f->count; i++) {
@@ -155,7 +143,7 @@ static void conservation(void)
     fl_world w;
     fl_nbgrid g;
     memset(&g, 0, sizeof g);
-    if (make_world(text, &s, &w) || neighbors(&w, &g) != FL_OK) {
+    if (world_from_text(text, "viscosity.json", &s, &w) || neighbors(&w, &g) != FL_OK) {
         ENSURE(0);
         return;
     }
@@ -249,7 +237,7 @@ static double channel_rate(const char *name, const char *device, double nu)
     fl_world w;
     fl_params prm;
     fl_error err;
-    if (make_world(text, &s, &w))
+    if (world_from_text(text, "viscosity.json", &s, &w))
         return NAN;
     fl_scene_solver_params(&s, name, &prm);
     fl_particles *f = &w.fluid;
@@ -410,21 +398,18 @@ static void refuse(void)
 {
     fl_scene s;
     fl_world w;
-    fl_params prm;
-    fl_error err;
     /* FLIP: nu = 100 m^2/s on cells of 0.01 m needs 4e6 viscosity steps a
      * 0.01 s step: refused, naming the key */
     const char *flip_text =
         "{\"dimensions\": 2, \"time\": {\"duration\": 1, \"fps\": 30}, \"domain\": {\"min\": [0, 0], \"max\": [0.2, 0.1]}, \"gravity\": [0, 0],"
         " \"fluid\": {\"spacing\": 0.005, \"nu\": 100, \"blocks\": [{\"min\": [0, 0], \"max\": [0.2, 0.1]}]},"
         " \"solvers\": {\"flip\": {\"grid_viscosity\": true}}}";
-    if (make_world(flip_text, &s, &w)) {
+    if (world_from_text(flip_text, "viscosity.json", &s, &w)) {
         ENSURE(0);
         return;
     }
-    fl_scene_solver_params(&s, "flip", &prm);
-    const fl_solver_ops *ops = fl_solver_find("flip");
-    void *solver = fl_solver_create(ops, &w, &prm, &err);
+    const fl_solver_ops *ops = test_ops("flip");
+    void *solver = create_solver("flip", &s, &w);
     ENSURE(solver != NULL);
     if (solver) {
         fl_step_stats *st = calloc(1, sizeof *st);

@@ -60,6 +60,21 @@ static inline int test_sync(const fl_solver_ops *ops, void *solver, fl_world *w)
     return FL_ERR_DEVICE;
 }
 
+/* Creates the solver called name (on the test device) on w with the
+ * parameters scene s gives it; NULL (with the message on stderr) on
+ * failure. */
+static inline void *create_solver(const char *name, const fl_scene *s, fl_world *w)
+{
+    fl_error err;
+    fl_params prm;
+    fl_scene_solver_params(s, name, &prm);
+    const fl_solver_ops *ops = test_ops(name);
+    void *solver = ops ? fl_solver_create(ops, w, &prm, &err) : NULL;
+    if (!solver && ops)
+        fprintf(stderr, "%s\n", err.msg);
+    return solver;
+}
+
 /* Loads scene (with overrides), builds its world and creates the solver
  * called name on it with the scene's parameters; NULL (with the message on
  * stderr) on failure. */
@@ -67,17 +82,24 @@ static inline void *start_solver(const char *name, const char *scene, const char
                                  fl_scene *s, fl_world *w)
 {
     fl_error err;
-    fl_params prm;
     if (fl_scene_load(scene, sets, nsets, s, &err) || fl_build_world(s, w, &err)) {
         fprintf(stderr, "%s\n", err.msg);
         return NULL;
     }
-    fl_scene_solver_params(s, name, &prm);
-    const fl_solver_ops *ops = test_ops(name);
-    void *solver = ops ? fl_solver_create(ops, w, &prm, &err) : NULL;
-    if (!solver)
+    return create_solver(name, s, w);
+}
+
+/* The world of the scene text (named file in messages), boundary volumes
+ * included; 0 on success, else 1 with the message on stderr. */
+static inline int world_from_text(const char *text, const char *file, fl_scene *s, fl_world *w)
+{
+    fl_error err;
+    memset(w, 0, sizeof *w);
+    if (fl_scene_parse(text, file, NULL, 0, s, &err) || fl_build_world(s, w, &err)) {
         fprintf(stderr, "%s\n", err.msg);
-    return solver;
+        return 1;
+    }
+    return 0;
 }
 
 /* What a tank at rest shows after the scene's duration (2 s in
