@@ -274,23 +274,32 @@ static int job_scene(const vjob *j, fl_scene *s, fl_world *w, fl_error *err)
     return fl_open_scene(cases[j->kase].scene, sets, j->nsets, s, w, err);
 }
 
+/* Frame f of job j (--save vtu) into w's fluid, its time in *t: 0, or -1
+ * with m->why set. */
+static int read_frame(const vjob *j, int f, fl_world *w, double *t, measured *m)
+{
+    char path[1200];
+    fl_error err;
+    snprintf(path, sizeof path, "%s/frames/%04d.vtu", j->dir, f);
+    if (fl_frame_read_vtu(path, &w->fluid, t, &err)) {
+        snprintf(m->why, sizeof m->why, "%s", err.msg);
+        return -1;
+    }
+    return 0;
+}
+
 /* The hydrostatic tank: dp/depth (fl_pressure_slope, the particles more
  * than 2h below the surface and above the floor's 2h) averaged over the
  * frames of the last 0.5 s. */
 static void measure_hydrostatic(const vjob *j, const fl_run_result *res, measured *m, fl_world *w, const fl_scene *s)
 {
-    fl_error err;
     m->rho0g = w->rho0 * fabs(s->gravity[1]);
     m->balance = m->rho0g / fl_lattice_gradient_factor(w->spacing, w->h, w->mass, w->rho0, w->dims);
     const double from = res->sim_time - 0.5 - 1e-9;
     double sum = 0.0, t = INFINITY;
     for (int f = res->frames_saved - 1; f >= 0 && t >= from; f--) {
-        char path[1200];
-        snprintf(path, sizeof path, "%s/frames/%04d.vtu", j->dir, f);
-        if (fl_frame_read_vtu(path, &w->fluid, &t, &err)) {
-            snprintf(m->why, sizeof m->why, "%s", err.msg);
+        if (read_frame(j, f, w, &t, m))
             return;
-        }
         if (t >= from)
             sum += fl_pressure_slope(w), m->samples++;
     }
@@ -415,20 +424,6 @@ static void measure_still(const vjob *j, const fl_run_result *res, measured *m, 
     fl_nbgrid_free(&g);
     m->volume_drift = v1 / v0 - 1.0;
     m->ok = isfinite(m->volume_drift);
-}
-
-/* Frame f of job j (--save vtu) into w's fluid, its time in *t: 0, or -1
- * with m->why set. */
-static int read_frame(const vjob *j, int f, fl_world *w, double *t, measured *m)
-{
-    char path[1200];
-    fl_error err;
-    snprintf(path, sizeof path, "%s/frames/%04d.vtu", j->dir, f);
-    if (fl_frame_read_vtu(path, &w->fluid, t, &err)) {
-        snprintf(m->why, sizeof m->why, "%s", err.msg);
-        return -1;
-    }
-    return 0;
 }
 
 /* The Taylor-Green vortex: the kinetic energy of every frame, its decay
