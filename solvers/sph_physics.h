@@ -149,7 +149,8 @@ static inline FL_HD float fl_morris_pair(float nu, float vol_sum, float r, float
  * its pair enters with beta (v_i - v_b), beta = 1 + delta / d_i, at most
  * FL_MORRIS_BETA_MAX. d_i is the distance to i's nearest boundary particle
  * (near2, its square, m^2) less delta: a flat wall's normal gap within the
- * layer's spacing. delta is the boundary layer's offset, h / 2 = d.
+ * layer's spacing. delta is the boundary layer's offset behind the wall,
+ * FL_BOUNDARY_OFFSET d (2D: FL_BOUNDARY_OFFSET_2D d), with d = h / 2.
  * Morris et al. cap beta at 1.5; in a 2D channel of H = 20 d the decay
  * rate of the second shear mode over the exact one (tests/test_viscosity.c,
  * channel; WCSPH, PCISPH, SPH) was 0.91, 0.90, 0.92 without the
