@@ -167,6 +167,15 @@ static int dev_read_pbf_params(dev_solver *s, const fl_params *p, fl_error *err)
     return rc;
 }
 
+/* Particle shifting is the CPU solvers' (docs/methods/shifting.md). */
+static int dev_refuse_shifting(const dev_solver *s, const fl_params *p, double shifting, fl_error *err)
+{
+    if (shifting > 0.0)
+        return fl_fail(err, FL_ERR_INPUT, "--device %s: %.250s.shifting = %g is a CPU option (the device does not "
+                       "shift particles): --device cpu", s->be->name, p->source, shifting);
+    return FL_OK;
+}
+
 static int dev_read_params(dev_solver *s, const fl_world *w, const fl_params *p, fl_error *err)
 {
     switch (s->kind) {
@@ -181,12 +190,16 @@ static int dev_read_params(dev_solver *s, const fl_world *w, const fl_params *p,
         if (rc == FL_OK && key)
             return fl_fail(err, FL_ERR_INPUT, "%.250s.%s: expected its default on a device (the variant is the CPU "
                            "solver's: --device cpu)", p->source, key);
-        return rc;
+        return rc ? rc : dev_refuse_shifting(s, p, q->shifting, err);
     }
     case DEV_WCSPH:
-        return fl_wcsph_read_params(w, p, &s->wcsph, err);
+        return fl_wcsph_read_params(w, p, &s->wcsph, err) || dev_refuse_shifting(s, p, s->wcsph.shifting, err)
+                   ? FL_ERR_INPUT
+                   : FL_OK;
     case DEV_PCISPH:
-        return fl_pcisph_read_params(w, p, &s->pcisph, err);
+        return fl_pcisph_read_params(w, p, &s->pcisph, err) || dev_refuse_shifting(s, p, s->pcisph.shifting, err)
+                   ? FL_ERR_INPUT
+                   : FL_OK;
     default:
         return dev_read_pbf_params(s, p, err);
     }

@@ -20,6 +20,25 @@ void fl_walls_make(const fl_world *w, int rounded, fl_walls *out);
  * PCISPH's delta and PBF's full-neighborhood constraint gradient. */
 double fl_lattice_grad_sq(double d, double h, int dims);
 
+/* Particle shifting (a particle solver's `shifting` coefficient A > 0;
+ * fl_shift_pair, docs/methods/shifting.md): each particle's displacement,
+ * computed at x(t) by fl_shift_compute and added by fl_step_finish after
+ * the move. The velocity is not corrected for it (Lind et al.'s Taylor
+ * term (dr . grad) v added energy to the Taylor-Green vortex, and a PCISPH
+ * dam break blew up with it). */
+typedef struct fl_shift {
+    double coeff;            /* A */
+    float *dx, *dy, *dz;     /* dr, m */
+} fl_shift;
+
+/* The arrays for count particles; coeff 0 allocates none (shifting off). */
+int fl_shift_init(fl_shift *s, double coeff, int count, fl_error *err);
+void fl_shift_free(fl_shift *s);
+
+/* Every fluid particle's dr for a step of dt, over the neighbor lists of
+ * g (found at the particles' present positions). */
+void fl_shift_compute(fl_shift *s, const fl_world *w, const fl_nbgrid *g, double dt);
+
 /* The first stages of a step, timed into st: bin the fluid in g (on every
  * sort_interval-th step, counted by the caller in step, first reorder the
  * store by cell so that neighbors sit close in memory; scratch holds count
@@ -32,10 +51,11 @@ int fl_step_begin(fl_world *w, fl_nbgrid *g, long long step, int sort_interval, 
  * x += dt v with the new v) and the domain clamp (particle centres kept
  * inside the domain and outside the obstacle boxes, the last safety net
  * behind the boundary particles; a clamped particle loses the velocity
- * component into the wall); then max_speed, nan_count, cfl and dt_limit for
+ * component into the wall), with shift's dr added before the clamp
+ * (NULL, or a coefficient of 0: none); then max_speed, nan_count, cfl and dt_limit for
  * a sound speed c (0: none) and the largest acceleration a_max. */
-void fl_step_finish(fl_world *w, const float *ax, const float *ay, const float *az, double dt, double c,
-                    double a_max, fl_step_stats *st);
+void fl_step_finish(fl_world *w, const float *ax, const float *ay, const float *az, const fl_shift *shift,
+                    double dt, double c, double a_max, fl_step_stats *st);
 
 /* nu lap v at fluid particle i by Morris, Fox & Zhu 1997 (fl_morris_pair,
  * docs/methods/viscosity.md), nu = w->nu: over its fluid neighbors in g,

@@ -12,6 +12,12 @@
 extern "C" {
 #endif
 
+/* *a = the solver's shifting coefficient (docs/methods/shifting.md), 0 (off) when absent. */
+static inline int fl_shifting_get(const fl_params *p, double *a, fl_error *err)
+{
+    return fl_params_get(p, "shifting", 0.0, 0.0, 100.0, a, err);
+}
+
 /* The course deck's forms of the SPH pressure force (sph's pressure_force). */
 typedef enum fl_pressure_form {
     FL_PRESSURE_SYMMETRIC = 0, /* m (p_i/rho_i^2 + p_j/rho_j^2): fluidlab's, every solver's */
@@ -43,6 +49,7 @@ typedef struct sph_params {
     int corrected_density; /* 1: a boundary particle weighs Psi_b = rho0 V_b (Akinci); 0: the fluid's m */
     int shepard;          /* 1: Shepard's correction of the density */
     int viscosity_model;  /* fl_viscosity_model: FL_VISCOSITY_MORRIS instead of mu */
+    double shifting;      /* A of particle shifting (fl_shift_displacement); 0: off */
 } sph_params;
 
 typedef struct wcsph_params {
@@ -53,6 +60,7 @@ typedef struct wcsph_params {
     int clamp_negative;    /* 1: p = max(p, 0) */
     int sort_interval;     /* steps between re-sorts of the store by cell */
     int viscosity_model;   /* fl_viscosity_model: FL_VISCOSITY_MORRIS instead of alpha's Pi_ij */
+    double shifting;       /* A of particle shifting (fl_shift_displacement); 0: off */
 } wcsph_params;
 
 typedef struct pcisph_params {
@@ -63,6 +71,7 @@ typedef struct pcisph_params {
     double viscosity;      /* mu, Pa s */
     int sort_interval;
     int viscosity_model;   /* fl_viscosity_model: FL_VISCOSITY_MORRIS instead of mu */
+    double shifting;       /* A of particle shifting (fl_shift_displacement); 0: off */
 } pcisph_params;
 
 /* How PBF solves its density constraints (docs/methods/pbf.md, section 12). */

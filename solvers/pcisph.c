@@ -40,11 +40,12 @@ typedef struct pcisph_solver {
     float *rho_pred;        /* rho*_i */
     float *p_rho2;          /* p_i / rho*_i^2 */
     float *scratch;
+    fl_shift shift;
     long long steps;
 } pcisph_solver;
 
 static const char *const pcisph_keys[] = {"eta",       "min_iterations", "max_iterations",  "negative_scale",
-                                          "viscosity", "sort_interval",  "viscosity_model", NULL};
+                                          "viscosity", "sort_interval",  "viscosity_model", "shifting", NULL};
 
 static void pcisph_destroy(void *self)
 {
@@ -52,6 +53,7 @@ static void pcisph_destroy(void *self)
     if (!s)
         return;
     fl_nbgrid_free(&s->grid);
+    fl_shift_free(&s->shift);
     float *arrays[] = {s->anx, s->any, s->anz, s->apx, s->apy, s->apz, s->qx,
                        s->qy,  s->qz,  s->rho_pred, s->p_rho2, s->scratch};
     for (size_t k = 0; k < sizeof arrays / sizeof arrays[0]; k++)
@@ -80,7 +82,7 @@ int fl_pcisph_read_params(const fl_world *w, const fl_params *p, pcisph_params *
         fl_params_get(p, "negative_scale", 0.0, 0.0, 1.0, &prm->negative_scale, err) ||
         fl_params_get(p, "viscosity", pcisph_default_viscosity(w), 0.0, 1e6, &prm->viscosity, err) ||
         fl_params_get_int(p, "sort_interval", 16, 0, 1000000000, &prm->sort_interval, err) ||
-        fl_viscosity_model_get(p, &prm->viscosity_model, err))
+        fl_viscosity_model_get(p, &prm->viscosity_model, err) || fl_shifting_get(p, &prm->shifting, err))
         return FL_ERR_INPUT;
     if (prm->min_iterations > prm->max_iterations)
         return fl_fail(err, FL_ERR_INPUT, "%s.min_iterations: expected at most max_iterations (%d), got %d", p->source,
@@ -111,7 +113,7 @@ static void *pcisph_create(fl_world *w, const fl_params *p, fl_error *err)
         fl_fail(err, FL_ERR_MEMORY, "out of memory for the PCISPH solver's %d particles", w->fluid.count);
         return NULL;
     }
-    if (fl_nbgrid_init(&s->grid, w, err)) {
+    if (fl_shift_init(&s->shift, prm.shifting, w->fluid.count, err) || fl_nbgrid_init(&s->grid, w, err)) {
         pcisph_destroy(s);
         return NULL;
     }
@@ -295,7 +297,9 @@ static int pcisph_step(void *self, fl_world *w, double dt, fl_step_stats *st)
     st->stage_ms[FL_STAGE_VELOCITY_UPDATE] += t1 - t0;
     st->stage_ms[FL_STAGE_PRESSURE_SOLVE] += t2 - t1;
     /* no sound speed to resolve: the flow-speed CFL and the force criterion only */
-    fl_step_finish(w, s->anx, s->any, s->anz, dt, 0.0, sqrt(a2max), st);
+    if (s->shift.coeff > 0.0)
+        fl_shift_compute(&s->shift, w, &s->grid, dt);
+    fl_step_finish(w, s->anx, s->any, s->anz, &s->shift, dt, 0.0, sqrt(a2max), st);
     if (prm->viscosity_model == FL_VISCOSITY_MORRIS)
         st->dt_limit = fmin(st->dt_limit, fl_viscous_dt_limit(w->h, w->nu));
     s->steps++;

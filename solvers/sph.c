@@ -32,12 +32,13 @@ typedef struct sph_solver {
     float *vol;           /* m / rho_i, m^3 */
     float *rho_plain;     /* with shepard: the density before the correction, kg/m^3 */
     float *scratch;       /* for reordering the store */
+    fl_shift shift;
     long long steps;
 } sph_solver;
 
 static const char *const sph_keys[] = {"stiffness",       "viscosity",         "clamp_negative", "sort_interval",
                                        "pressure_force",  "corrected_density", "shepard",        "viscosity_model",
-                                       NULL};
+                                       "shifting",        NULL};
 
 static void sph_destroy(void *self)
 {
@@ -45,6 +46,7 @@ static void sph_destroy(void *self)
     if (!s)
         return;
     fl_nbgrid_free(&s->grid);
+    fl_shift_free(&s->shift);
     fl_free(s->ax), fl_free(s->ay), fl_free(s->az), fl_free(s->scratch);
     fl_free(s->p_rho2), fl_free(s->vol), fl_free(s->rho_plain);
     free(s);
@@ -70,7 +72,7 @@ int fl_sph_read_params(const fl_world *w, const fl_params *p, sph_params *prm, f
                           &prm->pressure_form, err) ||
         fl_params_get_bool(p, "corrected_density", 1, &prm->corrected_density, err) ||
         fl_params_get_bool(p, "shepard", 0, &prm->shepard, err) ||
-        fl_viscosity_model_get(p, &prm->viscosity_model, err))
+        fl_viscosity_model_get(p, &prm->viscosity_model, err) || fl_shifting_get(p, &prm->shifting, err))
         return FL_ERR_INPUT;
     return FL_OK;
 }
@@ -96,7 +98,7 @@ static void *sph_create(fl_world *w, const fl_params *p, fl_error *err)
         fl_fail(err, FL_ERR_MEMORY, "out of memory for the SPH solver's %d particles", w->fluid.count);
         return NULL;
     }
-    if (fl_nbgrid_init(&s->grid, w, err)) {
+    if (fl_shift_init(&s->shift, prm.shifting, w->fluid.count, err) || fl_nbgrid_init(&s->grid, w, err)) {
         sph_destroy(s);
         return NULL;
     }
@@ -290,7 +292,9 @@ static int sph_step(void *self, fl_world *w, double dt, fl_step_stats *st)
     double t2 = fl_now_ms();
     st->stage_ms[FL_STAGE_DENSITY] += t1 - t0; /* the equation of state */
     st->stage_ms[FL_STAGE_PRESSURE_SOLVE] += t2 - t1;
-    fl_step_finish(w, s->ax, s->ay, s->az, dt, sqrt(s->prm.stiffness), sqrt(a2max), st);
+    if (s->shift.coeff > 0.0)
+        fl_shift_compute(&s->shift, w, &s->grid, dt);
+    fl_step_finish(w, s->ax, s->ay, s->az, &s->shift, dt, sqrt(s->prm.stiffness), sqrt(a2max), st);
     if (s->prm.viscosity_model == FL_VISCOSITY_MORRIS)
         st->dt_limit = fmin(st->dt_limit, fl_viscous_dt_limit(w->h, w->nu));
     s->steps++;

@@ -166,6 +166,50 @@ static inline FL_HD float fl_morris_wall_beta(float near2, float h, int dim)
     return gap > delta / (FL_MORRIS_BETA_MAX - 1.0f) ? 1.0f + delta / gap : FL_MORRIS_BETA_MAX;
 }
 
+/* Particle shifting (docs/methods/shifting.md): each step a particle
+ * moves down the gradient of its kernel sum C_i = sum_j V_j W_ij, away
+ * from where particles crowd and into the gaps, so that a flow that
+ * stretches the lattice (a vortex's saddle points) keeps it ordered.
+ * Lind et al. 2012 (eqs. 19-20): grad C_i = sum_j V_j (1 + R (W_ij /
+ * W(d))^4) grad W_ij with the cubic spline, R = FL_SHIFT_R: the second
+ * term pushes pairs closer than d apart harder, against clumping. (With
+ * poly6, the density estimator's kernel, whose gradient vanishes at r = 0,
+ * a shuffled lattice evened out at first and then paired up again:
+ * tests/test_shifting.c, docs/methods/shifting.md.) The pair's factor on
+ * x_i - x_j for V_j = vol_j at distance r; inv_wd = 1 / W(d). */
+#define FL_SHIFT_R 0.2f
+
+static inline FL_HD float fl_shift_pair(float vol_j, float r, float h, float inv_wd, int dim)
+{
+    float q = fl_cubic(r, h, dim) * inv_wd, q2 = q * q;
+    return vol_j * (1.0f + FL_SHIFT_R * q2 * q2) * fl_cubic_grad_factor(r, h, dim);
+}
+
+/* The displacement of a step of dt: dr = -A h_s U dt grad C_i, h_s =
+ * h / 2, U the fluid's largest speed at the step's start. This is Skillen
+ * et al. 2013's coefficient (eq. 11) with one speed for every particle, as
+ * Sun et al. 2017 take a reference speed: with the particle's own |v_i|
+ * the stagnation points, where a vortex's lattice tears, were hardly
+ * shifted. Its length is at most FL_SHIFT_MAX U dt: no particle is
+ * shifted farther in a step than half the fastest one moves. Without the
+ * cap the tensile term of a close pair throws it apart: the vortex blew up
+ * under SPH, WCSPH and PCISPH at A = 4, and tests/test_shifting.c's
+ * shuffled lattice scattered. A particle whose kernel sum c is below
+ * FL_SHIFT_SURFACE is at or next to a free surface, where grad C points
+ * out of the fluid: it is left in place. */
+#define FL_SHIFT_MAX 0.5f
+#define FL_SHIFT_SURFACE 0.95f
+
+static inline FL_HD void fl_shift_displacement(float coeff, float h, float speed, float dt, float c, const float gc[3],
+                                               float out[3])
+{
+    float k = c < FL_SHIFT_SURFACE ? 0.0f : -coeff * 0.5f * h * speed * dt;
+    float dr[3] = {k * gc[0], k * gc[1], k * gc[2]};
+    float len = sqrtf(dr[0] * dr[0] + dr[1] * dr[1] + dr[2] * dr[2]), top = FL_SHIFT_MAX * speed * dt;
+    float scale = len > top ? top / len : 1.0f;
+    out[0] = scale * dr[0], out[1] = scale * dr[1], out[2] = scale * dr[2];
+}
+
 /* The course deck's two other forms of the SPH pressure force, selectable
  * in `sph` (pressure_force 1 and 2; docs/methods/sph.md, section 5.1).
  * Both are the force density f_i, turned into a_i = f_i / rho_i here:

@@ -28,11 +28,12 @@ typedef struct wcsph_solver {
     float *ax, *ay, *az;   /* acceleration, m/s^2 */
     float *p_rho2;         /* p_i / rho_i^2 */
     float *scratch;
+    fl_shift shift;
     long long steps;
 } wcsph_solver;
 
 static const char *const wcsph_keys[] = {"speed_of_sound", "alpha",         "boundary_friction", "cohesion",
-                                         "clamp_negative", "sort_interval", "viscosity_model",   NULL};
+                                         "clamp_negative", "sort_interval", "viscosity_model",   "shifting", NULL};
 
 static void wcsph_destroy(void *self)
 {
@@ -40,6 +41,7 @@ static void wcsph_destroy(void *self)
     if (!s)
         return;
     fl_nbgrid_free(&s->grid);
+    fl_shift_free(&s->shift);
     fl_free(s->ax), fl_free(s->ay), fl_free(s->az), fl_free(s->p_rho2), fl_free(s->scratch);
     free(s);
 }
@@ -66,7 +68,7 @@ int fl_wcsph_read_params(const fl_world *w, const fl_params *p, wcsph_params *pr
         fl_params_get(p, "cohesion", 0.0, 0.0, 1e9, &prm->cohesion, err) ||
         fl_params_get_bool(p, "clamp_negative", 1, &prm->clamp_negative, err) ||
         fl_params_get_int(p, "sort_interval", 16, 0, 1000000000, &prm->sort_interval, err) ||
-        fl_viscosity_model_get(p, &prm->viscosity_model, err))
+        fl_viscosity_model_get(p, &prm->viscosity_model, err) || fl_shifting_get(p, &prm->shifting, err))
         return FL_ERR_INPUT;
     return FL_OK;
 }
@@ -91,7 +93,7 @@ static void *wcsph_create(fl_world *w, const fl_params *p, fl_error *err)
         fl_fail(err, FL_ERR_MEMORY, "out of memory for the WCSPH solver's %d particles", w->fluid.count);
         return NULL;
     }
-    if (fl_nbgrid_init(&s->grid, w, err)) {
+    if (fl_shift_init(&s->shift, prm.shifting, w->fluid.count, err) || fl_nbgrid_init(&s->grid, w, err)) {
         wcsph_destroy(s);
         return NULL;
     }
@@ -210,7 +212,9 @@ static int wcsph_step(void *self, fl_world *w, double dt, fl_step_stats *st)
     double t2 = fl_now_ms();
     st->stage_ms[FL_STAGE_DENSITY] += t1 - t0; /* the equation of state */
     st->stage_ms[FL_STAGE_PRESSURE_SOLVE] += t2 - t1;
-    fl_step_finish(w, s->ax, s->ay, s->az, dt, s->prm.c, sqrt(a2max), st);
+    if (s->shift.coeff > 0.0)
+        fl_shift_compute(&s->shift, w, &s->grid, dt);
+    fl_step_finish(w, s->ax, s->ay, s->az, &s->shift, dt, s->prm.c, sqrt(a2max), st);
     if (s->prm.viscosity_model == FL_VISCOSITY_MORRIS)
         st->dt_limit = fmin(st->dt_limit, fl_viscous_dt_limit(w->h, w->nu));
     s->steps++;

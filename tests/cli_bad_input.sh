@@ -158,6 +158,13 @@ run_case "PCISPH: max_iterations not whole" 'max_iterations.*whole' "$s" --solve
 run_case "FLIP: max_iterations not whole" 'max_iterations.*whole' "$s" --solver flip \
     --set solvers.flip.max_iterations=2.5
 run_case "FLIP: seed not whole" 'seed.*whole' "$s" --solver flip --set solvers.flip.seed=1.5
+# particle shifting: a coefficient in [0, 100] for sph, wcsph and pcisph,
+# on the CPU only
+run_case "WCSPH: negative shifting" 'solvers\.wcsph\.shifting' "$s" --solver wcsph --set solvers.wcsph.shifting=-1
+run_case "PBF: shifting" 'solvers\.pbf\.shifting: unknown parameter' "$s" --solver pbf --set solvers.pbf.shifting=2
+run_case "PCISPH: shifting on the device" \
+    '--device emu: .*solvers\.pcisph\.shifting = 2 is a CPU option \(the device does not shift particles\): --device cpu' \
+    "$s" --solver pcisph --set solvers.pcisph.shifting=2 --device emu
 
 # The clock: a duration or step in the wrong unit would make 0 steps (an
 # overflowed step count), or run for ever.
