@@ -44,15 +44,44 @@ static const char *const box_3d =
     " \"periodic\": [true, true, true], \"gravity\": [0, 0, 0],"
     " \"fluid\": {\"spacing\": 0.02, \"blocks\": [{\"min\": [0, 0, 0], \"max\": [0.2, 0.2, 0.2]}]}}";
 
-/* A periodic box of side L at spacing d (2D), or the 3D one. */
-static int make_box(int dims, double L, double d, fl_scene *s, fl_world *w)
+/* The scene text of a periodic box of side L at spacing d (2D), or the 3D one. */
+static void box_text(int dims, double L, double d, char *text, size_t size)
 {
-    char text[1024];
     if (dims == 2)
-        snprintf(text, sizeof text, box_2d, L, L, d, L, L);
+        snprintf(text, size, box_2d, L, L, d, L, L);
     else
-        snprintf(text, sizeof text, "%s", box_3d);
-    return world_from_text(text, "shifting.json", s, w);
+        snprintf(text, size, "%s", box_3d);
+}
+
+/* A world from a scene text, with its neighbor grid and a shift of A = 4. */
+typedef struct shift_case {
+    fl_scene s;
+    fl_world w;
+    fl_nbgrid g;
+    fl_shift sh;
+    fl_step_stats *st;
+} shift_case;
+
+static int case_start(shift_case *c, const char *text)
+{
+    fl_error err;
+    memset(c, 0, sizeof *c);
+    c->st = calloc(1, sizeof *c->st);
+    if (!c->st || world_from_text(text, "shifting.json", &c->s, &c->w) || fl_nbgrid_init(&c->g, &c->w, &err) ||
+        fl_shift_init(&c->sh, 4.0, c->w.fluid.count, &err)) {
+        ENSURE(0);
+        return -1;
+    }
+    return 0;
+}
+
+static void case_end(shift_case *c)
+{
+    fl_shift_free(&c->sh);
+    fl_nbgrid_free(&c->g);
+    free(c->st);
+    fl_world_free(&c->w);
+    fl_scene_free(&c->s);
 }
 
 static void set_velocity(fl_particles *f, float u)
@@ -76,31 +105,21 @@ static double largest_shift(fl_shift *sh, fl_world *w, fl_nbgrid *g, double dt, 
 
 static void lattice_case(int dims)
 {
-    fl_scene s;
-    fl_world w;
-    fl_error err;
-    fl_nbgrid g;
-    fl_shift sh;
-    fl_step_stats *st = calloc(1, sizeof *st);
-    if (make_box(dims, 0.2, 0.01, &s, &w) || fl_nbgrid_init(&g, &w, &err) ||
-        fl_shift_init(&sh, 4.0, w.fluid.count, &err)) {
-        ENSURE(0);
+    char text[1024];
+    shift_case c;
+    box_text(dims, 0.2, 0.01, text, sizeof text);
+    if (case_start(&c, text))
         return;
-    }
     const double dt = 1e-3, cap = FL_SHIFT_MAX * 1.0 * dt;
-    set_velocity(&w.fluid, 1.0f);
-    double moving = largest_shift(&sh, &w, &g, dt, st);
-    set_velocity(&w.fluid, 0.0f);
-    double still = largest_shift(&sh, &w, &g, dt, st);
-    printf("lattice %dD: %d particles, largest shift %.3g of the cap at 1 m/s, %.3g m at rest\n", dims, w.fluid.count,
-           moving / cap, still);
+    set_velocity(&c.w.fluid, 1.0f);
+    double moving = largest_shift(&c.sh, &c.w, &c.g, dt, c.st);
+    set_velocity(&c.w.fluid, 0.0f);
+    double still = largest_shift(&c.sh, &c.w, &c.g, dt, c.st);
+    printf("lattice %dD: %d particles, largest shift %.3g of the cap at 1 m/s, %.3g m at rest\n", dims,
+           c.w.fluid.count, moving / cap, still);
     ENSURE(moving < 1e-4 * cap);
     ENSURE(still == 0.0);
-    fl_shift_free(&sh);
-    fl_nbgrid_free(&g);
-    free(st);
-    fl_world_free(&w);
-    fl_scene_free(&s);
+    case_end(&c);
 }
 
 /* The RMS of rho_i / rho0 - 1 of the density the last fl_step_begin evaluated. */
@@ -116,18 +135,13 @@ static double density_spread(const fl_world *w)
 
 static void disorder(void)
 {
-    fl_scene s;
-    fl_world w;
-    fl_error err;
-    fl_nbgrid g;
-    fl_shift sh;
+    char text[1024];
+    shift_case c;
     const double d = 1.0 / 32.0;
-    fl_step_stats *st = calloc(1, sizeof *st);
-    if (make_box(2, 1.0, d, &s, &w) || fl_nbgrid_init(&g, &w, &err) || fl_shift_init(&sh, 4.0, w.fluid.count, &err)) {
-        ENSURE(0);
+    box_text(2, 1.0, d, text, sizeof text);
+    if (case_start(&c, text))
         return;
-    }
-    fl_particles *f = &w.fluid;
+    fl_particles *f = &c.w.fluid;
     const int n = f->count;
     unsigned state = 12345u;
     for (int i = 0; i < n; i++)
@@ -143,32 +157,28 @@ static void disorder(void)
     double before = 0.0, middle = 0.0, top = 0.0;
     int rc = FL_OK;
     for (int k = 0; k < 400 && rc == FL_OK; k++) {
-        fl_step_stats_reset(st);
-        rc = fl_step_begin(&w, &g, 1, 0, NULL, st);
+        fl_step_stats_reset(c.st);
+        rc = fl_step_begin(&c.w, &c.g, 1, 0, NULL, c.st);
         if (k == 0)
-            before = density_spread(&w);
+            before = density_spread(&c.w);
         if (k == 100)
-            middle = density_spread(&w);
-        fl_shift_compute(&sh, &w, &g, dt);
+            middle = density_spread(&c.w);
+        fl_shift_compute(&c.sh, &c.w, &c.g, dt);
         for (int i = 0; i < n; i++)
-            top = fmax(top, sqrt((double)sh.dx[i] * sh.dx[i] + (double)sh.dy[i] * sh.dy[i]));
-        fl_step_finish(&w, zero, zero, zero, &sh, dt, 0.0, 0.0, st);
+            top = fmax(top, sqrt((double)c.sh.dx[i] * c.sh.dx[i] + (double)c.sh.dy[i] * c.sh.dy[i]));
+        fl_step_finish(&c.w, zero, zero, zero, &c.sh, dt, 0.0, 0.0, c.st);
     }
-    fl_step_stats_reset(st);
-    ENSURE(rc == FL_OK && fl_step_begin(&w, &g, 1, 0, NULL, st) == FL_OK);
-    const double after = density_spread(&w);
+    fl_step_stats_reset(c.st);
+    ENSURE(rc == FL_OK && fl_step_begin(&c.w, &c.g, 1, 0, NULL, c.st) == FL_OK);
+    const double after = density_spread(&c.w);
     printf("disorder: %d particles, density spread %.4f before, %.4f after 100 steps, %.4f after 400 (%.1fx); largest "
            "shift %.4f of the cap\n", n, before, middle, after, before / after, top / cap);
     ENSURE(after < 0.5 * before);
     ENSURE(after < 1.03 * middle);
     ENSURE(top <= cap * (1.0 + 1e-5));
-    ENSURE(st->nan_count == 0 && f->count == n);
+    ENSURE(c.st->nan_count == 0 && f->count == n);
     free(zero);
-    fl_shift_free(&sh);
-    fl_nbgrid_free(&g);
-    free(st);
-    fl_world_free(&w);
-    fl_scene_free(&s);
+    case_end(&c);
 }
 
 static const char *const block_scene =
@@ -177,36 +187,24 @@ static const char *const block_scene =
 
 static void surface(void)
 {
-    fl_scene s;
-    fl_world w;
-    fl_error err;
-    fl_nbgrid g;
-    fl_shift sh;
-    fl_step_stats *st = calloc(1, sizeof *st);
-    if (world_from_text(block_scene, "shifting.json", &s, &w) || fl_nbgrid_init(&g, &w, &err) ||
-        fl_shift_init(&sh, 4.0, w.fluid.count, &err)) {
-        ENSURE(0);
+    shift_case c;
+    if (case_start(&c, block_scene))
         return;
-    }
-    const fl_particles *f = &w.fluid;
-    set_velocity(&w.fluid, 1.0f);
-    largest_shift(&sh, &w, &g, 1e-3, st);
-    const float d = (float)w.spacing;
+    const fl_particles *f = &c.w.fluid;
+    set_velocity(&c.w.fluid, 1.0f);
+    largest_shift(&c.sh, &c.w, &c.g, 1e-3, c.st);
+    const float d = (float)c.w.spacing;
     int edge = 0, still = 0, moved = 0;
     for (int i = 0; i < f->count; i++) {
         const int on_edge = f->y[i] > 0.4f - d || (f->y[i] > 0.1f && (f->x[i] < 0.2f + d || f->x[i] > 0.6f - d));
-        const int zero = sh.dx[i] == 0.0f && sh.dy[i] == 0.0f;
+        const int zero = c.sh.dx[i] == 0.0f && c.sh.dy[i] == 0.0f;
         edge += on_edge, still += on_edge && zero, moved += !zero;
     }
     printf("surface: %d particles, %d on the free surface (the top row and the side columns), %d of them not "
            "shifted; %d shifted in all\n", f->count, edge, still, moved);
     ENSURE(edge > 0 && still == edge);
     ENSURE(moved > 0);
-    fl_shift_free(&sh);
-    fl_nbgrid_free(&g);
-    free(st);
-    fl_world_free(&w);
-    fl_scene_free(&s);
+    case_end(&c);
 }
 
 int main(void)
