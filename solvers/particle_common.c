@@ -163,16 +163,18 @@ FL_FORCE_INLINE void shift_particle(int i, const fl_shift *s, const fl_world *w,
         int j = g->nb[k];
         float dx = xi - f->x[j], dy = yi - f->y[j], dz = zi - f->z[j];
         fl_pair_image(per, &dx, &dy, &dz);
-        float r = sqrtf(dx * dx + dy * dy + dz * dz), sc = fl_shift_pair(vol, r, h, inv_wd, dim);
-        c += vol * fl_cubic(r, h, dim);
+        float r = sqrtf(dx * dx + dy * dy + dz * dz), wij = fl_cubic(r, h, dim);
+        float sc = fl_shift_pair(vol, wij, r, h, inv_wd, dim);
+        c += vol * wij;
         gc[0] += sc * dx, gc[1] += sc * dy, gc[2] += sc * dz;
     }
     for (int k = g->bnb_start[i]; k < g->bnb_start[i + 1]; k++) {
         int j = g->bnb[k];
         float dx = xi - b->x[j], dy = yi - b->y[j], dz = zi - b->z[j];
         fl_pair_image(per, &dx, &dy, &dz);
-        float r = sqrtf(dx * dx + dy * dy + dz * dz), sc = fl_shift_pair(b->volume[j], r, h, inv_wd, dim);
-        c += b->volume[j] * fl_cubic(r, h, dim);
+        float r = sqrtf(dx * dx + dy * dy + dz * dz), wij = fl_cubic(r, h, dim);
+        float sc = fl_shift_pair(b->volume[j], wij, r, h, inv_wd, dim);
+        c += b->volume[j] * wij;
         gc[0] += sc * dx, gc[1] += sc * dy, gc[2] += sc * dz;
     }
     float dr[3];
@@ -187,6 +189,10 @@ void fl_shift_compute(fl_shift *s, const fl_world *w, const fl_nbgrid *g, double
     const float speed = (float)fl_max_speed(&w->fluid, &nan_count);
     const float d = (float)w->spacing, coeff = (float)s->coeff, inv_wd = 1.0f / fl_cubic(d, (float)w->h, w->dims);
     #pragma omp parallel for schedule(static)
-    for (int i = 0; i < w->fluid.count; i++)
-        shift_particle(i, s, w, g, per, coeff, inv_wd, speed, (float)dt);
+    for (int i = 0; i < w->fluid.count; i++) {
+        if (per) /* two inlined copies: without a periodic axis the image is a constant no-op */
+            shift_particle(i, s, w, g, per, coeff, inv_wd, speed, (float)dt);
+        else
+            shift_particle(i, s, w, g, NULL, coeff, inv_wd, speed, (float)dt);
+    }
 }

@@ -176,12 +176,13 @@ static inline FL_HD float fl_morris_wall_beta(float near2, float h, int dim)
  * poly6, the density estimator's kernel, whose gradient vanishes at r = 0,
  * a shuffled lattice evened out at first and then paired up again:
  * tests/test_shifting.c, docs/methods/shifting.md.) The pair's factor on
- * x_i - x_j for V_j = vol_j at distance r; inv_wd = 1 / W(d). */
+ * x_i - x_j for V_j = vol_j at distance r, where W_ij = w; inv_wd =
+ * 1 / W(d). */
 #define FL_SHIFT_R 0.2f
 
-static inline FL_HD float fl_shift_pair(float vol_j, float r, float h, float inv_wd, int dim)
+static inline FL_HD float fl_shift_pair(float vol_j, float w, float r, float h, float inv_wd, int dim)
 {
-    float q = fl_cubic(r, h, dim) * inv_wd, q2 = q * q;
+    float q = w * inv_wd, q2 = q * q;
     return vol_j * (1.0f + FL_SHIFT_R * q2 * q2) * fl_cubic_grad_factor(r, h, dim);
 }
 
