@@ -116,10 +116,14 @@ int fl_step_begin(fl_world *w, fl_nbgrid *g, long long step, int sort_interval, 
     return rc;
 }
 
-void fl_step_finish(fl_world *w, const float *ax, const float *ay, const float *az, const fl_shift *shift,
-                    double dt, double c, double a_max, fl_step_stats *st)
+void fl_step_finish(fl_world *w, const fl_nbgrid *g, const float *ax, const float *ay, const float *az,
+                    fl_shift *shift, double dt, double c, double a_max, fl_step_stats *st)
 {
-    integrate_and_clamp(w, ax, ay, az, shift && shift->coeff > 0.0 ? shift : NULL, (float)dt, st);
+    if (shift && shift->coeff > 0.0)
+        fl_shift_compute(shift, w, g, dt);
+    else
+        shift = NULL;
+    integrate_and_clamp(w, ax, ay, az, shift, (float)dt, st);
     st->max_speed = fl_max_speed(&w->fluid, &st->nan_count);
     st->cfl = st->max_speed * dt / w->h;
     st->dt_limit = fl_explicit_dt_limit(w->h, c, st->max_speed, a_max);

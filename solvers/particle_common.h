@@ -22,8 +22,8 @@ double fl_lattice_grad_sq(double d, double h, int dims);
 
 /* Particle shifting (a particle solver's `shifting` coefficient A > 0;
  * fl_shift_pair, docs/methods/shifting.md): each particle's displacement,
- * computed at x(t) by fl_shift_compute and added by fl_step_finish after
- * the move. The velocity is not corrected for it (Lind et al.'s Taylor
+ * computed at x(t) by fl_shift_compute and added after the move, both
+ * in fl_step_finish. The velocity is not corrected for it (Lind et al.'s Taylor
  * term (dr . grad) v added energy to the Taylor-Green vortex, and a PCISPH
  * dam break blew up with it). */
 typedef struct fl_shift {
@@ -51,11 +51,12 @@ int fl_step_begin(fl_world *w, fl_nbgrid *g, long long step, int sort_interval, 
  * x += dt v with the new v) and the domain clamp (particle centres kept
  * inside the domain and outside the obstacle boxes, the last safety net
  * behind the boundary particles; a clamped particle loses the velocity
- * component into the wall), with shift's dr added before the clamp
- * (NULL, or a coefficient of 0: none); then max_speed, nan_count, cfl and dt_limit for
+ * component into the wall), with shift's dr (fl_shift_compute over g's
+ * lists, at the positions before the move) added before the clamp (NULL,
+ * or a coefficient of 0: none); then max_speed, nan_count, cfl and dt_limit for
  * a sound speed c (0: none) and the largest acceleration a_max. */
-void fl_step_finish(fl_world *w, const float *ax, const float *ay, const float *az, const fl_shift *shift,
-                    double dt, double c, double a_max, fl_step_stats *st);
+void fl_step_finish(fl_world *w, const fl_nbgrid *g, const float *ax, const float *ay, const float *az,
+                    fl_shift *shift, double dt, double c, double a_max, fl_step_stats *st);
 
 /* nu lap v at fluid particle i by Morris, Fox & Zhu 1997 (fl_morris_pair,
  * docs/methods/viscosity.md), nu = w->nu: over its fluid neighbors in g,

@@ -297,9 +297,7 @@ static int pcisph_step(void *self, fl_world *w, double dt, fl_step_stats *st)
     st->stage_ms[FL_STAGE_VELOCITY_UPDATE] += t1 - t0;
     st->stage_ms[FL_STAGE_PRESSURE_SOLVE] += t2 - t1;
     /* no sound speed to resolve: the flow-speed CFL and the force criterion only */
-    if (s->shift.coeff > 0.0)
-        fl_shift_compute(&s->shift, w, &s->grid, dt);
-    fl_step_finish(w, s->anx, s->any, s->anz, &s->shift, dt, 0.0, sqrt(a2max), st);
+    fl_step_finish(w, &s->grid, s->anx, s->any, s->anz, &s->shift, dt, 0.0, sqrt(a2max), st);
     if (prm->viscosity_model == FL_VISCOSITY_MORRIS)
         st->dt_limit = fmin(st->dt_limit, fl_viscous_dt_limit(w->h, w->nu));
     s->steps++;

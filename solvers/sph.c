@@ -292,9 +292,7 @@ static int sph_step(void *self, fl_world *w, double dt, fl_step_stats *st)
     double t2 = fl_now_ms();
     st->stage_ms[FL_STAGE_DENSITY] += t1 - t0; /* the equation of state */
     st->stage_ms[FL_STAGE_PRESSURE_SOLVE] += t2 - t1;
-    if (s->shift.coeff > 0.0)
-        fl_shift_compute(&s->shift, w, &s->grid, dt);
-    fl_step_finish(w, s->ax, s->ay, s->az, &s->shift, dt, sqrt(s->prm.stiffness), sqrt(a2max), st);
+    fl_step_finish(w, &s->grid, s->ax, s->ay, s->az, &s->shift, dt, sqrt(s->prm.stiffness), sqrt(a2max), st);
     if (s->prm.viscosity_model == FL_VISCOSITY_MORRIS)
         st->dt_limit = fmin(st->dt_limit, fl_viscous_dt_limit(w->h, w->nu));
     s->steps++;

@@ -163,10 +163,9 @@ static void disorder(void)
             before = density_spread(&c.w);
         if (k == 100)
             middle = density_spread(&c.w);
-        fl_shift_compute(&c.sh, &c.w, &c.g, dt);
+        fl_step_finish(&c.w, &c.g, zero, zero, zero, &c.sh, dt, 0.0, 0.0, c.st);
         for (int i = 0; i < n; i++)
             top = fmax(top, sqrt((double)c.sh.dx[i] * c.sh.dx[i] + (double)c.sh.dy[i] * c.sh.dy[i]));
-        fl_step_finish(&c.w, zero, zero, zero, &c.sh, dt, 0.0, 0.0, c.st);
     }
     fl_step_stats_reset(c.st);
     ENSURE(rc == FL_OK && fl_step_begin(&c.w, &c.g, 1, 0, NULL, c.st) == FL_OK);
