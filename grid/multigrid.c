@@ -1,14 +1,23 @@
 /* multigrid.c: the V-cycle of multigrid.h. Every level stores whole-grid
- * arrays (x the correction, b the right-hand side, t a residual) that are
- * read as 0 off its FLUID cells, and visits only its rows that hold FLUID
- * cells, each from its first FLUID cell to its last (a splash fills a few
- * per cent of the grid); each stage is an OpenMP loop over those rows. */
+ * arrays (x the correction, b the right-hand side, t a residual), x and t
+ * 0 off its FLUID cells, and visits only its rows that hold FLUID cells,
+ * each from its first FLUID cell to its last (a splash fills a few per
+ * cent of the grid). A V-cycle runs in one parallel region: the threads
+ * share each stage's rows and meet at a barrier between stages, and the
+ * levels too small to share run on one thread. */
 #include "multigrid.h"
 
+#include <omp.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "pcg.h"
+
+/* the cycle's arithmetic: single precision, half the memory traffic of
+ * doubles. Conjugate gradient itself stays in double; the iteration
+ * counts and the solution to 1e-10 are those of a double cycle
+ * (docs/methods/flip.md, section 4). */
+typedef float mg_real;
 
 #define MG_MAX_LEVELS 16
 /* Gauss-Seidel sweeps before and after the coarse correction, and (each
@@ -19,23 +28,31 @@
  * walls, where the coarse levels see the boundary worst (McAdams et al.'s
  * boundary smoothing) */
 #define MG_BAND_SWEEPS 4
-/* a level with fewer rows holding FLUID runs its loops on one thread: the
- * threads' start would cost more than the work */
+/* a level with fewer rows holding FLUID runs on one thread: sharing it
+ * would cost more in barriers than its work */
 #define MG_PARALLEL_ROWS 64
+/* the cells of a row relaxed as one vector: all of them computed from x
+ * as it is, then the colour's stored */
+#define MG_CHUNK 32
 
 typedef struct mg_level {
     int n[3];
     long sx, sxy, ncells;
     const unsigned char *label; /* the finest level's is the caller's */
     unsigned char *own_label;
-    double *x, *b, *t;          /* the finest level's x and b are the caller's z and r */
-    double *idiag;              /* 1 / A's diagonal on the FLUID cells, 0 elsewhere in the rows */
+    mg_real *x, *b, *t;         /* the correction, the right-hand side and a residual */
+    mg_real *idiag;             /* 1 / A's diagonal on the FLUID cells, 0 elsewhere in the rows */
     long *row_c0;               /* the rows holding FLUID: first FLUID cell */
     int *row_len;               /* and the cells to the last one */
     long nrows;
-    long *band;                 /* the FLUID cells beside a non-FLUID one (of the 26): the red ones
-                                 * ((i + j + k) even) first, then the black, each in cell order */
-    long nband, nred;
+    long *row_cum;              /* the cells of the rows before each row (nrows + 1 entries) */
+    int *span;                  /* per row of the grid (j + ny k): its first and last FLUID i, or -1 */
+    unsigned char *edge;        /* per cell of the rows: 1 on a FLUID cell beside a non-FLUID one (of the 26) */
+    long *row_seg;              /* per row holding FLUID: its first band segment (nrows + 1 entries) */
+    long *seg_c0;               /* the band: the FLUID cells beside a non-FLUID one (of the 26), as
+                                 * segments of consecutive cells of a row, in cell order: first cell */
+    int *seg_len;               /* and length */
+    long nseg;
 } mg_level;
 
 struct fl_mg {
@@ -54,21 +71,25 @@ static void level_dims(mg_level *l, int nx, int ny, int nz)
     l->sx = nx, l->sxy = (long)nx * ny, l->ncells = (long)nx * ny * nz;
 }
 
-/* Level l's arrays (the finest level's x, b and labels are the caller's),
- * or 0 without memory. */
+/* Level l's arrays (the finest level's labels are the caller's), or 0
+ * without memory. */
 static int level_alloc(mg_level *l, int finest)
 {
-    const size_t bytes = (size_t)l->ncells * sizeof(double), rows = (size_t)l->n[1] * l->n[2];
+    const size_t bytes = (size_t)l->ncells * sizeof(mg_real), rows = (size_t)l->n[1] * l->n[2];
     int ok = (l->t = fl_alloc(bytes)) != NULL && (l->idiag = fl_alloc(bytes)) != NULL &&
              (l->row_c0 = malloc(rows * sizeof(long))) != NULL && (l->row_len = malloc(rows * sizeof(int))) != NULL &&
-             (l->band = malloc((size_t)l->ncells * sizeof(long))) != NULL;
+             (l->span = malloc(2 * rows * sizeof(int))) != NULL &&
+             (l->row_cum = malloc((rows + 1) * sizeof(long))) != NULL &&
+             (l->row_seg = malloc((rows + 1) * sizeof(long))) != NULL && (l->edge = malloc((size_t)l->ncells)) != NULL &&
+             (l->seg_c0 = malloc(((size_t)l->ncells / 2 + 1) * sizeof(long))) != NULL &&
+             (l->seg_len = malloc(((size_t)l->ncells / 2 + 1) * sizeof(int))) != NULL;
+    ok = ok && (l->x = fl_alloc(bytes)) != NULL && (l->b = fl_alloc(bytes)) != NULL;
     if (ok && !finest)
-        ok = (l->own_label = malloc((size_t)l->ncells)) != NULL && (l->x = fl_alloc(bytes)) != NULL &&
-             (l->b = fl_alloc(bytes)) != NULL;
+        ok = (l->own_label = malloc((size_t)l->ncells)) != NULL;
     if (ok) {
-        memset(l->t, 0, bytes), memset(l->idiag, 0, bytes);
+        memset(l->t, 0, bytes), memset(l->idiag, 0, bytes), memset(l->x, 0, bytes), memset(l->b, 0, bytes);
         if (!finest)
-            memset(l->x, 0, bytes), memset(l->b, 0, bytes), l->label = l->own_label;
+            l->label = l->own_label;
     }
     return ok;
 }
@@ -111,11 +132,16 @@ void fl_mg_destroy(fl_mg **mp)
         free(v->own_label);
         free(v->row_c0);
         free(v->row_len);
-        free(v->band);
+        free(v->span);
+        free(v->row_cum);
+        free(v->row_seg);
+        free(v->edge);
+        free(v->seg_c0);
+        free(v->seg_len);
         fl_free(v->t);
         fl_free(v->idiag);
-        if (l > 0)
-            fl_free(v->x), fl_free(v->b);
+        fl_free(v->x);
+        fl_free(v->b);
     }
     free(m);
     *mp = NULL;
@@ -141,66 +167,145 @@ static void cover(int I, int nc, int nf, int *lo, int *hi)
     }
 }
 
-/* The label of coarse cell (I, J, K) of c from the fine cells it covers
- * in f: AIR over FLUID over SOLID, so that a free surface (AIR on the
+/* The label of a coarse cell from the labels of the fine cells it
+ * covers: AIR over FLUID over SOLID, so that a free surface (AIR on the
  * grid's outer layer too) stays a free surface on every level. */
-static unsigned char coarse_label(const mg_level *f, const mg_level *c, int I, int J, int K)
+static unsigned char coarse_of(int air, int fluid)
 {
-    int lo[3], hi[3], fluid = 0;
-    cover(I, c->n[0], f->n[0], &lo[0], &hi[0]);
-    cover(J, c->n[1], f->n[1], &lo[1], &hi[1]);
-    cover(K, c->n[2], f->n[2], &lo[2], &hi[2]);
-    for (int k = lo[2]; k <= hi[2]; k++)
-        for (int j = lo[1]; j <= hi[1]; j++)
-            for (int i = lo[0]; i <= hi[0]; i++) {
-                unsigned char q = f->label[cell(f, i, j, k)];
-                if (q == FL_CELL_AIR)
-                    return FL_CELL_AIR;
-                fluid |= q == FL_CELL_FLUID;
-            }
-    return fluid ? FL_CELL_FLUID : FL_CELL_SOLID;
+    return air ? FL_CELL_AIR : fluid ? FL_CELL_FLUID : FL_CELL_SOLID;
 }
 
-/* l's rows holding FLUID (in cell order) and idiag on them. */
+/* The labels of coarse row (J, K) of c from the fine cells they cover in
+ * f (cover: at most 2 x 2 x 2 of them). */
+static void coarse_row_labels(const mg_level *f, mg_level *c, int J, int K)
+{
+    int jlo, jhi, klo, khi;
+    cover(J, c->n[1], f->n[1], &jlo, &jhi);
+    cover(K, c->n[2], f->n[2], &klo, &khi);
+    const unsigned char *row[4] = {f->label + cell(f, 0, jlo, klo), f->label + cell(f, 0, jhi, klo),
+                                   f->label + cell(f, 0, jlo, khi), f->label + cell(f, 0, jhi, khi)};
+    unsigned char *out = c->own_label + cell(c, 0, J, K);
+    const int nc = c->n[0], nf = f->n[0];
+    for (int I = 0; I < nc; I += nc - 1) {
+        int ilo, ihi, air = 0, fluid = 0;
+        cover(I, nc, nf, &ilo, &ihi);
+        for (int q = 0; q < 4; q++)
+            for (int i = ilo; i <= ihi; i++)
+                air |= row[q][i] == FL_CELL_AIR, fluid |= row[q][i] == FL_CELL_FLUID;
+        out[I] = coarse_of(air, fluid);
+    }
+    for (int I = 1; I < nc - 1; I++) {
+        const int i0 = 2 * I - 1, i1 = 2 * I < nf - 2 ? 2 * I : nf - 2;
+        int air = 0, fluid = 0;
+        for (int q = 0; q < 4; q++) {
+            air |= (row[q][i0] == FL_CELL_AIR) | (row[q][i1] == FL_CELL_AIR);
+            fluid |= (row[q][i0] == FL_CELL_FLUID) | (row[q][i1] == FL_CELL_FLUID);
+        }
+        out[I] = coarse_of(air, fluid);
+    }
+}
+
+/* edge[c] for the cells c of row (j, k) in [i0, i1]: 1 when any of their
+ * 26 neighbours is not FLUID. The OR over the 3 x 3 rows around the row
+ * first (in edge, on [i0 - 1, i1 + 1], which lie in this row), then over
+ * i - 1, i and i + 1, in place. */
+static void row_edges(const mg_level *l, int j, int k, int i0, int i1, unsigned char *edge)
+{
+    const long row = cell(l, 0, j, k);
+    for (int i = i0 - 1; i <= i1 + 1; i++) {
+        unsigned char o = 0;
+        for (int dk = -1; dk <= 1; dk++)
+            for (int dj = -1; dj <= 1; dj++)
+                o |= l->label[row + i + l->sx * dj + l->sxy * dk] != FL_CELL_FLUID;
+        edge[row + i] = o;
+    }
+    unsigned char prev = edge[row + i0 - 1];
+    for (int i = i0; i <= i1; i++) {
+        const unsigned char cur = edge[row + i];
+        edge[row + i] = prev | cur | edge[row + i + 1];
+        prev = cur;
+    }
+}
+
+/* The grid coordinates (i, j, k) of cell c. */
+static void coords(const mg_level *l, long c, int *i, int *j, int *k)
+{
+    *i = (int)(c % l->sx), *j = (int)((c / l->sx) % l->n[1]), *k = (int)(c / l->sxy);
+}
+
+/* The band's segments in row r: its runs of band cells (edge set),
+ * written to c0 and len unless NULL; returns their count. */
+static long row_segments(const mg_level *l, long r, long *c0, int *len)
+{
+    long n = 0;
+    int in = 0;
+    for (long c = l->row_c0[r], e = c + l->row_len[r]; c < e; c++) {
+        if (l->edge[c] && !in && c0)
+            c0[n] = c, len[n] = 0;
+        n += l->edge[c] && !in;
+        if (l->edge[c] && len)
+            len[n - 1]++;
+        in = l->edge[c];
+    }
+    return n;
+}
+
+/* l's rows holding FLUID (in cell order), idiag on them, and the band,
+ * after x and t are cleared on the last labels' rows, so that both are 0
+ * off the new FLUID cells. */
 static void level_rows(mg_level *l)
 {
     const unsigned char *label = l->label;
-    l->nrows = 0;
-    for (int k = 1; k < l->n[2] - 1; k++)
-        for (int j = 1; j < l->n[1] - 1; j++) {
-            const long row = cell(l, 0, j, k);
-            int a = -1, z = -1;
-            for (int i = 1; i < l->n[0] - 1; i++)
-                if (label[row + i] == FL_CELL_FLUID)
+    const int nx = l->n[0], ny = l->n[1], nrow_all = l->n[1] * l->n[2];
+#pragma omp parallel for schedule(static)
+    for (long r = 0; r < l->nrows; r++) {
+        memset(l->t + l->row_c0[r], 0, (size_t)l->row_len[r] * sizeof(mg_real));
+        memset(l->x + l->row_c0[r], 0, (size_t)l->row_len[r] * sizeof(mg_real));
+    }
+#pragma omp parallel for schedule(static)
+    for (int q = 0; q < nrow_all; q++) {
+        const int j = q % ny, k = q / ny;
+        int a = -1, z = -1;
+        if (j > 0 && j < ny - 1 && k > 0 && k < l->n[2] - 1) {
+            const unsigned char *row = label + cell(l, 0, j, k);
+            for (int i = 1; i < nx - 1; i++)
+                if (row[i] == FL_CELL_FLUID)
                     z = i, a = a < 0 ? i : a;
-            if (a >= 0) {
-                l->row_c0[l->nrows] = row + a;
-                l->row_len[l->nrows++] = z - a + 1;
-            }
         }
+        l->span[2 * q] = a, l->span[2 * q + 1] = z;
+    }
+    l->nrows = 0;
+    l->row_cum[0] = 0;
+    for (int q = 0; q < nrow_all; q++)
+        if (l->span[2 * q] >= 0) {
+            l->row_c0[l->nrows] = cell(l, l->span[2 * q], q % ny, q / ny);
+            l->row_len[l->nrows] = l->span[2 * q + 1] - l->span[2 * q] + 1;
+            l->row_cum[l->nrows + 1] = l->row_cum[l->nrows] + l->row_len[l->nrows];
+            l->nrows++;
+        }
+    /* idiag and the edges, then the band's segments counted per row and
+     * placed */
+    long *seg = l->row_seg;
+#pragma omp parallel for schedule(static)
+    for (long r = 0; r < l->nrows; r++) {
+        const long c0 = l->row_c0[r];
+        int i0, j, k;
+        coords(l, c0, &i0, &j, &k);
+        row_edges(l, j, k, i0, i0 + l->row_len[r] - 1, l->edge);
+        for (long c = c0, e = c0 + l->row_len[r]; c < e; c++) {
+            const int fluid = label[c] == FL_CELL_FLUID;
+            l->idiag[c] = fluid ? 1.0f / (mg_real)fl_poisson_diag(label, c, l->sx, l->sxy) : 0.0f;
+            l->edge[c] &= fluid;
+        }
+        seg[r + 1] = row_segments(l, r, NULL, NULL);
+    }
+    seg[0] = 0;
+    for (long r = 0; r < l->nrows; r++)
+        seg[r + 1] += seg[r];
+    l->nseg = seg[l->nrows];
 #pragma omp parallel for schedule(static)
     for (long r = 0; r < l->nrows; r++)
-        for (long c = l->row_c0[r], e = c + l->row_len[r]; c < e; c++)
-            l->idiag[c] = label[c] == FL_CELL_FLUID ? 1.0 / fl_poisson_diag(label, c, l->sx, l->sxy) : 0.0;
-    /* the band, red cells first: two passes over the rows */
-    l->nband = 0;
-    for (int colour = 0; colour < 2; colour++) {
-        for (long r = 0; r < l->nrows; r++)
-            for (long c = l->row_c0[r], e = c + l->row_len[r]; c < e; c++) {
-                const long i = c % l->sx, j = (c / l->sx) % l->n[1], k = c / l->sxy;
-                if (label[c] != FL_CELL_FLUID || ((i + j + k) & 1) != colour)
-                    continue;
-                int edge = 0;
-                for (int dk = -1; dk <= 1 && !edge; dk++)
-                    for (int dj = -1; dj <= 1 && !edge; dj++)
-                        for (int di = -1; di <= 1 && !edge; di++)
-                            edge = label[c + di + l->sx * dj + l->sxy * dk] != FL_CELL_FLUID;
-                if (edge)
-                    l->band[l->nband++] = c;
-            }
-        if (colour == 0)
-            l->nred = l->nband;
-    }
+        row_segments(l, r, l->seg_c0 + seg[r], l->seg_len + seg[r]);
 }
 
 void fl_mg_setup(fl_mg *m, const unsigned char *label)
@@ -211,174 +316,297 @@ void fl_mg_setup(fl_mg *m, const unsigned char *label)
         const mg_level *f = &m->lv[l - 1];
         mg_level *c = &m->lv[l];
 #pragma omp parallel for schedule(static)
-        for (int K = 0; K < c->n[2]; K++)
-            for (int J = 0; J < c->n[1]; J++)
-                for (int I = 0; I < c->n[0]; I++)
-                    c->own_label[cell(c, I, J, K)] = coarse_label(f, c, I, J, K);
-        /* x is read as 0 off the FLUID cells: none of the last labels' values may stay */
-        memset(c->x, 0, (size_t)c->ncells * sizeof(double));
+        for (int q = 0; q < c->n[1] * c->n[2]; q++)
+            coarse_row_labels(f, c, q % c->n[1], q / c->n[1]);
         level_rows(c);
     }
 }
 
-/* x = 0 on l's rows. */
-static void clear(const mg_level *l, double *x)
+/* The share [*r0, *r1) of n items of the calling thread: all of them on
+ * one thread (team 0), else a contiguous part per thread of the team. */
+static void share(long n, int team, long *r0, long *r1)
 {
-#pragma omp parallel for schedule(static) if (l->nrows > MG_PARALLEL_ROWS)
-    for (long r = 0; r < l->nrows; r++)
-        memset(x + l->row_c0[r], 0, (size_t)l->row_len[r] * sizeof(double));
+    const long t = team ? omp_get_thread_num() : 0, nt = team ? omp_get_num_threads() : 1;
+    *r0 = n * t / nt, *r1 = n * (t + 1) / nt;
 }
 
-/* t = b - A x on l's FLUID cells, 0 on the other cells of its rows. */
-static void residual(const mg_level *l, const double *x, const double *b, double *t)
+/* The same for l's rows, cut where the cells they hold are shared evenly
+ * (the rows' lengths differ): the first row whose cells start at or past
+ * the thread's share of them. */
+static void share_rows(const mg_level *l, int team, long *r0, long *r1)
 {
-    const double *idiag = l->idiag;
-    const long sx = l->sx, sxy = l->sxy;
-#pragma omp parallel for schedule(static) if (l->nrows > MG_PARALLEL_ROWS)
-    for (long r = 0; r < l->nrows; r++)
-        for (long c = l->row_c0[r], e = c + l->row_len[r]; c < e; c++)
-            t[c] = idiag[c] != 0.0 ? b[c] - x[c] / idiag[c] +
-                                         (x[c - 1] + x[c + 1] + x[c - sx] + x[c + sx] + x[c - sxy] + x[c + sxy])
-                                   : 0.0;
+    long bound[2];
+    share(l->row_cum[l->nrows], team, &bound[0], &bound[1]);
+    for (int e = 0; e < 2; e++) {
+        long lo = 0, hi = l->nrows;
+        while (lo < hi) {
+            const long mid = (lo + hi) / 2;
+            if (l->row_cum[mid] < bound[e])
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        *(e ? r1 : r0) = lo;
+    }
+}
+
+/* The team waits for all of its threads (each stage reads what the
+ * others wrote in the last); one thread alone goes on. */
+static void sync(int team)
+{
+    if (team) {
+#pragma omp barrier
+    }
+}
+
+/* The parity of i + j + k of cell c. */
+static int parity(const mg_level *l, long c)
+{
+    int i, j, k;
+    coords(l, c, &i, &j, &k);
+    return (i + j + k) & 1;
+}
+
+/* The Gauss-Seidel value of cell c: (b_c + sum of the six neighbours' x)
+ * / diag_c on a FLUID cell, 0 on another (idiag 0, b maybe not finite). */
+static inline mg_real gs_value(const mg_real *x, const mg_real *b, const mg_real *idiag, long c, long sx, long sxy)
+{
+    const mg_real s = b[c] + x[c - 1] + x[c + 1] + x[c - sx] + x[c + sx] + x[c - sxy] + x[c + sxy];
+    return idiag[c] != 0.0f ? idiag[c] * s : 0.0f;
+}
+
+/* Gauss-Seidel on the cells c0 + odd, c0 + odd + 2, ... below e of a
+ * stretch of a row: x_c = (b_c + sum of the six neighbours' x) / diag_c
+ * on the FLUID ones, 0 on the others. Those cells have neighbours of the
+ * other colour only, which keep their x, so the stretch is one vector
+ * loop over all of its cells, MG_CHUNK at a time, that stores the new
+ * values of the colour's cells only. first: from x = 0 (the cells of the
+ * colour get b_c / diag_c, the others 0; x need not be cleared before). */
+static void relax_stretch(mg_real *x, const mg_real *b, const mg_real *idiag, long c0, long e, long odd, long sx,
+                          long sxy, int first)
+{
+    if (first) {
+#pragma omp simd
+        for (long c = c0; c < e; c++)
+            x[c] = ((c - c0) & 1) == odd && idiag[c] != 0.0f ? idiag[c] * b[c] : 0.0f;
+        return;
+    }
+    for (long c = c0; c < e; c += MG_CHUNK) {
+        const int n = e - c < MG_CHUNK ? (int)(e - c) : MG_CHUNK;
+        mg_real v[MG_CHUNK];
+        for (int q = 0; q < n; q++)
+            v[q] = gs_value(x, b, idiag, c + q, sx, sxy);
+        for (int q = 0; q < n; q++)
+            x[c + q] = ((c + q - c0) & 1) == odd ? v[q] : x[c + q];
+    }
 }
 
 /* One Gauss-Seidel half sweep over l's FLUID cells of colour (i + j + k)
- * % 2 == colour: x_c = (b_c + sum of the six neighbours' x) / diag_c. The
- * cells of one colour have neighbours of the other only: a parallel loop. */
-static void relax_colour(const mg_level *l, double *x, const double *b, int colour)
+ * % 2 == colour (0 on the other cells of that colour in its rows): the
+ * cells of one colour have neighbours of the other only, so the rows can
+ * be shared. first: the first half sweep, from x = 0. */
+static void relax_colour(const mg_level *l, mg_real *x, const mg_real *b, int colour, int first, int team)
 {
-    const double *idiag = l->idiag;
-    const long sx = l->sx, sxy = l->sxy;
-#pragma omp parallel for schedule(static) if (l->nrows > MG_PARALLEL_ROWS)
-    for (long r = 0; r < l->nrows; r++) {
+    long r0, r1;
+    share_rows(l, team, &r0, &r1);
+    for (long r = r0; r < r1; r++) {
         const long c0 = l->row_c0[r];
-        /* the parity of i + j + k of cell c0: c = i + sx j + sxy k */
-        const long i = c0 % sx, j = (c0 / sx) % l->n[1], k = c0 / sxy;
-        for (long c = c0 + ((i + j + k + colour) & 1), e = c0 + l->row_len[r]; c < e; c += 2)
-            if (idiag[c] != 0.0)
-                x[c] = idiag[c] * (b[c] + x[c - 1] + x[c + 1] + x[c - sx] + x[c + sx] + x[c - sxy] + x[c + sxy]);
+        relax_stretch(x, b, l->idiag, c0, c0 + l->row_len[r], parity(l, c0) != colour, l->sx, l->sxy, first);
     }
+    sync(team);
 }
 
-/* Gauss-Seidel over the cells of l's band of one colour: neighbours of
- * the other only, so a parallel loop. */
-static void relax_band(const mg_level *l, double *x, const double *b, int colour)
+/* The same over the band's cells of one colour, shared by segments. */
+static void relax_band(const mg_level *l, mg_real *x, const mg_real *b, int colour, int team)
 {
-    const long sx = l->sx, sxy = l->sxy, q0 = colour ? l->nred : 0, q1 = colour ? l->nband : l->nred;
-#pragma omp parallel for schedule(static) if (q1 - q0 > MG_PARALLEL_ROWS * 16)
+    long q0, q1;
+    share(l->nseg, team, &q0, &q1);
     for (long q = q0; q < q1; q++) {
-        const long c = l->band[q];
-        x[c] = l->idiag[c] * (b[c] + x[c - 1] + x[c + 1] + x[c - sx] + x[c + sx] + x[c - sxy] + x[c + sxy]);
+        const long c0 = l->seg_c0[q];
+        relax_stretch(x, b, l->idiag, c0, c0 + l->seg_len[q], parity(l, c0) != colour, l->sx, l->sxy, 0);
     }
+    sync(team);
 }
 
 /* sweeps of red-black Gauss-Seidel on l, red first, then the band's (red
  * first too); or with reverse, the band's black first, then black first:
  * the smoothing after the coarse correction is the one before it run
- * backwards, which keeps the cycle symmetric. */
-static void smooth(const mg_level *l, double *x, const double *b, int sweeps, int reverse)
+ * backwards, which keeps the cycle symmetric. The forward smoothing
+ * starts from x = 0. */
+static void smooth(const mg_level *l, mg_real *x, const mg_real *b, int sweeps, int reverse, int team)
 {
     for (int s = 0; s < MG_BAND_SWEEPS && reverse; s++) {
-        relax_band(l, x, b, 1);
-        relax_band(l, x, b, 0);
+        relax_band(l, x, b, 1, team);
+        relax_band(l, x, b, 0, team);
     }
     for (int s = 0; s < sweeps; s++) {
-        relax_colour(l, x, b, reverse);
-        relax_colour(l, x, b, !reverse);
+        relax_colour(l, x, b, reverse, !reverse && s == 0, team);
+        relax_colour(l, x, b, !reverse, 0, team);
     }
     for (int s = 0; s < MG_BAND_SWEEPS && !reverse; s++) {
-        relax_band(l, x, b, 0);
-        relax_band(l, x, b, 1);
+        relax_band(l, x, b, 0, team);
+        relax_band(l, x, b, 1, team);
     }
 }
 
-/* The 1-D trilinear weight of fine index i for coarse index I: 3/4 for
- * its own parent's children, 1/4 for the neighbours' nearest child. */
-static double weight(int i, int I)
+/* t = b - A x on l's FLUID cells, 0 on the other cells of its rows. */
+static void residual(const mg_level *l, const mg_real *x, const mg_real *b, mg_real *t, int team)
 {
-    const int d = i - (2 * I - 1); /* 0, 1: I's children; -1, 2: the neighbours' */
-    return d == 0 || d == 1 ? 0.75 : d == -1 || d == 2 ? 0.25 : 0.0;
+    const mg_real *idiag = l->idiag;
+    const long sx = l->sx, sxy = l->sxy;
+    long r0, r1;
+    share_rows(l, team, &r0, &r1);
+    for (long r = r0; r < r1; r++)
+        for (long c = l->row_c0[r], e = c + l->row_len[r]; c < e; c++)
+            t[c] = idiag[c] != 0.0f ? b[c] - x[c] / idiag[c] +
+                                         (x[c - 1] + x[c + 1] + x[c - sx] + x[c + sx] + x[c - sxy] + x[c + sxy])
+                                   : 0.0f;
+    sync(team);
 }
 
-/* c->b = P^T t / 2 on c's FLUID cells, from the fine residual t on f's
- * FLUID cells: each coarse cell gathers the 4 x 4 x 4 fine cells whose
- * interpolation it takes part in. */
-static void restrict_to(const mg_level *f, const double *t, const mg_level *c)
+/* The 1-D weights of trilinear interpolation between a coarse index I and
+ * the fine indices 2I - 2 .. 2I + 1 (3/4 for its own children, 1/4 for
+ * the neighbours' nearest child). */
+static const mg_real mg_w[4] = {0.25f, 0.75f, 0.75f, 0.25f};
+
+/* c->b = P^T t / 2 on c's FLUID cells (0 on the other cells of its rows),
+ * from the fine residual t, 0 off f's FLUID cells: each coarse cell
+ * gathers the 4 x 4 x 4 fine cells whose interpolation it takes part in.
+ * The fine rows read are interior ones; at the last coarse index of an
+ * odd fine axis the fourth x sample is the next row's first cell, on the
+ * outer layer, where t is 0. */
+static void restrict_to(const mg_level *f, const mg_real *t, const mg_level *c, int team)
 {
-#pragma omp parallel for schedule(static) if (c->nrows > MG_PARALLEL_ROWS)
-    for (long r = 0; r < c->nrows; r++) {
+    long r0, r1;
+    share_rows(c, team, &r0, &r1);
+    for (long r = r0; r < r1; r++) {
         const long C0 = c->row_c0[r];
-        const int J = (int)((C0 / c->sx) % c->n[1]), K = (int)(C0 / c->sxy);
-        for (long C = C0, e = C0 + c->row_len[r]; C < e; C++) {
-            if (c->idiag[C] == 0.0)
-                continue;
-            const int I = (int)(C % c->sx);
-            double sum = 0.0;
-            for (int k = 2 * K - 2; k <= 2 * K + 1 && k < f->n[2]; k++)
-                for (int j = 2 * J - 2; j <= 2 * J + 1 && j < f->n[1]; j++) {
-                    const double wjk = weight(k, K) * weight(j, J);
-                    for (int i = 2 * I - 2; i <= 2 * I + 1 && i < f->n[0]; i++) {
-                        const long q = cell(f, i, j, k);
-                        if (f->label[q] == FL_CELL_FLUID)
-                            sum += wjk * weight(i, I) * t[q];
-                    }
-                }
-            c->b[C] = 0.5 * sum;
+        int I0, J, K;
+        coords(c, C0, &I0, &J, &K);
+        const mg_real *row[16];
+        mg_real wrow[16];
+        int nr = 0;
+        for (int dk = 0; dk < 4; dk++)
+            for (int dj = 0; dj < 4; dj++) {
+                const int k = 2 * K - 2 + dk, j = 2 * J - 2 + dj;
+                if (k > 0 && k < f->n[2] - 1 && j > 0 && j < f->n[1] - 1)
+                    row[nr] = t + cell(f, 0, j, k), wrow[nr++] = 0.5f * mg_w[dk] * mg_w[dj];
+            }
+        for (int I = I0; I < I0 + c->row_len[r]; I++) {
+            mg_real sum = 0.0f;
+            for (int q = 0; q < nr; q++) {
+                const mg_real *s = row[q] + 2 * I - 2;
+                sum += wrow[q] * (0.25f * (s[0] + s[3]) + 0.75f * (s[1] + s[2]));
+            }
+            const long C = C0 + (I - I0);
+            c->b[C] = c->idiag[C] != 0.0f ? sum : 0.0f;
         }
     }
+    sync(team);
 }
 
-/* The coarse index of fine index i's other trilinear neighbour (its
- * parent is (i - 1) / 2 + 1). */
-static int other_parent(int i)
+/* Trilinear interpolation's y and z part at coarse index I: the parent
+ * row pp (weight 3/4 x 3/4), the rows beside it in y (op) and z (po),
+ * 3/4 x 1/4 each, and the one beside both (oo), 1/4 x 1/4. */
+static inline mg_real combine_yz(const mg_real *pp, const mg_real *op, const mg_real *po, const mg_real *oo, int I)
 {
-    const int I = (i - 1) / 2 + 1;
-    return (i - 1) % 2 == 0 ? I - 1 : I + 1;
+    return 0.5625f * pp[I] + 0.1875f * (op[I] + po[I]) + 0.0625f * oo[I];
 }
 
-/* x += P c->x on f's FLUID cells (c->x is 0 off c's FLUID cells). */
-static void prolong_add(const mg_level *c, const mg_level *f, double *x)
+/* x += P c->x on f's FLUID cells (c->x is 0 off c's FLUID cells): fine
+ * index i has its parent I = (i + 1) / 2 (weight 3/4) and the parent's
+ * neighbour on its side (1/4): I - 1 for i = 2I - 1, I + 1 for i = 2I.
+ * Along a row, u(I) is the coarse values of the four coarse rows around
+ * it, combined in y and z; each u is formed once for the two children
+ * beside it. */
+static void prolong_add(const mg_level *c, const mg_level *f, mg_real *x, int team)
 {
-    static const double w[2] = {0.75, 0.25};
-#pragma omp parallel for schedule(static) if (f->nrows > MG_PARALLEL_ROWS)
-    for (long r = 0; r < f->nrows; r++) {
+    long r0, r1;
+    share_rows(f, team, &r0, &r1);
+    for (long r = r0; r < r1; r++) {
         const long q0 = f->row_c0[r];
-        const int j = (int)((q0 / f->sx) % f->n[1]), k = (int)(q0 / f->sxy);
-        const int J[2] = {(j - 1) / 2 + 1, other_parent(j)}, K[2] = {(k - 1) / 2 + 1, other_parent(k)};
-        for (long q = q0, e = q0 + f->row_len[r]; q < e; q++) {
-            if (f->idiag[q] == 0.0)
-                continue;
-            const int i = (int)(q % f->sx), I[2] = {(i - 1) / 2 + 1, other_parent(i)};
-            double sum = 0.0;
-            for (int a = 0; a < 2; a++)
-                for (int b = 0; b < 2; b++)
-                    for (int d = 0; d < 2; d++)
-                        sum += w[a] * w[b] * w[d] * c->x[cell(c, I[d], J[b], K[a])];
-            x[q] += sum;
+        int i0, j, k;
+        coords(f, q0, &i0, &j, &k);
+        const int Jp = (j + 1) / 2, Kp = (k + 1) / 2, Jo = j & 1 ? Jp - 1 : Jp + 1, Ko = k & 1 ? Kp - 1 : Kp + 1;
+        const mg_real *pp = c->x + cell(c, 0, Jp, Kp), *op = c->x + cell(c, 0, Jo, Kp),
+                     *po = c->x + cell(c, 0, Jp, Ko), *oo = c->x + cell(c, 0, Jo, Ko);
+        const int i1 = i0 + f->row_len[r] - 1, I0 = (i0 + 1) / 2, I1 = (i1 + 1) / 2;
+        mg_real *xr = x + (q0 - i0);
+        const mg_real *id = f->idiag + (q0 - i0);
+        mg_real below = combine_yz(pp, op, po, oo, I0 - 1), here = combine_yz(pp, op, po, oo, I0);
+        for (int I = I0; I <= I1; I++) {
+            const mg_real above = combine_yz(pp, op, po, oo, I + 1);
+            const int a = 2 * I - 1, b = 2 * I;
+            if (a >= i0 && id[a] != 0.0f)
+                xr[a] += 0.75f * here + 0.25f * below;
+            if (b <= i1 && id[b] != 0.0f)
+                xr[b] += 0.75f * here + 0.25f * above;
+            below = here, here = above;
         }
     }
+    sync(team);
 }
 
-/* x = V(b) on level l (x and b: l's arrays, or the caller's on level 0). */
-static void vcycle(fl_mg *m, int l, double *x, const double *b)
+/* x = V(b) on level l (x and b: l's arrays, or the caller's on level 0),
+ * shared by the team's threads or run by one (team 0). */
+static void vcycle(fl_mg *m, int l, mg_real *x, const mg_real *b, int team)
 {
     const mg_level *L = &m->lv[l];
-    clear(L, x);
     if (l == m->nlevels - 1) {
-        smooth(L, x, b, MG_COARSEST_SWEEPS, 0);
-        smooth(L, x, b, MG_COARSEST_SWEEPS, 1);
+        smooth(L, x, b, MG_COARSEST_SWEEPS, 0, team);
+        smooth(L, x, b, MG_COARSEST_SWEEPS, 1, team);
         return;
     }
     mg_level *C = &m->lv[l + 1];
-    smooth(L, x, b, MG_SWEEPS, 0);
-    residual(L, x, b, L->t);
-    restrict_to(L, L->t, C);
-    vcycle(m, l + 1, C->x, C->b);
-    prolong_add(C, L, x);
-    smooth(L, x, b, MG_SWEEPS, 1);
+    smooth(L, x, b, MG_SWEEPS, 0, team);
+    residual(L, x, b, L->t, team);
+    restrict_to(L, L->t, C, team);
+    if (team && C->nrows <= MG_PARALLEL_ROWS) {
+        if (omp_get_thread_num() == 0)
+            vcycle(m, l + 1, C->x, C->b, 0);
+        sync(team);
+    } else
+        vcycle(m, l + 1, C->x, C->b, team);
+    prolong_add(C, L, x, team);
+    smooth(L, x, b, MG_SWEEPS, 1, team);
+}
+
+/* The finest level's b from r (0 off its FLUID cells), or z from its x,
+ * on the finest level's rows. */
+static void load_b(mg_level *l, const double *r, int team)
+{
+    long r0, r1;
+    share_rows(l, team, &r0, &r1);
+    for (long q = r0; q < r1; q++)
+        for (long c = l->row_c0[q], e = c + l->row_len[q]; c < e; c++)
+            l->b[c] = l->idiag[c] != 0.0f ? (mg_real)r[c] : 0.0f;
+    sync(team);
+}
+
+static void store_x(const mg_level *l, double *z, int team)
+{
+    long r0, r1;
+    share_rows(l, team, &r0, &r1);
+    for (long q = r0; q < r1; q++)
+        for (long c = l->row_c0[q], e = c + l->row_len[q]; c < e; c++)
+            z[c] = l->x[c];
+}
+
+/* The cycle on the finest level's own x and b, between r and z. */
+static void apply(fl_mg *m, const double *r, double *z, int team)
+{
+    mg_level *L = &m->lv[0];
+    load_b(L, r, team);
+    vcycle(m, 0, L->x, L->b, team);
+    store_x(L, z, team);
 }
 
 void fl_mg_apply(fl_mg *m, const double *r, double *z)
 {
-    vcycle(m, 0, z, r);
+    if (m->lv[0].nrows <= MG_PARALLEL_ROWS)
+        apply(m, r, z, 0);
+    else {
+#pragma omp parallel
+        apply(m, r, z, omp_get_num_threads() > 1);
+    }
 }

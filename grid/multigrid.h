@@ -14,10 +14,11 @@
  * the fine residual). Smoothing: red-black Gauss-Seidel over the level,
  * then over the band of FLUID cells beside a non-FLUID one (McAdams et
  * al.'s boundary smoothing), the sweeps after the coarse correction those
- * before it in reverse order, and many on the coarsest level. So the cycle is a fixed symmetric positive
- * definite operator, as conjugate gradient needs, and every stage is a
- * parallel loop over the cells: nothing sequential, unlike MIC(0)'s
- * triangular solves. */
+ * before it in reverse order, and many on the coarsest level. So the
+ * cycle is a fixed symmetric positive definite operator, as conjugate
+ * gradient needs (to the rounding of its single-precision arithmetic),
+ * and every stage is a parallel loop over the cells: nothing sequential,
+ * unlike MIC(0)'s triangular solves. */
 #ifndef FL_MULTIGRID_H
 #define FL_MULTIGRID_H
 
@@ -39,7 +40,9 @@ void fl_mg_destroy(fl_mg **m);
 void fl_mg_setup(fl_mg *m, const unsigned char *label);
 
 /* z = one V-cycle applied to r: written on the FLUID cells of the finest
- * level (z elsewhere is not touched; r is read on the FLUID cells). */
+ * level, and 0 on the other cells between the first and the last FLUID
+ * cell of each row (z elsewhere is not touched; r is read on the FLUID
+ * cells). */
 void fl_mg_apply(fl_mg *m, const double *r, double *z);
 
 /* The number of levels (the finest included). */
