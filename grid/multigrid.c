@@ -46,12 +46,14 @@ typedef struct mg_level {
     int *row_len;               /* and the cells to the last one */
     long nrows;
     long *row_cum;              /* the cells of the rows before each row (nrows + 1 entries) */
+    int *row_ijk;               /* the grid coordinates of each row's first cell, 3 a row */
     int *span;                  /* per row of the grid (j + ny k): its first and last FLUID i, or -1 */
     unsigned char *edge;        /* per cell of the rows: 1 on a FLUID cell beside a non-FLUID one (of the 26) */
     long *row_seg;              /* per row holding FLUID: its first band segment (nrows + 1 entries) */
     long *seg_c0;               /* the band: the FLUID cells beside a non-FLUID one (of the 26), as
                                  * segments of consecutive cells of a row, in cell order: first cell */
     int *seg_len;               /* and length */
+    unsigned char *seg_par;     /* and the parity of i + j + k of its first cell */
     long nseg;
 } mg_level;
 
@@ -80,9 +82,11 @@ static int level_alloc(mg_level *l, int finest)
              (l->row_c0 = malloc(rows * sizeof(long))) != NULL && (l->row_len = malloc(rows * sizeof(int))) != NULL &&
              (l->span = malloc(2 * rows * sizeof(int))) != NULL &&
              (l->row_cum = malloc((rows + 1) * sizeof(long))) != NULL &&
+             (l->row_ijk = malloc(3 * rows * sizeof(int))) != NULL &&
              (l->row_seg = malloc((rows + 1) * sizeof(long))) != NULL && (l->edge = malloc((size_t)l->ncells)) != NULL &&
              (l->seg_c0 = malloc(((size_t)l->ncells / 2 + 1) * sizeof(long))) != NULL &&
-             (l->seg_len = malloc(((size_t)l->ncells / 2 + 1) * sizeof(int))) != NULL;
+             (l->seg_len = malloc(((size_t)l->ncells / 2 + 1) * sizeof(int))) != NULL &&
+             (l->seg_par = malloc((size_t)l->ncells / 2 + 1)) != NULL;
     ok = ok && (l->x = fl_alloc(bytes)) != NULL && (l->b = fl_alloc(bytes)) != NULL;
     if (ok && !finest)
         ok = (l->own_label = malloc((size_t)l->ncells)) != NULL;
@@ -134,10 +138,12 @@ void fl_mg_destroy(fl_mg **mp)
         free(v->row_len);
         free(v->span);
         free(v->row_cum);
+        free(v->row_ijk);
         free(v->row_seg);
         free(v->edge);
         free(v->seg_c0);
         free(v->seg_len);
+        free(v->seg_par);
         fl_free(v->t);
         fl_free(v->idiag);
         fl_free(v->x);
@@ -227,23 +233,18 @@ static void row_edges(const mg_level *l, int j, int k, int i0, int i1, unsigned 
     }
 }
 
-/* The grid coordinates (i, j, k) of cell c. */
-static void coords(const mg_level *l, long c, int *i, int *j, int *k)
-{
-    *i = (int)(c % l->sx), *j = (int)((c / l->sx) % l->n[1]), *k = (int)(c / l->sxy);
-}
-
 /* The band's segments in row r: its runs of band cells (edge set),
- * written to c0 and len unless NULL; returns their count. */
-static long row_segments(const mg_level *l, long r, long *c0, int *len)
+ * written to c0, len and par unless c0 is NULL; returns their count. */
+static long row_segments(const mg_level *l, long r, long *c0, int *len, unsigned char *par)
 {
+    const int *ijk = l->row_ijk + 3 * r;
     long n = 0;
     int in = 0;
     for (long c = l->row_c0[r], e = c + l->row_len[r]; c < e; c++) {
         if (l->edge[c] && !in && c0)
-            c0[n] = c, len[n] = 0;
+            c0[n] = c, len[n] = 0, par[n] = (unsigned char)((ijk[0] + (c - l->row_c0[r]) + ijk[1] + ijk[2]) & 1);
         n += l->edge[c] && !in;
-        if (l->edge[c] && len)
+        if (l->edge[c] && c0)
             len[n - 1]++;
         in = l->edge[c];
     }
@@ -280,6 +281,8 @@ static void level_rows(mg_level *l)
         if (l->span[2 * q] >= 0) {
             l->row_c0[l->nrows] = cell(l, l->span[2 * q], q % ny, q / ny);
             l->row_len[l->nrows] = l->span[2 * q + 1] - l->span[2 * q] + 1;
+            l->row_ijk[3 * l->nrows] = l->span[2 * q], l->row_ijk[3 * l->nrows + 1] = q % ny;
+            l->row_ijk[3 * l->nrows + 2] = q / ny;
             l->row_cum[l->nrows + 1] = l->row_cum[l->nrows] + l->row_len[l->nrows];
             l->nrows++;
         }
@@ -289,15 +292,14 @@ static void level_rows(mg_level *l)
 #pragma omp parallel for schedule(static)
     for (long r = 0; r < l->nrows; r++) {
         const long c0 = l->row_c0[r];
-        int i0, j, k;
-        coords(l, c0, &i0, &j, &k);
-        row_edges(l, j, k, i0, i0 + l->row_len[r] - 1, l->edge);
+        const int *ijk = l->row_ijk + 3 * r;
+        row_edges(l, ijk[1], ijk[2], ijk[0], ijk[0] + l->row_len[r] - 1, l->edge);
         for (long c = c0, e = c0 + l->row_len[r]; c < e; c++) {
             const int fluid = label[c] == FL_CELL_FLUID;
             l->idiag[c] = fluid ? 1.0f / (mg_real)fl_poisson_diag(label, c, l->sx, l->sxy) : 0.0f;
             l->edge[c] &= fluid;
         }
-        seg[r + 1] = row_segments(l, r, NULL, NULL);
+        seg[r + 1] = row_segments(l, r, NULL, NULL, NULL);
     }
     seg[0] = 0;
     for (long r = 0; r < l->nrows; r++)
@@ -305,7 +307,7 @@ static void level_rows(mg_level *l)
     l->nseg = seg[l->nrows];
 #pragma omp parallel for schedule(static)
     for (long r = 0; r < l->nrows; r++)
-        row_segments(l, r, l->seg_c0 + seg[r], l->seg_len + seg[r]);
+        row_segments(l, r, l->seg_c0 + seg[r], l->seg_len + seg[r], l->seg_par + seg[r]);
 }
 
 void fl_mg_setup(fl_mg *m, const unsigned char *label)
@@ -359,12 +361,11 @@ static void sync(int team)
     }
 }
 
-/* The parity of i + j + k of cell c. */
-static int parity(const mg_level *l, long c)
+/* The parity of i + j + k of row r's first cell. */
+static int row_parity(const mg_level *l, long r)
 {
-    int i, j, k;
-    coords(l, c, &i, &j, &k);
-    return (i + j + k) & 1;
+    const int *ijk = l->row_ijk + 3 * r;
+    return (ijk[0] + ijk[1] + ijk[2]) & 1;
 }
 
 /* The Gauss-Seidel value of cell c: (b_c + sum of the six neighbours' x)
@@ -411,7 +412,7 @@ static void relax_colour(const mg_level *l, mg_real *x, const mg_real *b, int co
     share_rows(l, team, &r0, &r1);
     for (long r = r0; r < r1; r++) {
         const long c0 = l->row_c0[r];
-        relax_stretch(x, b, l->idiag, c0, c0 + l->row_len[r], parity(l, c0) != colour, l->sx, l->sxy, first);
+        relax_stretch(x, b, l->idiag, c0, c0 + l->row_len[r], row_parity(l, r) != colour, l->sx, l->sxy, first);
     }
     sync(team);
 }
@@ -423,7 +424,7 @@ static void relax_band(const mg_level *l, mg_real *x, const mg_real *b, int colo
     share(l->nseg, team, &q0, &q1);
     for (long q = q0; q < q1; q++) {
         const long c0 = l->seg_c0[q];
-        relax_stretch(x, b, l->idiag, c0, c0 + l->seg_len[q], parity(l, c0) != colour, l->sx, l->sxy, 0);
+        relax_stretch(x, b, l->idiag, c0, c0 + l->seg_len[q], l->seg_par[q] != colour, l->sx, l->sxy, 0);
     }
     sync(team);
 }
@@ -481,8 +482,7 @@ static void restrict_to(const mg_level *f, const mg_real *t, const mg_level *c, 
     share_rows(c, team, &r0, &r1);
     for (long r = r0; r < r1; r++) {
         const long C0 = c->row_c0[r];
-        int I0, J, K;
-        coords(c, C0, &I0, &J, &K);
+        const int I0 = c->row_ijk[3 * r], J = c->row_ijk[3 * r + 1], K = c->row_ijk[3 * r + 2];
         const mg_real *row[16];
         mg_real wrow[16];
         int nr = 0;
@@ -525,8 +525,7 @@ static void prolong_add(const mg_level *c, const mg_level *f, mg_real *x, int te
     share_rows(f, team, &r0, &r1);
     for (long r = r0; r < r1; r++) {
         const long q0 = f->row_c0[r];
-        int i0, j, k;
-        coords(f, q0, &i0, &j, &k);
+        const int i0 = f->row_ijk[3 * r], j = f->row_ijk[3 * r + 1], k = f->row_ijk[3 * r + 2];
         const int Jp = (j + 1) / 2, Kp = (k + 1) / 2, Jo = j & 1 ? Jp - 1 : Jp + 1, Ko = k & 1 ? Kp - 1 : Kp + 1;
         const mg_real *pp = c->x + cell(c, 0, Jp, Kp), *op = c->x + cell(c, 0, Jo, Kp),
                      *po = c->x + cell(c, 0, Jp, Ko), *oo = c->x + cell(c, 0, Jo, Ko);
