@@ -42,6 +42,19 @@ typedef struct run_clock {
     double frame_dt;    /* s */
 } run_clock;
 
+/* An adaptive step of at most dt that lands on the next frame time,
+ * remaining away: the whole of it when dt reaches it; half of it when it
+ * is less than two steps away, so that two even steps land there instead
+ * of a full one and a sliver (a step cut to a sliver pushes PCISPH's
+ * pressure as 1/dt^2); else dt. So no step is shorter than half the
+ * solver's limit, unless the limit falls between the two. */
+static double landing_step(double dt, double remaining)
+{
+    if (dt >= remaining)
+        return remaining;
+    return 2.0 * dt > remaining ? 0.5 * remaining : dt;
+}
+
 void fl_run_config_default(fl_run_config *c)
 {
     memset(c, 0, sizeof *c);
@@ -856,8 +869,8 @@ int fl_run(const fl_run_config *c, fl_run_result *res, fl_error *err)
                      fl_interrupted() == SIGINT ? "SIGINT" : "SIGTERM", k - 1, r.world.time);
             break;
         }
-        if (clk.adaptive) /* land on the next frame time exactly */
-            dt = fmin(dt, fmin((frame + 1) * clk.frame_dt, clk.t_end) - r.world.time);
+        if (clk.adaptive)
+            dt = landing_step(dt, fmin((frame + 1) * clk.frame_dt, clk.t_end) - r.world.time);
         fl_step_stats_reset(st);
         double t0 = fl_now_ms();
         fl_tool_report tool_row;
