@@ -368,11 +368,18 @@ static int row_parity(const mg_level *l, long r)
     return (ijk[0] + ijk[1] + ijk[2]) & 1;
 }
 
+/* a plus the six neighbours' x at cell c (their sum is the off-diagonal
+ * part of A x, negated), added in this order. */
+static inline mg_real plus_neighbours(mg_real a, const mg_real *x, long c, long sx, long sxy)
+{
+    return a + x[c - 1] + x[c + 1] + x[c - sx] + x[c + sx] + x[c - sxy] + x[c + sxy];
+}
+
 /* The Gauss-Seidel value of cell c: (b_c + sum of the six neighbours' x)
  * / diag_c on a FLUID cell, 0 on another (idiag 0, b maybe not finite). */
 static inline mg_real gs_value(const mg_real *x, const mg_real *b, const mg_real *idiag, long c, long sx, long sxy)
 {
-    const mg_real s = b[c] + x[c - 1] + x[c + 1] + x[c - sx] + x[c + sx] + x[c - sxy] + x[c + sxy];
+    const mg_real s = plus_neighbours(b[c], x, c, sx, sxy);
     return idiag[c] != 0.0f ? idiag[c] * s : 0.0f;
 }
 
@@ -459,9 +466,7 @@ static void residual(const mg_level *l, const mg_real *x, const mg_real *b, mg_r
     share_rows(l, team, &r0, &r1);
     for (long r = r0; r < r1; r++)
         for (long c = l->row_c0[r], e = c + l->row_len[r]; c < e; c++)
-            t[c] = idiag[c] != 0.0f ? b[c] - x[c] / idiag[c] +
-                                         (x[c - 1] + x[c + 1] + x[c - sx] + x[c + sx] + x[c - sxy] + x[c + sxy])
-                                   : 0.0f;
+            t[c] = idiag[c] != 0.0f ? b[c] - x[c] / idiag[c] + plus_neighbours(0.0f, x, c, sx, sxy) : 0.0f;
     sync(team);
 }
 
@@ -546,8 +551,8 @@ static void prolong_add(const mg_level *c, const mg_level *f, mg_real *x, int te
     sync(team);
 }
 
-/* x = V(b) on level l (x and b: l's arrays, or the caller's on level 0),
- * shared by the team's threads or run by one (team 0). */
+/* x = V(b) on level l (x and b: l's arrays), shared by the team's
+ * threads or run by one (team 0). */
 static void vcycle(fl_mg *m, int l, mg_real *x, const mg_real *b, int team)
 {
     const mg_level *L = &m->lv[l];
@@ -570,8 +575,7 @@ static void vcycle(fl_mg *m, int l, mg_real *x, const mg_real *b, int team)
     smooth(L, x, b, MG_SWEEPS, 1, team);
 }
 
-/* The finest level's b from r (0 off its FLUID cells), or z from its x,
- * on the finest level's rows. */
+/* The finest level's b from r, on its rows (0 off its FLUID cells). */
 static void load_b(mg_level *l, const double *r, int team)
 {
     long r0, r1;
@@ -582,6 +586,7 @@ static void load_b(mg_level *l, const double *r, int team)
     sync(team);
 }
 
+/* z from the finest level's x, on its rows. */
 static void store_x(const mg_level *l, double *z, int team)
 {
     long r0, r1;
