@@ -289,14 +289,16 @@ static inline const int *pbf_rows(const pbf_solver *s, int b, int *rows)
  * move, so it adds nothing else to the denominator. The part of eq. 14
  * that needs no neighbor's lambda, lambda_i grad_i C_i, goes to (ox, oy, oz).
  * per: the periods, or NULL without a periodic axis (fl_pair_image; a
- * constant at every call, as in every block function below). */
+ * constant at every call, as in every block function below). dim is
+ * c->dim, passed apart so that the caller can make it a constant: with
+ * both kernels' coefficients chosen by a runtime dim inside the loop, gcc
+ * 12 leaves the loop scalar (pbf_lambda_pass). */
 FL_FORCE_INLINE void pbf_lambda_block(int b, const pbf_solver *s, const fl_pbf_consts *c, const fl_period *per,
-                                      const float *qx, const float *qy, const float *qz, float *rho, float *lambda,
-                                      float *ox, float *oy, float *oz)
+                                      int dim, const float *qx, const float *qy, const float *qz, float *rho,
+                                      float *lambda, float *ox, float *oy, float *oz)
 {
     const int i0 = b * PBF_LANES;
     const float h = c->h;
-    const int dim = c->dim;
     float xi[PBF_LANES], yi[PBF_LANES], zi[PBF_LANES];
     float wsum[PBF_LANES], sq[PBF_LANES], gx[PBF_LANES], gy[PBF_LANES], gz[PBF_LANES];
     for (int l = 0; l < PBF_LANES; l++) {
@@ -378,14 +380,13 @@ FL_FORCE_INLINE void pbf_delta_block(int b, pbf_solver *s, const fl_pbf_consts *
  * velocity (eq. 17) into the store, the density of q (eq. 2) into rho,
  * and, with vorticity confinement on, the curl omega_i (eq. 15) and its
  * magnitude. Forced inline, so that a constant vorticity folds the curl
- * away from the loop when it is off. */
+ * away from the loop when it is off; dim as in pbf_lambda_block. */
 FL_FORCE_INLINE void pbf_velocity_block(int b, const pbf_solver *s, const fl_pbf_consts *c, const fl_period *per,
-                                        int vorticity, const float *qx, const float *qy, const float *qz,
+                                        int dim, int vorticity, const float *qx, const float *qy, const float *qz,
                                         fl_particles *f)
 {
     const int i0 = b * PBF_LANES;
     const float h = c->h;
-    const int dim = c->dim;
     float xi[PBF_LANES], yi[PBF_LANES], zi[PBF_LANES], ui[PBF_LANES], vi[PBF_LANES], wi[PBF_LANES];
     float wsum[PBF_LANES], sx[PBF_LANES], sy[PBF_LANES], sz[PBF_LANES], ox[PBF_LANES], oy[PBF_LANES],
         oz[PBF_LANES];
@@ -661,6 +662,30 @@ static int pbf_check_lambdas(const pbf_solver *s, int k, fl_step_stats *st)
     return FL_ERR_OUTSIDE;
 }
 
+/* The lambda pass over every block at the estimate q (pbf_lambda_block):
+ * rho, lambda and lambda_i grad_i C_i into (bx, by, bz). Without a
+ * periodic axis the block is compiled for the scene's dim as a constant,
+ * which lets the compiler vectorize its loop; each case is a parallel loop
+ * of its own, since inside one loop gcc merges the identical calls back
+ * into one with a runtime dim. */
+static void pbf_lambda_pass(pbf_solver *s, const fl_pbf_consts *c, float *rho, const float *qx, const float *qy,
+                            const float *qz)
+{
+    if (s->per.any) {
+        #pragma omp parallel for schedule(static)
+        for (int b = 0; b < s->blocks; b++)
+            pbf_lambda_block(b, s, c, &s->per, c->dim, qx, qy, qz, rho, s->lambda, s->bx, s->by, s->bz);
+    } else if (c->dim == 3) {
+        #pragma omp parallel for schedule(static)
+        for (int b = 0; b < s->blocks; b++)
+            pbf_lambda_block(b, s, c, NULL, 3, qx, qy, qz, rho, s->lambda, s->bx, s->by, s->bz);
+    } else {
+        #pragma omp parallel for schedule(static)
+        for (int b = 0; b < s->blocks; b++)
+            pbf_lambda_block(b, s, c, NULL, 2, qx, qy, qz, rho, s->lambda, s->bx, s->by, s->bz);
+    }
+}
+
 /* Lines 8-19: the Jacobi iterations (constraint_solver 0), or averaged
  * Jacobi (1): the same, with each particle's correction scaled by omega /
  * n_i (fl_pbf_average_scale; n_i from the step's lists). Iteration k
@@ -681,12 +706,7 @@ static int pbf_solve(pbf_solver *s, fl_world *w, const fl_pbf_consts *c, fl_step
     int k = 0, rc = FL_OK;
     while (k < s->prm.solver_iterations) {
         const float *qx = s->ax, *qy = s->ay, *qz = s->az;
-        #pragma omp parallel for schedule(static)
-        for (int b = 0; b < s->blocks; b++)
-            if (s->per.any)
-                pbf_lambda_block(b, s, c, &s->per, qx, qy, qz, f->rho, s->lambda, s->bx, s->by, s->bz);
-            else
-                pbf_lambda_block(b, s, c, NULL, qx, qy, qz, f->rho, s->lambda, s->bx, s->by, s->bz);
+        pbf_lambda_pass(s, c, f->rho, qx, qy, qz);
         if (c->eps == 0.0f && (rc = pbf_check_lambdas(s, k, st)))
             break;
         if (k > 0) {
@@ -782,12 +802,7 @@ static int pbf_solve_sequential(pbf_solver *s, fl_world *w, const fl_pbf_consts 
     int k = 0, rc = FL_OK;
     while (k < s->prm.solver_iterations) {
         if (k > 0) {
-            #pragma omp parallel for schedule(static)
-            for (int b = 0; b < s->blocks; b++)
-                if (s->per.any)
-                    pbf_lambda_block(b, s, c, &s->per, s->ax, s->ay, s->az, f->rho, s->lambda, s->bx, s->by, s->bz);
-                else
-                    pbf_lambda_block(b, s, c, NULL, s->ax, s->ay, s->az, f->rho, s->lambda, s->bx, s->by, s->bz);
+            pbf_lambda_pass(s, c, f->rho, s->ax, s->ay, s->az);
             fl_compression(f->rho, s->n, w->rho0, &st->residual[k - 1], &st->residual_max[k - 1]);
             if (s->prm.eta > 0.0 && st->residual_max[k - 1] < s->prm.eta)
                 break;
@@ -853,14 +868,24 @@ static int pbf_step(void *self, fl_world *w, double dt, fl_step_stats *st)
     }
     const float eps_v = (float)s->prm.vorticity_epsilon;
     const int vorticity = eps_v > 0.0f;
-    #pragma omp parallel for schedule(static)
-    for (int b = 0; b < s->blocks; b++)
-        if (per)
-            pbf_velocity_block(b, s, &c, per, vorticity, qx, qy, qz, f);
-        else if (vorticity)
-            pbf_velocity_block(b, s, &c, NULL, 1, qx, qy, qz, f);
-        else
-            pbf_velocity_block(b, s, &c, NULL, 0, qx, qy, qz, f);
+    /* one parallel loop per case, with dim a constant in 3D (pbf_lambda_pass) */
+    if (per) {
+        #pragma omp parallel for schedule(static)
+        for (int b = 0; b < s->blocks; b++)
+            pbf_velocity_block(b, s, &c, per, c.dim, vorticity, qx, qy, qz, f);
+    } else if (c.dim != 3) {
+        #pragma omp parallel for schedule(static)
+        for (int b = 0; b < s->blocks; b++)
+            pbf_velocity_block(b, s, &c, NULL, c.dim, vorticity, qx, qy, qz, f);
+    } else if (vorticity) {
+        #pragma omp parallel for schedule(static)
+        for (int b = 0; b < s->blocks; b++)
+            pbf_velocity_block(b, s, &c, NULL, 3, 1, qx, qy, qz, f);
+    } else {
+        #pragma omp parallel for schedule(static)
+        for (int b = 0; b < s->blocks; b++)
+            pbf_velocity_block(b, s, &c, NULL, 3, 0, qx, qy, qz, f);
+    }
     if (vorticity) {
         #pragma omp parallel for schedule(static)
         for (int b = 0; b < s->blocks; b++)
