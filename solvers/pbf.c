@@ -51,6 +51,9 @@
  * docs/methods/pbf.md maps each line to the function below. */
 #include <limits.h>
 #include <math.h>
+#if defined(__AVX512F__)
+#include <immintrin.h>
+#endif
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -83,6 +86,7 @@ typedef struct pbf_solver {
     int *touching;            /* with a tool: the particles with one of its particles among their neighbors */
     int touching_count;
     float *scratch;
+    float *packed;            /* 4 floats a slot: x*, y*, z* and one more (pbf_pack), for pbf_row_load */
     fl_period per;            /* the world's periods (fl_period_of) */
     /* the neighbor table, of slots: block b's rows are table[row_start[b] .. row_start[b + 1]),
      * PBF_LANES entries a row */
@@ -106,7 +110,7 @@ static void pbf_destroy(void *self)
     void *arrays[] = {s->ax, s->ay, s->az,         s->bx,      s->by,      s->bz,    s->weight,
                       s->lambda, s->ux, s->uy,     s->uz,      s->wx,      s->wy,    s->wz,
                       s->wn, s->lambda_sum,        s->scale,   s->scratch, s->row_start, s->table,
-                      s->tx, s->ty, s->tz, s->touching, s->mx, s->my, s->mz};
+                      s->tx, s->ty, s->tz, s->touching, s->mx, s->my, s->mz, s->packed};
     for (size_t k = 0; k < sizeof arrays / sizeof arrays[0]; k++)
         fl_free(arrays[k]);
     free(s);
@@ -213,6 +217,7 @@ static void *pbf_create(fl_world *w, const fl_params *p, fl_error *err)
     int ok = 1;
     for (size_t k = 0; k < sizeof arrays / sizeof arrays[0]; k++)
         ok &= (*arrays[k] = fl_alloc(slots * sizeof(float))) != NULL;
+    ok &= (s->packed = fl_alloc(4 * slots * sizeof(float))) != NULL;
     ok &= (s->lambda_sum = fl_alloc((size_t)(s->padded > 0 ? s->padded : 1) * sizeof(float))) != NULL;
     ok &= (s->scratch = fl_alloc((size_t)(s->n > 0 ? s->n : 1) * sizeof(float))) != NULL;
     ok &= (s->row_start = fl_alloc((size_t)(s->blocks + 1) * sizeof(int))) != NULL;
@@ -281,6 +286,48 @@ static inline const int *pbf_rows(const pbf_solver *s, int b, int *rows)
     return s->table + s->row_start[b];
 }
 
+/* Slot q's x*, y*, z* and v[q] into packed[4q .. 4q + 3], for every slot,
+ * so that a table row's neighbors come in with 16 loads of four floats
+ * (pbf_row_load) instead of a gather per array. */
+static void pbf_pack(pbf_solver *s, const float *qx, const float *qy, const float *qz, const float *v)
+{
+    float *restrict p = s->packed;
+    #pragma omp parallel for schedule(static)
+    for (int q = 0; q <= s->sentinel; q++)
+        p[4 * q] = qx[q], p[4 * q + 1] = qy[q], p[4 * q + 2] = qz[q], p[4 * q + 3] = v[q];
+}
+
+/* The packed values of the PBF_LANES slots of a table row, one array each:
+ * a[l] = packed[4 row[l]], b[l] = packed[4 row[l] + 1], and so on. With
+ * AVX-512, four loads of four floats fill each of four registers and a
+ * 4x4 transpose in each 128-bit lane sorts them out; elsewhere, the same
+ * by the lane. */
+FL_FORCE_INLINE void pbf_row_load(const float *restrict packed, const int *restrict row, float *restrict a,
+                                  float *restrict b, float *restrict c, float *restrict d)
+{
+#if defined(__AVX512F__) && PBF_LANES == 16
+    __m512 r[4];
+    for (int k = 0; k < 4; k++) {
+        r[k] = _mm512_castps128_ps512(_mm_load_ps(packed + 4 * row[k]));
+        r[k] = _mm512_insertf32x4(r[k], _mm_load_ps(packed + 4 * row[k + 4]), 1);
+        r[k] = _mm512_insertf32x4(r[k], _mm_load_ps(packed + 4 * row[k + 8]), 2);
+        r[k] = _mm512_insertf32x4(r[k], _mm_load_ps(packed + 4 * row[k + 12]), 3);
+    }
+    /* in each 128-bit lane q, r[k] holds slot row[4q + k]'s four values */
+    const __m512 t0 = _mm512_unpacklo_ps(r[0], r[1]), t1 = _mm512_unpackhi_ps(r[0], r[1]);
+    const __m512 t2 = _mm512_unpacklo_ps(r[2], r[3]), t3 = _mm512_unpackhi_ps(r[2], r[3]);
+    _mm512_storeu_ps(a, _mm512_shuffle_ps(t0, t2, 0x44));
+    _mm512_storeu_ps(b, _mm512_shuffle_ps(t0, t2, 0xee));
+    _mm512_storeu_ps(c, _mm512_shuffle_ps(t1, t3, 0x44));
+    _mm512_storeu_ps(d, _mm512_shuffle_ps(t1, t3, 0xee));
+#else
+    for (int l = 0; l < PBF_LANES; l++) {
+        const float *p = packed + 4 * row[l];
+        a[l] = p[0], b[l] = p[1], c[l] = p[2], d[l] = p[3];
+    }
+#endif
+}
+
 /* Density of the estimate q (eq. 2: rho_i / rho0 = m/rho0 (W(0) +
  * sum_j W_ij) + sum_b V_b W_ib) and lambda_i (eq. 11) of the particles of
  * block b. The gradient of C_i with respect to a fluid neighbor j is
@@ -308,12 +355,13 @@ FL_FORCE_INLINE void pbf_lambda_block(int b, const pbf_solver *s, const fl_pbf_c
     int rows;
     const int *row = pbf_rows(s, b, &rows);
     for (int m = 0; m < rows; m++, row += PBF_LANES) {
+        float xj[PBF_LANES], yj[PBF_LANES], zj[PBF_LANES], wj[PBF_LANES];
+        pbf_row_load(s->packed, row, xj, yj, zj, wj);
         #pragma omp simd
         for (int l = 0; l < PBF_LANES; l++) {
-            const int j = row[l];
-            float dx = xi[l] - qx[j], dy = yi[l] - qy[j], dz = zi[l] - qz[j];
+            float dx = xi[l] - xj[l], dy = yi[l] - yj[l], dz = zi[l] - zj[l];
             fl_pair_image(per, &dx, &dy, &dz);
-            fl_pbf_lambda_terms t = fl_pbf_lambda_pair(dx, dy, dz, dx * dx + dy * dy + dz * dz, s->weight[j], j < s->n, h, dim);
+            fl_pbf_lambda_terms t = fl_pbf_lambda_pair(dx, dy, dz, dx * dx + dy * dy + dz * dz, wj[l], row[l] < s->n, h, dim);
             wsum[l] += t.w;
             gx[l] += t.gx, gy[l] += t.gy, gz[l] += t.gz;
             sq[l] += t.sq;
@@ -352,13 +400,14 @@ FL_FORCE_INLINE void pbf_delta_block(int b, pbf_solver *s, const fl_pbf_consts *
     int rows;
     const int *row = pbf_rows(s, b, &rows);
     for (int m = 0; m < rows; m++, row += PBF_LANES) {
+        float xj[PBF_LANES], yj[PBF_LANES], zj[PBF_LANES], lj[PBF_LANES];
+        pbf_row_load(s->packed, row, xj, yj, zj, lj);
         #pragma omp simd
         for (int l = 0; l < PBF_LANES; l++) {
-            const int j = row[l];
-            float dx = xi[l] - qx[j], dy = yi[l] - qy[j], dz = zi[l] - qz[j];
+            float dx = xi[l] - xj[l], dy = yi[l] - yj[l], dz = zi[l] - zj[l];
             fl_pair_image(per, &dx, &dy, &dz);
             /* lambda_j is 0 but for fluid particles */
-            float gr = fl_pbf_delta_pair(c, scorr_n, dx * dx + dy * dy + dz * dz, s->lambda[j], j < s->n);
+            float gr = fl_pbf_delta_pair(c, scorr_n, dx * dx + dy * dy + dz * dz, lj[l], row[l] < s->n);
             fx[l] += gr * dx, fy[l] += gr * dy, fz[l] += gr * dz;
         }
     }
@@ -671,6 +720,7 @@ static int pbf_check_lambdas(const pbf_solver *s, int k, fl_step_stats *st)
 static void pbf_lambda_pass(pbf_solver *s, const fl_pbf_consts *c, float *rho, const float *qx, const float *qy,
                             const float *qz)
 {
+    pbf_pack(s, qx, qy, qz, s->weight);
     if (s->per.any) {
         #pragma omp parallel for schedule(static)
         for (int b = 0; b < s->blocks; b++)
@@ -716,6 +766,7 @@ static int pbf_solve(pbf_solver *s, fl_world *w, const fl_pbf_consts *c, fl_step
         }
         if (w->tool.active)
             pbf_tool_delta(s, w, &s->grid, qx, qy, qz, k == 0);
+        pbf_pack(s, qx, qy, qz, s->lambda);
         /* the paper's n = 4 as a constant: the power is then two squarings */
         #pragma omp parallel for schedule(static)
         for (int b = 0; b < s->blocks; b++) {
