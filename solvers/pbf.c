@@ -86,7 +86,8 @@ typedef struct pbf_solver {
     int *touching;            /* with a tool: the particles with one of its particles among their neighbors */
     int touching_count;
     float *scratch;
-    float *packed;            /* 4 floats a slot: x*, y*, z* and one more (pbf_pack), for pbf_row_load */
+    float *packed, *packed_u; /* 4 floats a slot (pbf_pack), for pbf_row_load: x*, y*, z* and one more;
+                               * the velocity pass's (x* - x) / dt and weight */
     fl_period per;            /* the world's periods (fl_period_of) */
     /* the neighbor table, of slots: block b's rows are table[row_start[b] .. row_start[b + 1]),
      * PBF_LANES entries a row */
@@ -110,7 +111,7 @@ static void pbf_destroy(void *self)
     void *arrays[] = {s->ax, s->ay, s->az,         s->bx,      s->by,      s->bz,    s->weight,
                       s->lambda, s->ux, s->uy,     s->uz,      s->wx,      s->wy,    s->wz,
                       s->wn, s->lambda_sum,        s->scale,   s->scratch, s->row_start, s->table,
-                      s->tx, s->ty, s->tz, s->touching, s->mx, s->my, s->mz, s->packed};
+                      s->tx, s->ty, s->tz, s->touching, s->mx, s->my, s->mz, s->packed, s->packed_u};
     for (size_t k = 0; k < sizeof arrays / sizeof arrays[0]; k++)
         fl_free(arrays[k]);
     free(s);
@@ -218,6 +219,7 @@ static void *pbf_create(fl_world *w, const fl_params *p, fl_error *err)
     for (size_t k = 0; k < sizeof arrays / sizeof arrays[0]; k++)
         ok &= (*arrays[k] = fl_alloc(slots * sizeof(float))) != NULL;
     ok &= (s->packed = fl_alloc(4 * slots * sizeof(float))) != NULL;
+    ok &= (s->packed_u = fl_alloc(4 * slots * sizeof(float))) != NULL;
     ok &= (s->lambda_sum = fl_alloc((size_t)(s->padded > 0 ? s->padded : 1) * sizeof(float))) != NULL;
     ok &= (s->scratch = fl_alloc((size_t)(s->n > 0 ? s->n : 1) * sizeof(float))) != NULL;
     ok &= (s->row_start = fl_alloc((size_t)(s->blocks + 1) * sizeof(int))) != NULL;
@@ -286,15 +288,15 @@ static inline const int *pbf_rows(const pbf_solver *s, int b, int *rows)
     return s->table + s->row_start[b];
 }
 
-/* Slot q's x*, y*, z* and v[q] into packed[4q .. 4q + 3], for every slot,
+/* Slot q's a[q], b[q], c[q] and d[q] into p[4q .. 4q + 3], for every slot,
  * so that a table row's neighbors come in with 16 loads of four floats
  * (pbf_row_load) instead of a gather per array. */
-static void pbf_pack(pbf_solver *s, const float *qx, const float *qy, const float *qz, const float *v)
+static void pbf_pack(const pbf_solver *s, float *restrict p, const float *a, const float *b, const float *c,
+                     const float *d)
 {
-    float *restrict p = s->packed;
     #pragma omp parallel for schedule(static)
     for (int q = 0; q <= s->sentinel; q++)
-        p[4 * q] = qx[q], p[4 * q + 1] = qy[q], p[4 * q + 2] = qz[q], p[4 * q + 3] = v[q];
+        p[4 * q] = a[q], p[4 * q + 1] = b[q], p[4 * q + 2] = c[q], p[4 * q + 3] = d[q];
 }
 
 /* The packed values of the PBF_LANES slots of a table row, one array each:
@@ -451,17 +453,20 @@ FL_FORCE_INLINE void pbf_velocity_block(int b, const pbf_solver *s, const fl_pbf
     int rows;
     const int *row = pbf_rows(s, b, &rows);
     for (int m = 0; m < rows; m++, row += PBF_LANES) {
+        float xj[PBF_LANES], yj[PBF_LANES], zj[PBF_LANES], uj[PBF_LANES], vj[PBF_LANES], wj[PBF_LANES],
+            weight[PBF_LANES];
+        pbf_row_load(s->packed, row, xj, yj, zj, weight);
+        pbf_row_load(s->packed_u, row, uj, vj, wj, weight);
         #pragma omp simd
         for (int l = 0; l < PBF_LANES; l++) {
-            const int j = row[l];
-            const int fluid = j < s->n;
-            float dx = xi[l] - qx[j], dy = yi[l] - qy[j], dz = zi[l] - qz[j];
+            const int fluid = row[l] < s->n;
+            float dx = xi[l] - xj[l], dy = yi[l] - yj[l], dz = zi[l] - zj[l];
             fl_pair_image(per, &dx, &dy, &dz);
             /* v_j - v_i, for fluid neighbors only (XSPH and the curl are over the fluid) */
-            float uj = s->ux[j], vj = s->uy[j], wj = s->uz[j];
-            float du = fluid ? uj - ui[l] : 0.0f, dv = fluid ? vj - vi[l] : 0.0f, dw = fluid ? wj - wi[l] : 0.0f;
+            float du = fluid ? uj[l] - ui[l] : 0.0f, dv = fluid ? vj[l] - vi[l] : 0.0f,
+                  dw = fluid ? wj[l] - wi[l] : 0.0f;
             fl_pbf_velocity_terms t = fl_pbf_velocity_pair(dx, dy, dz, dx * dx + dy * dy + dz * dz, du, dv, dw,
-                                                           s->weight[j], h, dim, vorticity);
+                                                           weight[l], h, dim, vorticity);
             wsum[l] += t.w;
             sx[l] += t.sx, sy[l] += t.sy, sz[l] += t.sz;
             ox[l] += t.ox, oy[l] += t.oy, oz[l] += t.oz;
@@ -723,7 +728,7 @@ static int pbf_check_lambdas(const pbf_solver *s, int k, fl_step_stats *st)
 static void pbf_lambda_pass(pbf_solver *s, const fl_pbf_consts *c, float *rho, const float *qx, const float *qy,
                             const float *qz)
 {
-    pbf_pack(s, qx, qy, qz, s->weight);
+    pbf_pack(s, s->packed, qx, qy, qz, s->weight);
     if (s->per.any) {
         #pragma omp parallel for schedule(static)
         for (int b = 0; b < s->blocks; b++)
@@ -769,7 +774,7 @@ static int pbf_solve(pbf_solver *s, fl_world *w, const fl_pbf_consts *c, fl_step
         }
         if (w->tool.active)
             pbf_tool_delta(s, w, &s->grid, qx, qy, qz, k == 0);
-        pbf_pack(s, qx, qy, qz, s->lambda);
+        pbf_pack(s, s->packed, qx, qy, qz, s->lambda);
         /* the paper's n = 4 as a constant: the power is then two squarings */
         #pragma omp parallel for schedule(static)
         for (int b = 0; b < s->blocks; b++) {
@@ -922,6 +927,8 @@ static int pbf_step(void *self, fl_world *w, double dt, fl_step_stats *st)
     }
     const float eps_v = (float)s->prm.vorticity_epsilon;
     const int vorticity = eps_v > 0.0f;
+    pbf_pack(s, s->packed, qx, qy, qz, s->weight);
+    pbf_pack(s, s->packed_u, s->ux, s->uy, s->uz, s->weight);
     /* one parallel loop per case, with dim a constant in 3D (pbf_lambda_pass) */
     if (per) {
         #pragma omp parallel for schedule(static)
