@@ -38,7 +38,9 @@
  * fluid particle, V_b for a boundary one) and lambdas live in "slot"
  * arrays that hold the fluid particles, the unused lanes of the last
  * block, the boundary particles and one far-away sentinel that fills the
- * rows a particle does not need.
+ * rows a particle does not need. Before a pass, the values it reads of a
+ * neighbor are packed four floats a slot (pbf_pack), so that a row comes
+ * in by 16 loads and a transpose (pbf_row_load), not a gather per array.
  *
  * Periodic axes (docs/design.md, "Periodic boundaries"): every pair takes
  * the minimum image of x*_i - x*_j (fl_pair_image), the collision response
