@@ -7,6 +7,7 @@
  * levels too small to share run on one thread. */
 #include "multigrid.h"
 
+#include <limits.h>
 #include <omp.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,11 +31,7 @@ typedef float mg_real;
 #define MG_BAND_SWEEPS 4
 /* a level with fewer rows holding FLUID runs on one thread: sharing it
  * would cost more in barriers than its work */
-#define MG_PARALLEL_ROWS 64
-/* the cells of a row relaxed as one vector: all of them computed from x
- * as it is, then the colour's stored */
-#define MG_CHUNK 32
-
+#define MG_PARALLEL_ROWS 200
 typedef struct mg_level {
     int n[3];
     long sx, sxy, ncells;
@@ -49,12 +46,11 @@ typedef struct mg_level {
     int *row_ijk;               /* the grid coordinates of each row's first cell, 3 a row */
     int *span;                  /* per row of the grid (j + ny k): its first and last FLUID i, or -1 */
     unsigned char *edge;        /* per cell of the rows: 1 on a FLUID cell beside a non-FLUID one (of the 26) */
-    long *row_seg;              /* per row holding FLUID: its first band segment (nrows + 1 entries) */
-    long *seg_c0;               /* the band: the FLUID cells beside a non-FLUID one (of the 26), as
-                                 * segments of consecutive cells of a row, in cell order: first cell */
-    int *seg_len;               /* and length */
-    unsigned char *seg_par;     /* and the parity of i + j + k of its first cell */
-    long nseg;
+    int *band;                  /* the band: the FLUID cells beside a non-FLUID one (of the 26), those of
+                                 * colour 0 (i + j + k even) first, then those of colour 1, each in cell order */
+    long nband[2];              /* the band's cells of colour 0, and of both */
+    long *row_band[2];          /* per row holding FLUID: where its band cells of colour 0, and 1, start in
+                                 * band (nrows + 1 entries each) */
 } mg_level;
 
 struct fl_mg {
@@ -83,10 +79,9 @@ static int level_alloc(mg_level *l, int finest)
              (l->span = malloc(2 * rows * sizeof(int))) != NULL &&
              (l->row_cum = malloc((rows + 1) * sizeof(long))) != NULL &&
              (l->row_ijk = malloc(3 * rows * sizeof(int))) != NULL &&
-             (l->row_seg = malloc((rows + 1) * sizeof(long))) != NULL && (l->edge = malloc((size_t)l->ncells)) != NULL &&
-             (l->seg_c0 = malloc(((size_t)l->ncells / 2 + 1) * sizeof(long))) != NULL &&
-             (l->seg_len = malloc(((size_t)l->ncells / 2 + 1) * sizeof(int))) != NULL &&
-             (l->seg_par = malloc((size_t)l->ncells / 2 + 1)) != NULL;
+             (l->row_band[0] = malloc((rows + 1) * sizeof(long))) != NULL &&
+             (l->row_band[1] = malloc((rows + 1) * sizeof(long))) != NULL &&
+             (l->edge = malloc((size_t)l->ncells)) != NULL && (l->band = malloc((size_t)l->ncells * sizeof(int))) != NULL;
     ok = ok && (l->x = fl_alloc(bytes)) != NULL && (l->b = fl_alloc(bytes)) != NULL;
     if (ok && !finest)
         ok = (l->own_label = malloc((size_t)l->ncells)) != NULL;
@@ -103,6 +98,8 @@ int fl_mg_create(int nx, int ny, int nz, fl_mg **out, fl_error *err)
     *out = NULL;
     if (nx < 3 || ny < 3 || nz < 3)
         return fl_fail(err, FL_ERR_INPUT, "multigrid: grid %dx%dx%d has no interior cell", nx, ny, nz);
+    if ((double)nx * ny * nz > INT_MAX)
+        return fl_fail(err, FL_ERR_INPUT, "multigrid: grid %dx%dx%d has more than %d cells", nx, ny, nz, INT_MAX);
     fl_mg *m = calloc(1, sizeof *m);
     if (!m)
         return fl_fail(err, FL_ERR_MEMORY, "multigrid: out of memory");
@@ -139,11 +136,10 @@ void fl_mg_destroy(fl_mg **mp)
         free(v->span);
         free(v->row_cum);
         free(v->row_ijk);
-        free(v->row_seg);
+        free(v->row_band[0]);
+        free(v->row_band[1]);
         free(v->edge);
-        free(v->seg_c0);
-        free(v->seg_len);
-        free(v->seg_par);
+        free(v->band);
         fl_free(v->t);
         fl_free(v->idiag);
         fl_free(v->x);
@@ -233,22 +229,29 @@ static void row_edges(const mg_level *l, int j, int k, int i0, int i1, unsigned 
     }
 }
 
-/* The band's segments in row r: its runs of band cells (edge set),
- * written to c0, len and par unless c0 is NULL; returns their count. */
-static long row_segments(const mg_level *l, long r, long *c0, int *len, unsigned char *par)
+/* The parity of i + j + k of row r's first cell. */
+static int row_parity(const mg_level *l, long r)
 {
     const int *ijk = l->row_ijk + 3 * r;
-    long n = 0;
-    int in = 0;
-    for (long c = l->row_c0[r], e = c + l->row_len[r]; c < e; c++) {
-        if (l->edge[c] && !in && c0)
-            c0[n] = c, len[n] = 0, par[n] = (unsigned char)((ijk[0] + (c - l->row_c0[r]) + ijk[1] + ijk[2]) & 1);
-        n += l->edge[c] && !in;
-        if (l->edge[c] && c0)
-            len[n - 1]++;
-        in = l->edge[c];
-    }
-    return n;
+    return (ijk[0] + ijk[1] + ijk[2]) & 1;
+}
+
+/* The band's cells of colour 0 and 1 (edge set) in row r: counted into
+ * n, or with out set, written from out[0] and out[1] on. */
+static void row_band_cells(const mg_level *l, long r, long n[2], int *const out[2])
+{
+    const long c0 = l->row_c0[r];
+    const int odd = row_parity(l, r);
+    long k[2] = {0, 0};
+    for (long c = c0, e = c0 + l->row_len[r]; c < e; c++)
+        if (l->edge[c]) {
+            const int colour = (int)((c - c0 + odd) & 1);
+            if (out)
+                out[colour][k[colour]] = (int)c;
+            k[colour]++;
+        }
+    if (n)
+        n[0] = k[0], n[1] = k[1];
 }
 
 /* l's rows holding FLUID (in cell order), idiag on them, and the band,
@@ -266,14 +269,16 @@ static void level_rows(mg_level *l)
 #pragma omp parallel for schedule(static)
     for (int q = 0; q < nrow_all; q++) {
         const int j = q % ny, k = q / ny;
-        int a = -1, z = -1;
+        int a = nx, z = -1;
         if (j > 0 && j < ny - 1 && k > 0 && k < l->n[2] - 1) {
             const unsigned char *row = label + cell(l, 0, j, k);
-            for (int i = 1; i < nx - 1; i++)
-                if (row[i] == FL_CELL_FLUID)
-                    z = i, a = a < 0 ? i : a;
+            for (int i = 1; i < nx - 1; i++) {
+                const int lo = row[i] == FL_CELL_FLUID ? i : nx, hi = row[i] == FL_CELL_FLUID ? i : -1;
+                a = lo < a ? lo : a;
+                z = hi > z ? hi : z;
+            }
         }
-        l->span[2 * q] = a, l->span[2 * q + 1] = z;
+        l->span[2 * q] = z < 0 ? -1 : a, l->span[2 * q + 1] = z;
     }
     l->nrows = 0;
     l->row_cum[0] = 0;
@@ -286,9 +291,9 @@ static void level_rows(mg_level *l)
             l->row_cum[l->nrows + 1] = l->row_cum[l->nrows] + l->row_len[l->nrows];
             l->nrows++;
         }
-    /* idiag and the edges, then the band's segments counted per row and
-     * placed */
-    long *seg = l->row_seg;
+    /* idiag and the edges, then the band's cells counted per row and
+     * colour, and placed */
+    long *at[2] = {l->row_band[0], l->row_band[1]};
 #pragma omp parallel for schedule(static)
     for (long r = 0; r < l->nrows; r++) {
         const long c0 = l->row_c0[r];
@@ -299,15 +304,22 @@ static void level_rows(mg_level *l)
             l->idiag[c] = fluid ? 1.0f / (mg_real)fl_poisson_diag(label, c, l->sx, l->sxy) : 0.0f;
             l->edge[c] &= fluid;
         }
-        seg[r + 1] = row_segments(l, r, NULL, NULL, NULL);
+        long n[2];
+        row_band_cells(l, r, n, NULL);
+        at[0][r + 1] = n[0], at[1][r + 1] = n[1];
     }
-    seg[0] = 0;
+    at[0][0] = 0;
     for (long r = 0; r < l->nrows; r++)
-        seg[r + 1] += seg[r];
-    l->nseg = seg[l->nrows];
+        at[0][r + 1] += at[0][r];
+    at[1][0] = at[0][l->nrows];
+    for (long r = 0; r < l->nrows; r++)
+        at[1][r + 1] += at[1][r];
+    l->nband[0] = at[1][0], l->nband[1] = at[1][l->nrows];
 #pragma omp parallel for schedule(static)
-    for (long r = 0; r < l->nrows; r++)
-        row_segments(l, r, l->seg_c0 + seg[r], l->seg_len + seg[r], l->seg_par + seg[r]);
+    for (long r = 0; r < l->nrows; r++) {
+        int *const out[2] = {l->band + at[0][r], l->band + at[1][r]};
+        row_band_cells(l, r, NULL, out);
+    }
 }
 
 void fl_mg_setup(fl_mg *m, const unsigned char *label)
@@ -361,13 +373,6 @@ static void sync(int team)
     }
 }
 
-/* The parity of i + j + k of row r's first cell. */
-static int row_parity(const mg_level *l, long r)
-{
-    const int *ijk = l->row_ijk + 3 * r;
-    return (ijk[0] + ijk[1] + ijk[2]) & 1;
-}
-
 /* a plus the six neighbours' x at cell c (their sum is the off-diagonal
  * part of A x, negated), added in this order. */
 static inline mg_real plus_neighbours(mg_real a, const mg_real *x, long c, long sx, long sxy)
@@ -383,55 +388,43 @@ static inline mg_real gs_value(const mg_real *x, const mg_real *b, const mg_real
     return idiag[c] != 0.0f ? idiag[c] * s : 0.0f;
 }
 
-/* Gauss-Seidel on the cells c0 + odd, c0 + odd + 2, ... below e of a
- * stretch of a row: x_c = (b_c + sum of the six neighbours' x) / diag_c
- * on the FLUID ones, 0 on the others. Those cells have neighbours of the
- * other colour only, which keep their x, so the stretch is one vector
- * loop over all of its cells, MG_CHUNK at a time, that stores the new
- * values of the colour's cells only. first: from x = 0 (the cells of the
- * colour get b_c / diag_c, the others 0; x need not be cleared before). */
-static void relax_stretch(mg_real *x, const mg_real *b, const mg_real *idiag, long c0, long e, long odd, long sx,
-                          long sxy, int first)
-{
-    if (first) {
-#pragma omp simd
-        for (long c = c0; c < e; c++)
-            x[c] = ((c - c0) & 1) == odd && idiag[c] != 0.0f ? idiag[c] * b[c] : 0.0f;
-        return;
-    }
-    for (long c = c0; c < e; c += MG_CHUNK) {
-        const int n = e - c < MG_CHUNK ? (int)(e - c) : MG_CHUNK;
-        mg_real v[MG_CHUNK];
-        for (int q = 0; q < n; q++)
-            v[q] = gs_value(x, b, idiag, c + q, sx, sxy);
-        for (int q = 0; q < n; q++)
-            x[c + q] = ((c + q - c0) & 1) == odd ? v[q] : x[c + q];
-    }
-}
-
 /* One Gauss-Seidel half sweep over l's FLUID cells of colour (i + j + k)
- * % 2 == colour (0 on the other cells of that colour in its rows): the
- * cells of one colour have neighbours of the other only, so the rows can
- * be shared. first: the first half sweep, from x = 0. */
+ * % 2 == colour (0 on the other cells of that colour in its rows): x_c =
+ * (b_c + sum of the six neighbours' x) / diag_c. The cells of one colour
+ * have neighbours of the other only, which keep their x, so the rows can
+ * be shared, and a row's cells of the colour, every second one, are one
+ * vector loop. first: the first half sweep, from x = 0: the cells of the
+ * colour get b_c / diag_c, the others 0 (x need not be cleared before). */
 static void relax_colour(const mg_level *l, mg_real *x, const mg_real *b, int colour, int first, int team)
 {
+    const mg_real *idiag = l->idiag;
+    const long sx = l->sx, sxy = l->sxy;
     long r0, r1;
     share_rows(l, team, &r0, &r1);
     for (long r = r0; r < r1; r++) {
-        const long c0 = l->row_c0[r];
-        relax_stretch(x, b, l->idiag, c0, c0 + l->row_len[r], row_parity(l, r) != colour, l->sx, l->sxy, first);
+        const long c0 = l->row_c0[r], e = c0 + l->row_len[r], odd = row_parity(l, r) != colour;
+        if (first) {
+#pragma omp simd
+            for (long c = c0; c < e; c++)
+                x[c] = ((c - c0) & 1) == odd && idiag[c] != 0.0f ? idiag[c] * b[c] : 0.0f;
+        } else
+            for (long c = c0 + odd; c < e; c += 2)
+                x[c] = gs_value(x, b, idiag, c, sx, sxy);
     }
     sync(team);
 }
 
-/* The same over the band's cells of one colour, shared by segments. */
+/* The same over the band's FLUID cells of one colour, a list shared by
+ * the team. */
 static void relax_band(const mg_level *l, mg_real *x, const mg_real *b, int colour, int team)
 {
+    const mg_real *idiag = l->idiag;
+    const long sx = l->sx, sxy = l->sxy, first = colour ? l->nband[0] : 0;
     long q0, q1;
-    share(l->nseg, team, &q0, &q1);
-    for (long q = q0; q < q1; q++) {
-        const long c0 = l->seg_c0[q];
-        relax_stretch(x, b, l->idiag, c0, c0 + l->seg_len[q], l->seg_par[q] != colour, l->sx, l->sxy, 0);
+    share(l->nband[colour] - first, team, &q0, &q1);
+    for (long q = first + q0; q < first + q1; q++) {
+        const long c = l->band[q];
+        x[c] = gs_value(x, b, idiag, c, sx, sxy);
     }
     sync(team);
 }
