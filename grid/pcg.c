@@ -128,8 +128,11 @@ static long plane_runs(fl_pcg *s, const unsigned char *label, int k, long first,
     for (int j = 0; j < s->ny; j++) {
         const long row = (long)s->nx * (j + (long)s->ny * k);
         for (int i = 0; i < s->nx; i++) {
-            if (label[row + i] != FL_CELL_FLUID)
-                continue;
+            /* the next FLUID cell (most rows of a splash hold none) */
+            const unsigned char *next = memchr(label + row + i, FL_CELL_FLUID, (size_t)(s->nx - i));
+            if (!next)
+                break;
+            i = (int)(next - (label + row));
             /* from this FLUID cell to the last one before a gap longer than PCG_GAP */
             int end = i, gap = 0;
             for (int e = i; e < s->nx && gap <= PCG_GAP; e++) {
