@@ -401,16 +401,15 @@ static void seam_gradient(fl_mac_grid *g, int a, long face, long lo, long hi, co
         vel[a][face] -= scale * (g->p[hi] - g->p[lo]);
 }
 
-void fl_mac_apply_gradient(fl_mac_grid *g, double dt, double rho)
+/* The gradient's update of the faces with a FLUID cell on one side and no
+ * SOLID cell on either (the faces touching SOLID keep the solid's velocity
+ * from fl_mac_enforce_solid, which has run): each cell updates its low
+ * faces. */
+static void gradient_faces(fl_mac_grid *g, double scale)
 {
-    const double scale = dt / (rho * g->dx);
     const long sx = g->nx, sxy = (long)g->nx * g->ny;
     const unsigned char *label = g->label;
     const double *p = g->p;
-    fl_mac_enforce_solid(g);
-    /* each cell updates its low faces: those with a FLUID cell on one side
-     * and no SOLID cell on either (the faces touching SOLID keep the
-     * solid's velocity from fl_mac_enforce_solid) */
 #pragma omp parallel for schedule(static)
     for (int k = 0; k < g->nz; k++)
         for (int j = 0; j < g->ny; j++)
@@ -435,6 +434,46 @@ void fl_mac_apply_gradient(fl_mac_grid *g, double dt, double rho)
         wrap_seams(g, seam_gradient, &scale);
 }
 
+/* The same faces found from the FLUID cells of the solve just made (its
+ * runs along x, which the workspace keeps as the last solve's; a grid
+ * without periodic axes, whose outer layer holds no FLUID): a FLUID cell updates its low faces towards a cell that is not
+ * SOLID, and its high faces towards an AIR cell (a FLUID one above updates
+ * that face as its low one). Every face is updated once, by the same
+ * arithmetic as gradient_faces, visiting the FLUID cells only. */
+static void gradient_faces_on_runs(fl_mac_grid *g, double scale)
+{
+    const fl_pcg *s = g->pcg;
+    const long sx = g->nx, sxy = (long)g->nx * g->ny;
+    const unsigned char *label = g->label;
+    const double *p = g->p;
+    double *vel[3] = {g->u, g->v, g->w};
+#pragma omp parallel for schedule(static)
+    for (long r = 0; r < s->nold; r++) {
+        const long c0 = s->old_start[r];
+        const int i0 = (int)(c0 % sx), j = (int)((c0 / sx) % g->ny), k = (int)(c0 / sxy);
+        const long f0[3] = {fl_mac_u(g, i0, j, k), fl_mac_v(g, i0, j, k), fl_mac_w(g, i0, j, k)};
+        const long up[3] = {1, g->nx, (long)g->nx * g->ny}, step[3] = {1, sx, sxy};
+        for (int i = 0; i < s->old_len[r]; i++) {
+            const long c = c0 + i;
+            if (label[c] != FL_CELL_FLUID)
+                continue;
+            for (int a = 0; a < 3; a++) {
+                const long lo = c - step[a], hi = c + step[a], face = f0[a] + i;
+                if (label[lo] != FL_CELL_SOLID)
+                    vel[a][face] -= scale * (p[c] - p[lo]);
+                if (label[hi] == FL_CELL_AIR)
+                    vel[a][face + up[a]] -= scale * (p[hi] - p[c]);
+            }
+        }
+    }
+}
+
+void fl_mac_apply_gradient(fl_mac_grid *g, double dt, double rho)
+{
+    fl_mac_enforce_solid(g);
+    gradient_faces(g, dt / (rho * g->dx));
+}
+
 int fl_mac_project(fl_mac_grid *g, double dt, double rho, const fl_pcg_options *opt,
                    fl_pcg_result *res, fl_error *err)
 {
@@ -448,7 +487,12 @@ int fl_mac_project(fl_mac_grid *g, double dt, double rho, const fl_pcg_options *
     int status = fl_pcg_solve(g->pcg, g->label, g->rhs, g->p, opt, res, err);
     if (status != FL_OK)
         return status;
-    fl_mac_apply_gradient(g, dt, rho);
+    /* the faces touching SOLID were set above, and nothing since changed
+     * them */
+    if (g->wrap)
+        gradient_faces(g, dt / (rho * g->dx));
+    else
+        gradient_faces_on_runs(g, dt / (rho * g->dx));
     if (g->div_after)
         keep_divergence(g, g->div_after);
     return FL_OK;
