@@ -262,31 +262,40 @@ static void seam_solid(fl_mac_grid *g, int a, long face, long lo, long hi, const
         vel[a][face] = solid[a] ? solid[a][face] : 0.0;
 }
 
+/* face[i] = the solid's velocity (solid[i], or 0 without a moving solid)
+ * on the n faces of a row whose cell on either side (label a[i] or b[i])
+ * is SOLID: one vector loop each way. */
+static void solid_faces(double *face, const double *solid, const unsigned char *a, const unsigned char *b, int n)
+{
+    if (solid) {
+        for (int i = 0; i < n; i++)
+            if (a[i] == FL_CELL_SOLID || b[i] == FL_CELL_SOLID)
+                face[i] = solid[i];
+    } else
+        for (int i = 0; i < n; i++)
+            if (a[i] == FL_CELL_SOLID || b[i] == FL_CELL_SOLID)
+                face[i] = 0.0;
+}
+
 void fl_mac_enforce_solid(fl_mac_grid *g)
 {
     const int nx = g->nx, ny = g->ny, nz = g->nz;
     const long sx = nx, sxy = (long)nx * ny;
-    const unsigned char *label = g->label;
     const double *su = g->solid_u, *sv = g->solid_v, *sw = g->solid_w;
     /* each cell sets its low faces that touch SOLID (its own label or the
      * neighbour's below) to the solid's velocity; the grid's outer layer is
-     * SOLID, so its cells' faces all go, and the far faces beyond the grid
-     * are zeroed apart */
+     * SOLID, so its cells' faces all go (a row on it is its own neighbour
+     * below, and so is the first cell of a row, whose low u face is
+     * SOLID's), and the far faces beyond the grid are zeroed apart */
 #pragma omp parallel for schedule(static)
     for (int k = 0; k < nz; k++)
         for (int j = 0; j < ny; j++) {
-            const long c0 = fl_mac_cell(g, 0, j, k);
-            for (int i = 0; i < nx; i++) {
-                const long c = c0 + i, fu = fl_mac_u(g, i, j, k), fv = fl_mac_v(g, i, j, k),
-                           fw = fl_mac_w(g, i, j, k);
-                const int solid = label[c] == FL_CELL_SOLID;
-                if (solid || (i > 0 && label[c - 1] == FL_CELL_SOLID))
-                    g->u[fu] = su ? su[fu] : 0.0;
-                if (solid || (j > 0 && label[c - sx] == FL_CELL_SOLID))
-                    g->v[fv] = sv ? sv[fv] : 0.0;
-                if (solid || (k > 0 && label[c - sxy] == FL_CELL_SOLID))
-                    g->w[fw] = sw ? sw[fw] : 0.0;
-            }
+            const unsigned char *row = g->label + fl_mac_cell(g, 0, j, k);
+            const long fu = fl_mac_u(g, 0, j, k), fv = fl_mac_v(g, 0, j, k), fw = fl_mac_w(g, 0, j, k);
+            g->u[fu] = su ? su[fu] : 0.0;
+            solid_faces(g->u + fu + 1, su ? su + fu + 1 : NULL, row + 1, row, nx - 1);
+            solid_faces(g->v + fv, sv ? sv + fv : NULL, row, j > 0 ? row - sx : row, nx);
+            solid_faces(g->w + fw, sw ? sw + fw : NULL, row, k > 0 ? row - sxy : row, nx);
             g->u[fl_mac_u(g, nx, j, k)] = 0.0;
         }
 #pragma omp parallel for schedule(static)
@@ -338,16 +347,26 @@ static void keep_divergence(const fl_mac_grid *g, double *out)
             }
 }
 
-/* out[c] = scale times the divergence (eq. 7) on FLUID cells, 0 elsewhere. */
+/* out[c] = scale times the divergence (eq. 7) on FLUID cells, 0 elsewhere:
+ * cell_divergence's arithmetic along each row, one vector loop. */
 static void divergence_scaled(const fl_mac_grid *g, double scale, double *out)
 {
+    const int nx = g->nx;
+    const double inv_dx = g->inv_dx;
 #pragma omp parallel for schedule(static)
     for (int k = 0; k < g->nz; k++)
-        for (int j = 0; j < g->ny; j++)
-            for (int i = 0; i < g->nx; i++) {
-                long c = fl_mac_cell(g, i, j, k);
-                out[c] = g->label[c] != FL_CELL_FLUID ? 0.0 : cell_divergence(g, i, j, k) * scale;
-            }
+        for (int j = 0; j < g->ny; j++) {
+            const long c0 = fl_mac_cell(g, 0, j, k);
+            const unsigned char *label = g->label + c0;
+            const double *u = g->u + fl_mac_u(g, 0, j, k), *v0 = g->v + fl_mac_v(g, 0, j, k),
+                         *v1 = g->v + fl_mac_v(g, 0, j + 1, k), *w0 = g->w + fl_mac_w(g, 0, j, k),
+                         *w1 = g->w + fl_mac_w(g, 0, j, k + 1);
+            double *o = out + c0;
+            for (int i = 0; i < nx; i++)
+                o[i] = label[i] != FL_CELL_FLUID
+                           ? 0.0
+                           : inv_dx * (u[i + 1] - u[i] + v1[i] - v0[i] + w1[i] - w0[i]) * scale;
+        }
 }
 
 void fl_mac_divergence(const fl_mac_grid *g, double *div)
