@@ -283,16 +283,18 @@ void fl_mac_enforce_solid(fl_mac_grid *g)
     const long sx = nx, sxy = (long)nx * ny;
     const double *su = g->solid_u, *sv = g->solid_v, *sw = g->solid_w;
     /* each cell sets its low faces that touch SOLID (its own label or the
-     * neighbour's below) to the solid's velocity; the grid's outer layer is
-     * SOLID, so its cells' faces all go (a row on it is its own neighbour
-     * below, and so is the first cell of a row, whose low u face is
-     * SOLID's), and the far faces beyond the grid are zeroed apart */
+     * neighbour's below) to the solid's velocity (a cell on the grid's low
+     * faces has no neighbour below: a row there is given itself as the row
+     * below, and a row's first cell is done apart); the far faces beyond
+     * the grid are zeroed apart. Along an axis that wraps, the seams are
+     * done after. */
 #pragma omp parallel for schedule(static)
     for (int k = 0; k < nz; k++)
         for (int j = 0; j < ny; j++) {
             const unsigned char *row = g->label + fl_mac_cell(g, 0, j, k);
             const long fu = fl_mac_u(g, 0, j, k), fv = fl_mac_v(g, 0, j, k), fw = fl_mac_w(g, 0, j, k);
-            g->u[fu] = su ? su[fu] : 0.0;
+            if (row[0] == FL_CELL_SOLID)
+                g->u[fu] = su ? su[fu] : 0.0;
             solid_faces(g->u + fu + 1, su ? su + fu + 1 : NULL, row + 1, row, nx - 1);
             solid_faces(g->v + fv, sv ? sv + fv : NULL, row, j > 0 ? row - sx : row, nx);
             solid_faces(g->w + fw, sw ? sw + fw : NULL, row, k > 0 ? row - sxy : row, nx);
