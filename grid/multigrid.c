@@ -32,6 +32,9 @@ typedef float mg_real;
 /* a level with fewer rows holding FLUID runs on one thread: sharing it
  * would cost more in barriers than its work */
 #define MG_PARALLEL_ROWS 200
+/* the coarse cells of a row that a transfer forms at a time, in vector
+ * loops over an array of this length on the stack */
+#define MG_STRIP 64
 typedef struct mg_level {
     int n[3];
     long sx, sxy, ncells;
@@ -490,14 +493,21 @@ static void restrict_to(const mg_level *f, const mg_real *t, const mg_level *c, 
                 if (k > 0 && k < f->n[2] - 1 && j > 0 && j < f->n[1] - 1)
                     row[nr] = t + cell(f, 0, j, k), wrow[nr++] = 0.5f * mg_w[dk] * mg_w[dj];
             }
-        for (int I = I0; I < I0 + c->row_len[r]; I++) {
-            mg_real sum = 0.0f;
+        /* a strip of coarse cells at a time, each summing the fine rows
+         * in the same order */
+        for (int I = I0; I < I0 + c->row_len[r]; I += MG_STRIP) {
+            const int n = I0 + c->row_len[r] - I < MG_STRIP ? I0 + c->row_len[r] - I : MG_STRIP;
+            mg_real sum[MG_STRIP];
+            for (int u = 0; u < n; u++)
+                sum[u] = 0.0f;
             for (int q = 0; q < nr; q++) {
-                const mg_real *s = row[q] + 2 * I - 2;
-                sum += wrow[q] * (0.25f * (s[0] + s[3]) + 0.75f * (s[1] + s[2]));
+                const mg_real *s = row[q] + 2 * I - 2, w = wrow[q];
+                for (int u = 0; u < n; u++)
+                    sum[u] += w * (0.25f * (s[2 * u] + s[2 * u + 3]) + 0.75f * (s[2 * u + 1] + s[2 * u + 2]));
             }
             const long C = C0 + (I - I0);
-            c->b[C] = c->idiag[C] != 0.0f ? sum : 0.0f;
+            for (int u = 0; u < n; u++)
+                c->b[C + u] = c->idiag[C + u] != 0.0f ? sum[u] : 0.0f;
         }
     }
     sync(team);
@@ -516,7 +526,8 @@ static inline mg_real combine_yz(const mg_real *pp, const mg_real *op, const mg_
  * neighbour on its side (1/4): I - 1 for i = 2I - 1, I + 1 for i = 2I.
  * Along a row, u(I) is the coarse values of the four coarse rows around
  * it, combined in y and z; each u is formed once for the two children
- * beside it. */
+ * beside it. A strip of coarse indices at a time: its u, then the values
+ * of its children in fine order, then the row's FLUID cells among them. */
 static void prolong_add(const mg_level *c, const mg_level *f, mg_real *x, int team)
 {
     long r0, r1;
@@ -530,15 +541,23 @@ static void prolong_add(const mg_level *c, const mg_level *f, mg_real *x, int te
         const int i1 = i0 + f->row_len[r] - 1, I0 = (i0 + 1) / 2, I1 = (i1 + 1) / 2;
         mg_real *xr = x + (q0 - i0);
         const mg_real *id = f->idiag + (q0 - i0);
-        mg_real below = combine_yz(pp, op, po, oo, I0 - 1), here = combine_yz(pp, op, po, oo, I0);
-        for (int I = I0; I <= I1; I++) {
-            const mg_real above = combine_yz(pp, op, po, oo, I + 1);
-            const int a = 2 * I - 1, b = 2 * I;
-            if (a >= i0 && id[a] != 0.0f)
-                xr[a] += 0.75f * here + 0.25f * below;
-            if (b <= i1 && id[b] != 0.0f)
-                xr[b] += 0.75f * here + 0.25f * above;
-            below = here, here = above;
+        for (int I = I0; I <= I1; I += MG_STRIP) {
+            const int n = I1 + 1 - I < MG_STRIP ? I1 + 1 - I : MG_STRIP;
+            mg_real u[MG_STRIP + 2], v[2 * MG_STRIP];
+            for (int m = 0; m < n + 2; m++)
+                u[m] = combine_yz(pp, op, po, oo, I - 1 + m);
+            /* v[2m]: fine 2(I + m) - 1, beside I + m - 1; v[2m + 1]: fine
+             * 2(I + m), beside I + m + 1 */
+            for (int m = 0; m < n; m++) {
+                v[2 * m] = 0.75f * u[m + 1] + 0.25f * u[m];
+                v[2 * m + 1] = 0.75f * u[m + 1] + 0.25f * u[m + 2];
+            }
+            const int first = 2 * I - 1, lo = first > i0 ? first : i0,
+                      hi = 2 * (I + n - 1) < i1 ? 2 * (I + n - 1) : i1;
+            mg_real *xs = xr + lo;
+            const mg_real *ids = id + lo, *vs = v + (lo - first);
+            for (int i = 0; i <= hi - lo; i++)
+                xs[i] = ids[i] != 0.0f ? xs[i] + vs[i] : xs[i];
         }
     }
     sync(team);
@@ -571,11 +590,20 @@ static void vcycle(fl_mg *m, int l, mg_real *x, const mg_real *b, int team)
 /* The finest level's b from r, on its rows (0 off its FLUID cells). */
 static void load_b(mg_level *l, const double *r, int team)
 {
+    mg_real *b = l->b;
+    const mg_real *idiag = l->idiag;
     long r0, r1;
     share_rows(l, team, &r0, &r1);
-    for (long q = r0; q < r1; q++)
-        for (long c = l->row_c0[q], e = c + l->row_len[q]; c < e; c++)
-            l->b[c] = l->idiag[c] != 0.0f ? (mg_real)r[c] : 0.0f;
+    /* each row converted, then cleared off its FLUID cells: two vector
+     * loops (gcc keeps a conversion, which may raise a floating-point
+     * exception, out of a select) */
+    for (long q = r0; q < r1; q++) {
+        const long c0 = l->row_c0[q], e = c0 + l->row_len[q];
+        for (long c = c0; c < e; c++)
+            b[c] = (mg_real)r[c];
+        for (long c = c0; c < e; c++)
+            b[c] = idiag[c] != 0.0f ? b[c] : 0.0f;
+    }
     sync(team);
 }
 

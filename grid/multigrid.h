@@ -41,8 +41,8 @@ void fl_mg_setup(fl_mg *m, const unsigned char *label);
 
 /* z = one V-cycle applied to r: written on the FLUID cells of the finest
  * level, and 0 on the other cells between the first and the last FLUID
- * cell of each row (z elsewhere is not touched; r is read on the FLUID
- * cells). */
+ * cell of each row (z elsewhere is not touched; r is read on those cells
+ * of the rows, and its values on the FLUID cells only are used). */
 void fl_mg_apply(fl_mg *m, const double *r, double *z);
 
 /* The number of levels (the finest included). */
