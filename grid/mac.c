@@ -349,9 +349,13 @@ static void keep_divergence(const fl_mac_grid *g, double *out)
             }
 }
 
-/* out[c] = scale times the divergence (eq. 7) on FLUID cells, 0 elsewhere:
- * cell_divergence's arithmetic along each row, one vector loop. */
-static void divergence_scaled(const fl_mac_grid *g, double scale, double *out)
+/* out[c] = scale times the divergence (eq. 7) on the FLUID cells, 0 on
+ * the others: cell_divergence's arithmetic along each row, one vector
+ * loop. fluid_rows: only on the rows that hold FLUID, from the first FLUID
+ * cell on, the other cells left as they are (the projection's right-hand
+ * side, read on the FLUID cells only: a splash fills a few per cent of the
+ * grid, and the whole grid's faces are 5 arrays of doubles to read). */
+static void divergence_scaled(const fl_mac_grid *g, double scale, double *out, int fluid_rows)
 {
     const int nx = g->nx;
     const double inv_dx = g->inv_dx;
@@ -360,11 +364,18 @@ static void divergence_scaled(const fl_mac_grid *g, double scale, double *out)
         for (int j = 0; j < g->ny; j++) {
             const long c0 = fl_mac_cell(g, 0, j, k);
             const unsigned char *label = g->label + c0;
+            int i0 = 0;
+            if (fluid_rows) {
+                const unsigned char *first = memchr(label, FL_CELL_FLUID, (size_t)nx);
+                if (!first)
+                    continue;
+                i0 = (int)(first - label);
+            }
             const double *u = g->u + fl_mac_u(g, 0, j, k), *v0 = g->v + fl_mac_v(g, 0, j, k),
                          *v1 = g->v + fl_mac_v(g, 0, j + 1, k), *w0 = g->w + fl_mac_w(g, 0, j, k),
                          *w1 = g->w + fl_mac_w(g, 0, j, k + 1);
             double *o = out + c0;
-            for (int i = 0; i < nx; i++)
+            for (int i = i0; i < nx; i++)
                 o[i] = label[i] != FL_CELL_FLUID
                            ? 0.0
                            : inv_dx * (u[i + 1] - u[i] + v1[i] - v0[i] + w1[i] - w0[i]) * scale;
@@ -373,7 +384,7 @@ static void divergence_scaled(const fl_mac_grid *g, double scale, double *out)
 
 void fl_mac_divergence(const fl_mac_grid *g, double *div)
 {
-    divergence_scaled(g, 1.0, div);
+    divergence_scaled(g, 1.0, div, 0);
 }
 
 /* fl_mac_laplacian on a periodic grid: the stencil wraps. */
@@ -474,17 +485,20 @@ static void gradient_faces_on_runs(fl_mac_grid *g, double scale)
         const int i0 = (int)(c0 % sx), j = (int)((c0 / sx) % g->ny), k = (int)(c0 / sxy);
         const long f0[3] = {fl_mac_u(g, i0, j, k), fl_mac_v(g, i0, j, k), fl_mac_w(g, i0, j, k)};
         const long up[3] = {1, g->nx, (long)g->nx * g->ny}, step[3] = {1, sx, sxy};
-        for (int i = 0; i < s->old_len[r]; i++) {
-            const long c = c0 + i;
-            if (label[c] != FL_CELL_FLUID)
-                continue;
-            for (int a = 0; a < 3; a++) {
-                const long lo = c - step[a], hi = c + step[a], face = f0[a] + i;
-                if (label[lo] != FL_CELL_SOLID)
-                    vel[a][face] -= scale * (p[c] - p[lo]);
-                if (label[hi] == FL_CELL_AIR)
-                    vel[a][face + up[a]] -= scale * (p[hi] - p[c]);
-            }
+        const int n = s->old_len[r];
+        const unsigned char *lc = label + c0;
+        const double *pc = p + c0;
+        /* per axis, the low faces, then the high ones: vector loops */
+        for (int a = 0; a < 3; a++) {
+            const unsigned char *ll = lc - step[a], *lh = lc + step[a];
+            const double *pl = pc - step[a], *ph = pc + step[a];
+            double *lo = vel[a] + f0[a], *hi = lo + up[a];
+            for (int i = 0; i < n; i++)
+                if (lc[i] == FL_CELL_FLUID && ll[i] != FL_CELL_SOLID)
+                    lo[i] -= scale * (pc[i] - pl[i]);
+            for (int i = 0; i < n; i++)
+                if (lc[i] == FL_CELL_FLUID && lh[i] == FL_CELL_AIR)
+                    hi[i] -= scale * (ph[i] - pc[i]);
         }
     }
 }
@@ -502,7 +516,7 @@ int fl_mac_project(fl_mac_grid *g, double dt, double rho, const fl_pcg_options *
         return fl_fail(err, FL_ERR_INPUT, "mac projection: dt = %g s and rho = %g kg/m^3 must be positive",
                        dt, rho);
     fl_mac_enforce_solid(g);
-    divergence_scaled(g, -rho * g->dx * g->dx / dt, g->rhs);
+    divergence_scaled(g, -rho * g->dx * g->dx / dt, g->rhs, 1);
     if (g->div_before)
         keep_divergence(g, g->div_before);
     int status = fl_pcg_solve(g->pcg, g->label, g->rhs, g->p, opt, res, err);

@@ -62,7 +62,8 @@ typedef struct fl_mac_grid {
     double *wu, *wv, *ww;  /* summed particle weights per face of the last P2G (0: no particle near) */
     double *p;             /* pressure at cell centres, Pa (0 outside FLUID cells) */
     unsigned char *label;  /* FL_CELL_FLUID, FL_CELL_AIR or FL_CELL_SOLID per cell */
-    double *rhs;           /* right-hand side of the last projection, Pa */
+    double *rhs;           /* right-hand side of the last projection on its FLUID cells, Pa (other cells
+                              hold older values) */
     double *solid_u, *solid_v, *solid_w; /* per face: the normal velocity of the solid it touches, m/s;
                               NULL (the default): every solid is static, 0 */
     double *div_before, *div_after; /* per cell: div u, 1/s, on the FLUID cells of the last projection,
