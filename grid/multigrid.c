@@ -199,36 +199,53 @@ static void coarse_row_labels(const mg_level *f, mg_level *c, int J, int K)
                 air |= row[q][i] == FL_CELL_AIR, fluid |= row[q][i] == FL_CELL_FLUID;
         out[I] = coarse_of(air, fluid);
     }
-    for (int I = 1; I < nc - 1; I++) {
-        const int i0 = 2 * I - 1, i1 = 2 * I < nf - 2 ? 2 * I : nf - 2;
+    /* the interior: fine cells 2I - 1 and 2I, one vector loop up to the
+     * last I whose 2I is interior (an odd fine axis's last coarse cell
+     * covers one fine cell, done after) */
+    const int last = (nf - 2) / 2 < nc - 2 ? (nf - 2) / 2 : nc - 2;
+    for (int I = 1; I <= last; I++) {
         int air = 0, fluid = 0;
         for (int q = 0; q < 4; q++) {
-            air |= (row[q][i0] == FL_CELL_AIR) | (row[q][i1] == FL_CELL_AIR);
-            fluid |= (row[q][i0] == FL_CELL_FLUID) | (row[q][i1] == FL_CELL_FLUID);
+            air |= (row[q][2 * I - 1] == FL_CELL_AIR) | (row[q][2 * I] == FL_CELL_AIR);
+            fluid |= (row[q][2 * I - 1] == FL_CELL_FLUID) | (row[q][2 * I] == FL_CELL_FLUID);
         }
+        out[I] = coarse_of(air, fluid);
+    }
+    for (int I = last + 1; I < nc - 1; I++) {
+        int air = 0, fluid = 0;
+        for (int q = 0; q < 4; q++)
+            air |= row[q][nf - 2] == FL_CELL_AIR, fluid |= row[q][nf - 2] == FL_CELL_FLUID;
         out[I] = coarse_of(air, fluid);
     }
 }
 
-/* edge[c] for the cells c of row (j, k) in [i0, i1]: 1 when any of their
- * 26 neighbours is not FLUID. The OR over the 3 x 3 rows around the row
- * first (in edge, on [i0 - 1, i1 + 1], which lie in this row), then over
- * i - 1, i and i + 1, in place. */
-static void row_edges(const mg_level *l, int j, int k, int i0, int i1, unsigned char *edge)
+/* On the cells of row (j, k) in [i0, i1]: edge 1 on a FLUID cell any of
+ * whose 26 neighbours is not FLUID (FL_CELL_FLUID is 0: the OR of the 27
+ * labels is not 0), else 0; idiag 1 / A's diagonal on a FLUID cell, else 0
+ * (as 1 / d or 0 / 1, by arithmetic on the FLUID flag f, so that the
+ * conversion and the division are no branch's). Vector loops. */
+static void row_edges_idiag(const mg_level *l, int j, int k, int i0, int i1)
 {
-    const long row = cell(l, 0, j, k);
-    for (int i = i0 - 1; i <= i1 + 1; i++) {
-        unsigned char o = 0;
-        for (int dk = -1; dk <= 1; dk++)
-            for (int dj = -1; dj <= 1; dj++)
-                o |= l->label[row + i + l->sx * dj + l->sxy * dk] != FL_CELL_FLUID;
-        edge[row + i] = o;
-    }
-    unsigned char prev = edge[row + i0 - 1];
+    const long row = cell(l, 0, j, k), sx = l->sx, sxy = l->sxy;
+    const unsigned char *lab = l->label + row, *n[9];
+    for (int dk = -1, q = 0; dk <= 1; dk++)
+        for (int dj = -1; dj <= 1; dj++)
+            n[q++] = lab + sx * dj + sxy * dk;
+    unsigned char *edge = l->edge + row;
     for (int i = i0; i <= i1; i++) {
-        const unsigned char cur = edge[row + i];
-        edge[row + i] = prev | cur | edge[row + i + 1];
-        prev = cur;
+        unsigned char o = 0;
+        for (int q = 0; q < 9; q++)
+            o |= n[q][i - 1] | n[q][i] | n[q][i + 1];
+        edge[i] = o != 0 && lab[i] == FL_CELL_FLUID;
+    }
+    mg_real *idiag = l->idiag + row;
+    for (int i = i0; i <= i1; i++) {
+        const int fluid = lab[i] == FL_CELL_FLUID;
+        const int d = (lab[i - 1] != FL_CELL_SOLID) + (lab[i + 1] != FL_CELL_SOLID) + (lab[i - sx] != FL_CELL_SOLID) +
+                      (lab[i + sx] != FL_CELL_SOLID) + (lab[i - sxy] != FL_CELL_SOLID) +
+                      (lab[i + sxy] != FL_CELL_SOLID);
+        const mg_real f = (mg_real)fluid;
+        idiag[i] = f / ((mg_real)d * f + (1.0f - f));
     }
 }
 
@@ -299,14 +316,8 @@ static void level_rows(mg_level *l)
     long *at[2] = {l->row_band[0], l->row_band[1]};
 #pragma omp parallel for schedule(static)
     for (long r = 0; r < l->nrows; r++) {
-        const long c0 = l->row_c0[r];
         const int *ijk = l->row_ijk + 3 * r;
-        row_edges(l, ijk[1], ijk[2], ijk[0], ijk[0] + l->row_len[r] - 1, l->edge);
-        for (long c = c0, e = c0 + l->row_len[r]; c < e; c++) {
-            const int fluid = label[c] == FL_CELL_FLUID;
-            l->idiag[c] = fluid ? 1.0f / (mg_real)fl_poisson_diag(label, c, l->sx, l->sxy) : 0.0f;
-            l->edge[c] &= fluid;
-        }
+        row_edges_idiag(l, ijk[1], ijk[2], ijk[0], ijk[0] + l->row_len[r] - 1);
         long n[2];
         row_band_cells(l, r, n, NULL);
         at[0][r + 1] = n[0], at[1][r + 1] = n[1];
