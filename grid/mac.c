@@ -351,9 +351,10 @@ static void keep_divergence(const fl_mac_grid *g, double *out)
 
 /* out[c] = scale times the divergence (eq. 7) on the FLUID cells, 0 on
  * the others: cell_divergence's arithmetic along each row, one vector
- * loop. fluid_rows: only on the rows that hold FLUID, from the first FLUID
- * cell on, the other cells left as they are (the projection's right-hand
- * side, read on the FLUID cells only: a splash fills a few per cent of the
+ * loop. fluid_rows: only on the rows that hold FLUID, from their first
+ * FLUID cell to their last (found by a vector scan of the row's labels),
+ * the other cells left as they are (the projection's right-hand side,
+ * read on the FLUID cells only: a splash fills a few per cent of the
  * grid, and the whole grid's faces are 5 arrays of doubles to read). */
 static void divergence_scaled(const fl_mac_grid *g, double scale, double *out, int fluid_rows)
 {
@@ -364,18 +365,20 @@ static void divergence_scaled(const fl_mac_grid *g, double scale, double *out, i
         for (int j = 0; j < g->ny; j++) {
             const long c0 = fl_mac_cell(g, 0, j, k);
             const unsigned char *label = g->label + c0;
-            int i0 = 0;
+            int i0 = 0, i1 = nx - 1;
             if (fluid_rows) {
-                const unsigned char *first = memchr(label, FL_CELL_FLUID, (size_t)nx);
-                if (!first)
-                    continue;
-                i0 = (int)(first - label);
+                i0 = nx, i1 = -1;
+                for (int i = 0; i < nx; i++) {
+                    const int lo = label[i] == FL_CELL_FLUID ? i : nx, hi = label[i] == FL_CELL_FLUID ? i : -1;
+                    i0 = lo < i0 ? lo : i0;
+                    i1 = hi > i1 ? hi : i1;
+                }
             }
             const double *u = g->u + fl_mac_u(g, 0, j, k), *v0 = g->v + fl_mac_v(g, 0, j, k),
                          *v1 = g->v + fl_mac_v(g, 0, j + 1, k), *w0 = g->w + fl_mac_w(g, 0, j, k),
                          *w1 = g->w + fl_mac_w(g, 0, j, k + 1);
             double *o = out + c0;
-            for (int i = i0; i < nx; i++)
+            for (int i = i0; i <= i1; i++)
                 o[i] = label[i] != FL_CELL_FLUID
                            ? 0.0
                            : inv_dx * (u[i + 1] - u[i] + v1[i] - v0[i] + w1[i] - w0[i]) * scale;
