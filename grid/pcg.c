@@ -191,16 +191,20 @@ static void build_runs(fl_pcg *s, const unsigned char *label)
 
 /* Zero z, s and precon on the cells of the last solve's runs, so that all
  * three are 0 outside the FLUID cells of the next (r, q, diag and mask are
- * only read on the runs, where a solve writes them first). */
+ * only read on the runs, where a solve writes them first); precon only
+ * when the last solve wrote it (MIC(0), Jacobi). */
 static void clear_old_runs(fl_pcg *s)
 {
+    const int precon = s->precon_written;
 #pragma omp parallel for schedule(static)
     for (long k = 0; k < s->nold; k++) {
         size_t bytes = (size_t)s->old_len[k] * sizeof(double);
         memset(s->z + s->old_start[k], 0, bytes);
         memset(s->s + s->old_start[k], 0, bytes);
-        memset(s->precon + s->old_start[k], 0, bytes);
+        if (precon)
+            memset(s->precon + s->old_start[k], 0, bytes);
     }
+    s->precon_written = 0;
 }
 
 /* The current runs become the old ones, cleared by the next solve. */
@@ -663,6 +667,7 @@ static void iterate(fl_pcg *s, const unsigned char *label, double *p, double bno
         res->reason = FL_PCG_CONVERGED_RTOL;
         return;
     }
+    s->precon_written = opt->precond == FL_PRECOND_MIC0 || opt->precond == FL_PRECOND_JACOBI;
     if (opt->precond == FL_PRECOND_MIC0 && s->wrap)
         wrap_mic0_factor(s, label, opt->mic_tau, opt->mic_sigma);
     else if (opt->precond == FL_PRECOND_MIC0)

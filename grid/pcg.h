@@ -123,6 +123,7 @@ typedef struct fl_pcg {
     long ncells;
     double *r, *z, *s, *q;
     double *precon;      /* per FLUID cell, 0 elsewhere: MIC(0) 1 / sqrt(pivot), Jacobi 1 / diagonal */
+    int precon_written;  /* the last solve wrote precon on its runs (MIC(0), Jacobi): the next clears it */
     double *diag;        /* A's diagonal on the FLUID cells of the current solve, 0 on the runs' gaps */
     double *mask;        /* 1 on the FLUID cells of the current solve, 0 on the runs' gaps */
     long *run_start;     /* the FLUID cells as runs along x (gaps of a few cells included), in cell
