@@ -54,6 +54,7 @@ typedef struct mg_level {
     long nband[2];              /* the band's cells of colour 0, and of both */
     long *row_band[2];          /* per row holding FLUID: where its band cells of colour 0, and 1, start in
                                  * band (nrows + 1 entries each) */
+    double *row_dot;            /* per row holding FLUID: its part of z.r (the finest level's) */
 } mg_level;
 
 struct fl_mg {
@@ -84,6 +85,7 @@ static int level_alloc(mg_level *l, int finest)
              (l->row_ijk = malloc(3 * rows * sizeof(int))) != NULL &&
              (l->row_band[0] = malloc((rows + 1) * sizeof(long))) != NULL &&
              (l->row_band[1] = malloc((rows + 1) * sizeof(long))) != NULL &&
+             (l->row_dot = malloc(rows * sizeof(double))) != NULL &&
              (l->edge = malloc((size_t)l->ncells)) != NULL && (l->band = malloc((size_t)l->ncells * sizeof(int))) != NULL;
     ok = ok && (l->x = fl_alloc(bytes)) != NULL && (l->b = fl_alloc(bytes)) != NULL;
     if (ok && !finest)
@@ -141,6 +143,7 @@ void fl_mg_destroy(fl_mg **mp)
         free(v->row_ijk);
         free(v->row_band[0]);
         free(v->row_band[1]);
+        free(v->row_dot);
         free(v->edge);
         free(v->band);
         fl_free(v->t);
@@ -618,14 +621,21 @@ static void load_b(mg_level *l, const double *r, int team)
     sync(team);
 }
 
-/* z from the finest level's x, on its rows. */
-static void store_x(const mg_level *l, double *z, int team)
+/* z from the finest level's x, on its rows, and each row's part of z.r. */
+static void store_x(const mg_level *l, double *z, const double *r, int team)
 {
     long r0, r1;
     share_rows(l, team, &r0, &r1);
-    for (long q = r0; q < r1; q++)
-        for (long c = l->row_c0[q], e = c + l->row_len[q]; c < e; c++)
+    for (long q = r0; q < r1; q++) {
+        const long c0 = l->row_c0[q], e = c0 + l->row_len[q];
+        double sum = 0.0;
+#pragma omp simd reduction(+ : sum)
+        for (long c = c0; c < e; c++) {
             z[c] = l->x[c];
+            sum += z[c] * r[c];
+        }
+        l->row_dot[q] = sum;
+    }
 }
 
 /* The cycle on the finest level's own x and b, between r and z. */
@@ -634,15 +644,21 @@ static void apply(fl_mg *m, const double *r, double *z, int team)
     mg_level *L = &m->lv[0];
     load_b(L, r, team);
     vcycle(m, 0, L->x, L->b, team);
-    store_x(L, z, team);
+    store_x(L, z, r, team);
 }
 
-void fl_mg_apply(fl_mg *m, const double *r, double *z)
+double fl_mg_apply(fl_mg *m, const double *r, double *z)
 {
-    if (m->lv[0].nrows <= MG_PARALLEL_ROWS)
+    const mg_level *L = &m->lv[0];
+    if (L->nrows <= MG_PARALLEL_ROWS)
         apply(m, r, z, 0);
     else {
 #pragma omp parallel
         apply(m, r, z, omp_get_num_threads() > 1);
     }
+    /* the rows' parts in row order, whatever the threads */
+    double zr = 0.0;
+    for (long q = 0; q < L->nrows; q++)
+        zr += L->row_dot[q];
+    return zr;
 }

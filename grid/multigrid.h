@@ -42,8 +42,10 @@ void fl_mg_setup(fl_mg *m, const unsigned char *label);
 /* z = one V-cycle applied to r: written on the FLUID cells of the finest
  * level, and 0 on the other cells between the first and the last FLUID
  * cell of each row (z elsewhere is not touched; r is read on those cells
- * of the rows, and its values on the FLUID cells only are used). */
-void fl_mg_apply(fl_mg *m, const double *r, double *z);
+ * of the rows, and must be finite there). Returns z.r, summed per row and
+ * then over the rows in order, so that it does not depend on the thread
+ * count. */
+double fl_mg_apply(fl_mg *m, const double *r, double *z);
 
 /* The number of levels (the finest included). */
 int fl_mg_levels(const fl_mg *m);

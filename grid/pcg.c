@@ -189,16 +189,19 @@ static void build_runs(fl_pcg *s, const unsigned char *label)
     }
 }
 
-/* Zero z, s and precon on the cells of the last solve's runs, so that all
- * three are 0 outside the FLUID cells of the next (r, q, diag and mask are
- * only read on the runs, where a solve writes them first); precon only
- * when the last solve wrote it (MIC(0), Jacobi). */
+/* Zero r, z, s and precon on the cells of the last solve's runs, so that
+ * all four are 0 outside the FLUID cells of the next (q, diag and mask are
+ * only read on the runs, where a solve writes them first; the multigrid
+ * reads r beside the runs too, multiplied by 0: a value that a failed
+ * solve left there must not be NaN); precon only when the last solve
+ * wrote it (MIC(0), Jacobi). */
 static void clear_old_runs(fl_pcg *s)
 {
     const int precon = s->precon_written;
 #pragma omp parallel for schedule(static)
     for (long k = 0; k < s->nold; k++) {
         size_t bytes = (size_t)s->old_len[k] * sizeof(double);
+        memset(s->r + s->old_start[k], 0, bytes);
         memset(s->z + s->old_start[k], 0, bytes);
         memset(s->s + s->old_start[k], 0, bytes);
         if (precon)
@@ -562,8 +565,7 @@ static double precondition_dot(fl_pcg *s, fl_precond kind)
     if (kind == FL_PRECOND_MIC0)
         return mic0_apply_dot(s);
     if (kind == FL_PRECOND_MG) {
-        fl_mg_apply(s->mg, s->r, s->z);
-        return dot(s, s->z, s->r);
+        return fl_mg_apply(s->mg, s->r, s->z);
     }
     const double *r = s->r, *pc = s->precon;
     double *z = s->z;

@@ -115,7 +115,7 @@ typedef struct fl_pcg_result {
 
 /* Workspace of a solve on an nx x ny x nz grid (the vectors r, z, s, q, the
  * preconditioner, the FLUID cells as runs along x and the block sums),
- * allocated once so that a solve does not allocate. z, s and precon are 0
+ * allocated once so that a solve does not allocate. r, z, s and precon are 0
  * outside the FLUID cells of the solve in progress (or of the last one):
  * a solve clears the cells of the last one before it starts. */
 typedef struct fl_pcg {
