@@ -471,10 +471,11 @@ static void gradient_faces(fl_mac_grid *g, double scale)
 
 /* The same faces found from the FLUID cells of the solve just made (its
  * runs along x, which the workspace keeps as the last solve's; a grid
- * without periodic axes, whose outer layer holds no FLUID): a FLUID cell updates its low faces towards a cell that is not
- * SOLID, and its high faces towards an AIR cell (a FLUID one above updates
- * that face as its low one). Every face is updated once, by the same
- * arithmetic as gradient_faces, visiting the FLUID cells only. */
+ * without periodic axes, whose outer layer holds no FLUID): a FLUID cell
+ * updates its low faces towards a cell that is not SOLID, and its high
+ * faces towards an AIR cell (a FLUID one above updates that face as its
+ * low one). Every face is updated once, by the same arithmetic as
+ * gradient_faces, visiting the FLUID cells only. */
 static void gradient_faces_on_runs(fl_mac_grid *g, double scale)
 {
     const fl_pcg *s = g->pcg;

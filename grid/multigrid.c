@@ -35,6 +35,7 @@ typedef float mg_real;
 /* the coarse cells of a row that a transfer forms at a time, in vector
  * loops over an array of this length on the stack */
 #define MG_STRIP 64
+
 typedef struct mg_level {
     int n[3];
     long sx, sxy, ncells;
