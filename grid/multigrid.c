@@ -87,7 +87,8 @@ static int level_alloc(mg_level *l, int finest)
              (l->row_band[0] = malloc((rows + 1) * sizeof(long))) != NULL &&
              (l->row_band[1] = malloc((rows + 1) * sizeof(long))) != NULL &&
              (l->row_dot = malloc(rows * sizeof(double))) != NULL &&
-             (l->edge = malloc((size_t)l->ncells)) != NULL && (l->band = malloc((size_t)l->ncells * sizeof(int))) != NULL;
+             (l->edge = malloc((size_t)l->ncells)) != NULL &&
+             (l->band = malloc((size_t)l->ncells * sizeof(int))) != NULL;
     ok = ok && (l->x = fl_alloc(bytes)) != NULL && (l->b = fl_alloc(bytes)) != NULL;
     if (ok && !finest)
         ok = (l->own_label = malloc((size_t)l->ncells)) != NULL;
