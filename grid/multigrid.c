@@ -246,9 +246,7 @@ static void row_edges_idiag(const mg_level *l, int j, int k, int i0, int i1)
     mg_real *idiag = l->idiag + row;
     for (int i = i0; i <= i1; i++) {
         const int fluid = lab[i] == FL_CELL_FLUID;
-        const int d = (lab[i - 1] != FL_CELL_SOLID) + (lab[i + 1] != FL_CELL_SOLID) + (lab[i - sx] != FL_CELL_SOLID) +
-                      (lab[i + sx] != FL_CELL_SOLID) + (lab[i - sxy] != FL_CELL_SOLID) +
-                      (lab[i + sxy] != FL_CELL_SOLID);
+        const int d = fl_poisson_diag(lab, i, sx, sxy);
         const mg_real f = (mg_real)fluid;
         idiag[i] = f / ((mg_real)d * f + (1.0f - f));
     }
