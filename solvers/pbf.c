@@ -56,6 +56,7 @@
 #if defined(__AVX512F__)
 #include <immintrin.h>
 #endif
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -314,11 +315,12 @@ FL_FORCE_INLINE void pbf_row_load(const float *restrict packed, const int *restr
 {
 #if defined(__AVX512F__) && PBF_LANES == 16
     __m512 r[4];
+    const __m128 *quad = (const __m128 *)packed;
     for (int k = 0; k < 4; k++) {
-        r[k] = _mm512_broadcast_f32x4(_mm_load_ps(packed + 4 * row[k]));
-        r[k] = _mm512_mask_broadcast_f32x4(r[k], 0x00f0, _mm_load_ps(packed + 4 * row[k + 4]));
-        r[k] = _mm512_mask_broadcast_f32x4(r[k], 0x0f00, _mm_load_ps(packed + 4 * row[k + 8]));
-        r[k] = _mm512_mask_broadcast_f32x4(r[k], 0xf000, _mm_load_ps(packed + 4 * row[k + 12]));
+        r[k] = _mm512_broadcast_f32x4(quad[(ptrdiff_t)row[k]]);
+        r[k] = _mm512_mask_broadcast_f32x4(r[k], 0x00f0, quad[(ptrdiff_t)row[k + 4]]);
+        r[k] = _mm512_mask_broadcast_f32x4(r[k], 0x0f00, quad[(ptrdiff_t)row[k + 8]]);
+        r[k] = _mm512_mask_broadcast_f32x4(r[k], 0xf000, quad[(ptrdiff_t)row[k + 12]]);
     }
     /* in each 128-bit lane q, r[k] holds slot row[4q + k]'s four values */
     const __m512 t0 = _mm512_unpacklo_ps(r[0], r[1]), t1 = _mm512_unpackhi_ps(r[0], r[1]);
