@@ -17,6 +17,7 @@
 #include "pcg.h"
 
 #include <math.h>
+#include <omp.h>
 #include <string.h>
 
 #include "multigrid.h"
@@ -725,6 +726,7 @@ int fl_pcg_solve(fl_pcg *s, const unsigned char *label, const double *b, double 
     if (opt->precond == FL_PRECOND_MG && !s->mg && fl_mg_create(s->nx, s->ny, s->nz, &s->mg, err))
         return FL_ERR_MEMORY;
 
+    const double t0 = omp_get_wtime();
     clear_old_runs(s);
     const int warm = opt->warm_start != 0;
     /* written where it is not 0 already (a read costs half the memory
@@ -770,5 +772,6 @@ int fl_pcg_solve(fl_pcg *s, const unsigned char *label, const double *b, double 
             remove_mean(s, p);
     }
     keep_runs(s);
+    res->ms = 1e3 * (omp_get_wtime() - t0);
     return FL_OK;
 }

@@ -111,6 +111,7 @@ typedef struct fl_pcg_result {
     int history_len;     /* entries written to options.history */
     int fluid_cells;     /* unknowns of the system */
     int null_space;      /* 1: periodic with no AIR next to the FLUID cells: b and p made mean-free */
+    double ms;           /* wall time of the solve, set-up included, ms */
 } fl_pcg_result;
 
 /* Workspace of a solve on an nx x ny x nz grid (the vectors r, z, s, q, the

@@ -743,6 +743,7 @@ static void flip_record(fl_step_stats *st, const double *history, const fl_pcg_r
         st->solve_iterations_max = res->iterations;
     if (res->reason < 0)
         st->solves_unconverged++;
+    st->solve_ms += res->ms;
     for (int k = 1; k < res->history_len; k++) {
         if (st->iterations < FL_MAX_HISTORY)
             st->residual[st->iterations] = history[k];

@@ -58,6 +58,9 @@ typedef struct fl_step_stats {
     int solve_iterations_max;        /* most iterations of one linear solve in the step (FLIP) */
     int solves_unconverged;          /* linear solves of the step that stopped short of their
                                       * tolerance (FLIP: MICCG at max_iter or broken down) */
+    double solve_ms;                 /* wall time inside the step's linear solves (FLIP's pressure
+                                      * solves, from the set-up of the preconditioner to the last
+                                      * iteration), ms; part of pressure_solve; 0 without one */
     char failure[160];               /* why the step failed, when it returned an error code;
                                       * "" when it has nothing to add to the code */
 } fl_step_stats;

@@ -22,6 +22,7 @@ void fl_step_stats_reset(fl_step_stats *st)
     st->max_speed = st->cfl = 0.0;
     st->nan_count = 0;
     st->solve_iterations_max = st->solves_unconverged = 0;
+    st->solve_ms = 0.0;
     st->substeps = 1;
     st->dt_limit = 0.0;
     st->failure[0] = '\0';
