@@ -312,13 +312,6 @@ void fl_mac_enforce_solid(fl_mac_grid *g)
         wrap_seams(g, seam_solid, NULL);
 }
 
-/* The net outflow of FLUID cell c = (i, j, k) over dx, 1/s. */
-static inline double cell_divergence(const fl_mac_grid *g, int i, int j, int k)
-{
-    return g->inv_dx * (g->u[fl_mac_u(g, i + 1, j, k)] - g->u[fl_mac_u(g, i, j, k)] + g->v[fl_mac_v(g, i, j + 1, k)] -
-                     g->v[fl_mac_v(g, i, j, k)] + g->w[fl_mac_w(g, i, j, k + 1)] - g->w[fl_mac_w(g, i, j, k)]);
-}
-
 int fl_mac_grid_keep_divergence(fl_mac_grid *g, fl_error *err)
 {
     if (g->div_before)
@@ -337,26 +330,14 @@ int fl_mac_grid_keep_divergence(fl_mac_grid *g, fl_error *err)
     return FL_OK;
 }
 
-/* out[c] = the divergence on FLUID cells, NaN elsewhere (div_before, div_after). */
-static void keep_divergence(const fl_mac_grid *g, double *out)
-{
-#pragma omp parallel for schedule(static)
-    for (int k = 0; k < g->nz; k++)
-        for (int j = 0; j < g->ny; j++)
-            for (int i = 0; i < g->nx; i++) {
-                long c = fl_mac_cell(g, i, j, k);
-                out[c] = g->label[c] == FL_CELL_FLUID ? cell_divergence(g, i, j, k) : NAN;
-            }
-}
-
-/* out[c] = scale times the divergence (eq. 7) on the FLUID cells, 0 on
- * the others: cell_divergence's arithmetic along each row, one vector
- * loop. fluid_rows: only on the rows that hold FLUID, from their first
- * FLUID cell to their last (found by a vector scan of the row's labels),
- * the other cells left as they are (the projection's right-hand side,
- * read on the FLUID cells only: a splash fills a few per cent of the
- * grid, and the whole grid's faces are 5 arrays of doubles to read). */
-static void divergence_scaled(const fl_mac_grid *g, double scale, double *out, int fluid_rows)
+/* out[c] = scale times the divergence (eq. 7) on the FLUID cells, `other`
+ * on the others, along each row in one vector loop. fluid_rows: only on
+ * the rows that hold FLUID, from their first FLUID cell to their last
+ * (fl_fluid_span), the other cells left as they are (the projection's
+ * right-hand side, read on the FLUID cells only: a splash fills a few per
+ * cent of the grid, and the whole grid's faces are 5 arrays of doubles to
+ * read). */
+static void divergence_scaled(const fl_mac_grid *g, double scale, double other, double *out, int fluid_rows)
 {
     const int nx = g->nx;
     const double inv_dx = g->inv_dx;
@@ -366,28 +347,22 @@ static void divergence_scaled(const fl_mac_grid *g, double scale, double *out, i
             const long c0 = fl_mac_cell(g, 0, j, k);
             const unsigned char *label = g->label + c0;
             int i0 = 0, i1 = nx - 1;
-            if (fluid_rows) {
-                i0 = nx, i1 = -1;
-                for (int i = 0; i < nx; i++) {
-                    const int lo = label[i] == FL_CELL_FLUID ? i : nx, hi = label[i] == FL_CELL_FLUID ? i : -1;
-                    i0 = lo < i0 ? lo : i0;
-                    i1 = hi > i1 ? hi : i1;
-                }
-            }
+            if (fluid_rows)
+                fl_fluid_span(label, 0, nx, &i0, &i1);
             const double *u = g->u + fl_mac_u(g, 0, j, k), *v0 = g->v + fl_mac_v(g, 0, j, k),
                          *v1 = g->v + fl_mac_v(g, 0, j + 1, k), *w0 = g->w + fl_mac_w(g, 0, j, k),
                          *w1 = g->w + fl_mac_w(g, 0, j, k + 1);
             double *o = out + c0;
             for (int i = i0; i <= i1; i++)
                 o[i] = label[i] != FL_CELL_FLUID
-                           ? 0.0
+                           ? other
                            : inv_dx * (u[i + 1] - u[i] + v1[i] - v0[i] + w1[i] - w0[i]) * scale;
         }
 }
 
 void fl_mac_divergence(const fl_mac_grid *g, double *div)
 {
-    divergence_scaled(g, 1.0, div, 0);
+    divergence_scaled(g, 1.0, 0.0, div, 0);
 }
 
 /* fl_mac_laplacian on a periodic grid: the stencil wraps. */
@@ -520,9 +495,10 @@ int fl_mac_project(fl_mac_grid *g, double dt, double rho, const fl_pcg_options *
         return fl_fail(err, FL_ERR_INPUT, "mac projection: dt = %g s and rho = %g kg/m^3 must be positive",
                        dt, rho);
     fl_mac_enforce_solid(g);
-    divergence_scaled(g, -rho * g->dx * g->dx / dt, g->rhs, 1);
+    divergence_scaled(g, -rho * g->dx * g->dx / dt, 0.0, g->rhs, 1);
+    /* the divergences kept for the run's diagnostics: NaN off the FLUID cells */
     if (g->div_before)
-        keep_divergence(g, g->div_before);
+        divergence_scaled(g, 1.0, NAN, g->div_before, 0);
     int status = fl_pcg_solve(g->pcg, g->label, g->rhs, g->p, opt, res, err);
     if (status != FL_OK)
         return status;
@@ -533,7 +509,7 @@ int fl_mac_project(fl_mac_grid *g, double dt, double rho, const fl_pcg_options *
     else
         gradient_faces_on_runs(g, dt / (rho * g->dx));
     if (g->div_after)
-        keep_divergence(g, g->div_after);
+        divergence_scaled(g, 1.0, NAN, g->div_after, 0);
     return FL_OK;
 }
 

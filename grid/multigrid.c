@@ -292,16 +292,10 @@ static void level_rows(mg_level *l)
 #pragma omp parallel for schedule(static)
     for (int q = 0; q < nrow_all; q++) {
         const int j = q % ny, k = q / ny;
-        int a = nx, z = -1;
-        if (j > 0 && j < ny - 1 && k > 0 && k < l->n[2] - 1) {
-            const unsigned char *row = label + cell(l, 0, j, k);
-            for (int i = 1; i < nx - 1; i++) {
-                const int lo = row[i] == FL_CELL_FLUID ? i : nx, hi = row[i] == FL_CELL_FLUID ? i : -1;
-                a = lo < a ? lo : a;
-                z = hi > z ? hi : z;
-            }
-        }
-        l->span[2 * q] = z < 0 ? -1 : a, l->span[2 * q + 1] = z;
+        int a = 1, z = 0; /* none */
+        if (j > 0 && j < ny - 1 && k > 0 && k < l->n[2] - 1)
+            fl_fluid_span(label + cell(l, 0, j, k), 1, nx - 1, &a, &z);
+        l->span[2 * q] = z < a ? -1 : a, l->span[2 * q + 1] = z < a ? -1 : z;
     }
     l->nrows = 0;
     l->row_cum[0] = 0;

@@ -50,6 +50,21 @@ extern "C" {
 /* Cell labels (one byte per cell). */
 enum { FL_CELL_FLUID = 0, FL_CELL_AIR = 1, FL_CELL_SOLID = 2 };
 
+/* The first and the last FLUID cell of label[i0 .. i1) into *first and
+ * *last; with none, *first = i1 and *last = i0 - 1 (an empty range). A
+ * branch-free minimum and maximum, which the compiler makes one vector
+ * loop (the multigrid's rows, the projection's right-hand side). */
+static inline void fl_fluid_span(const unsigned char *label, int i0, int i1, int *first, int *last)
+{
+    int a = i1, z = i0 - 1;
+    for (int i = i0; i < i1; i++) {
+        const int lo = label[i] == FL_CELL_FLUID ? i : i1, hi = label[i] == FL_CELL_FLUID ? i : i0 - 1;
+        a = lo < a ? lo : a;
+        z = hi > z ? hi : z;
+    }
+    *first = a, *last = z;
+}
+
 /* A's diagonal at a FLUID cell c: its number of non-SOLID neighbours.
  * sx, sxy: index strides of y and z; c must not lie on the grid's outer
  * layer. */
