@@ -144,7 +144,7 @@ static inline FL_HD void fl_pbf_tool_add(float lambda_i, const float d[3], int f
 static inline FL_HD void fl_pbf_collide(const fl_walls *w, float q[3])
 {
     for (int a = 0; a < 3; a++)
-        q[a] = w->period[a] > 0.0f ? fl_walls_wrap(w, a, q[a]) : fminf(fmaxf(q[a], w->lo[a]), w->hi[a]);
+        q[a] = w->period[a] > 0.0f ? fl_walls_wrap(w, a, q[a]) : fl_walls_clamp(w, a, q[a]);
     for (int o = 0; o < w->obstacle_count; o++) {
         const float *lo = w->ob_lo[o], *hi = w->ob_hi[o];
         float depth = INFINITY, face = 0.0f;

@@ -359,6 +359,15 @@ static inline FL_HD float fl_walls_wrap(const fl_walls *w, int a, float x)
     return fl_wrap_coord(x, w->lo[a], w->hi[a], w->period[a], w->inv_period[a]);
 }
 
+/* One coordinate of a point kept in [lo, hi] along a wall-bounded axis;
+ * NaN stays NaN, so that a blow-up reaches the binning and the stability
+ * criteria instead of vanishing at a wall (fminf(fmaxf(x, lo), hi) would
+ * give lo, and gcc calls libm for it). */
+static inline FL_HD float fl_walls_clamp(const fl_walls *w, int a, float x)
+{
+    return x < w->lo[a] ? w->lo[a] : x > w->hi[a] ? w->hi[a] : x;
+}
+
 /* The domain clamp: the particle centre kept inside the domain and out of
  * the obstacle boxes (through the nearest face), the last safety net
  * behind the boundary particles; a clamped particle loses the velocity
@@ -406,7 +415,7 @@ static inline FL_HD void fl_predict_clamped(const fl_walls *w, const float x[3],
     float vs[3] = {v[0] + dt * a[0], v[1] + dt * a[1], v[2] + dt * a[2]};
     q[0] = x[0] + dt * vs[0], q[1] = x[1] + dt * vs[1], q[2] = x[2] + dt * vs[2];
     for (int k = 0; k < 3; k++)
-        q[k] = w->period[k] > 0.0f ? fl_walls_wrap(w, k, q[k]) : fminf(fmaxf(q[k], w->lo[k]), w->hi[k]);
+        q[k] = w->period[k] > 0.0f ? fl_walls_wrap(w, k, q[k]) : fl_walls_clamp(w, k, q[k]);
 }
 
 #endif

@@ -14,7 +14,8 @@
  *          fl_pbf_collide, fl_predict_clamped) wraps a point that left
  *          through hi (lo) to the same point one period back (on) into
  *          [lo, hi), to rounding (1e-6 m on a 1 m period), and keeps its
- *          velocity; a non-periodic axis still clamps.
+ *          velocity; a non-periodic axis still clamps; a NaN coordinate
+ *          stays NaN in all three, along either kind of axis.
  *  walls   a 2D channel periodic in x: the wall particles lie on two lines
  *          (none beyond the domain in x), as many as fl_world_count_boundary
  *          says, round(L/d) a line at lo + (i + 1/2) L/n; every wall
@@ -261,10 +262,21 @@ static void wrap(void)
     float e[3] = {0.5f, 0.5f, 0.5f}, ve[3] = {0, 0, 0};
     fl_clamp_particle(&walls, e, ve);
     ENSURE(e[0] == -0.5f);
-    /* NaN stays NaN, to be counted */
-    float nan_x[3] = {NAN, 0.5f, 0.5f};
+    /* NaN stays NaN, to be counted, along a periodic axis and a walled
+     * one, in every particle solver's clamp */
+    float nan_x[3] = {NAN, NAN, 0.5f};
     fl_clamp_particle(&walls, nan_x, ve);
-    ENSURE(isnan(nan_x[0]));
+    ENSURE(isnan(nan_x[0]) && isnan(nan_x[1]));
+    float nan_q[3] = {NAN, NAN, 0.5f};
+    fl_pbf_collide(&rounded, nan_q);
+    ENSURE(isnan(nan_q[0]) && isnan(nan_q[1]));
+    const float nan_at[3] = {0.0f, NAN, 0.5f};
+    fl_predict_clamped(&walls, nan_at, zero, zero, 0.1f, q);
+    ENSURE(isnan(q[1]) && q[0] == 0.0f);
+    /* the walled axis still clamps: below the floor to the floor */
+    const float low[3] = {0.0f, -0.2f, 0.5f};
+    fl_predict_clamped(&walls, low, zero, zero, 0.1f, q);
+    ENSURE(q[1] == walls.lo[1]);
 }
 
 static void walls_case(int dims)
