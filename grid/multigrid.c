@@ -100,6 +100,24 @@ static int level_alloc(mg_level *l, int finest)
     return ok;
 }
 
+/* The cells of a coarse axis over a fine one of n (the outer layers
+ * included): half the interior, rounded up. */
+static int coarse_size(int n)
+{
+    return (n - 1) / 2 + 2;
+}
+
+int fl_mg_level_count(int nx, int ny, int nz)
+{
+    int levels = 1;
+    /* coarsen while every interior axis has at least 4 cells */
+    while (levels < MG_MAX_LEVELS && nx - 2 >= 4 && ny - 2 >= 4 && nz - 2 >= 4) {
+        nx = coarse_size(nx), ny = coarse_size(ny), nz = coarse_size(nz);
+        levels++;
+    }
+    return levels;
+}
+
 int fl_mg_create(int nx, int ny, int nz, fl_mg **out, fl_error *err)
 {
     *out = NULL;
@@ -113,13 +131,10 @@ int fl_mg_create(int nx, int ny, int nz, fl_mg **out, fl_error *err)
     level_dims(&m->lv[0], nx, ny, nz);
     m->nlevels = 1;
     int ok = level_alloc(&m->lv[0], 1);
-    /* coarsen while every interior axis has at least 4 cells */
-    while (ok && m->nlevels < MG_MAX_LEVELS) {
+    for (const int levels = fl_mg_level_count(nx, ny, nz); ok && m->nlevels < levels;) {
         const mg_level *f = &m->lv[m->nlevels - 1];
-        if (f->n[0] - 2 < 4 || f->n[1] - 2 < 4 || f->n[2] - 2 < 4)
-            break;
         mg_level *c = &m->lv[m->nlevels++];
-        level_dims(c, (f->n[0] - 1) / 2 + 2, (f->n[1] - 1) / 2 + 2, (f->n[2] - 1) / 2 + 2);
+        level_dims(c, coarse_size(f->n[0]), coarse_size(f->n[1]), coarse_size(f->n[2]));
         ok = level_alloc(c, 0);
     }
     if (!ok) {

@@ -50,6 +50,11 @@ double fl_mg_apply(fl_mg *m, const double *r, double *z);
 /* The number of levels (the finest included). */
 int fl_mg_levels(const fl_mg *m);
 
+/* The levels fl_mg_create makes for an nx x ny x nz grid (the finest
+ * included): each coarser one halves the interior, while every interior
+ * axis of the one above has at least 4 cells (at most 16). */
+int fl_mg_level_count(int nx, int ny, int nz);
+
 #ifdef __cplusplus
 }
 #endif

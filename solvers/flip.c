@@ -56,6 +56,7 @@
 #include <string.h>
 
 #include "flip.h"
+#include "multigrid.h"
 #include "tool_physics.h"
 #include "transfer.h"
 
@@ -70,7 +71,7 @@ typedef struct flip_params {
     double dx;         /* cell size, m */
     double tol;        /* PCG relative residual */
     int max_iter;      /* PCG iteration cap per solve */
-    int precond;       /* fl_precond: 0 MIC(0), 1 Jacobi, 2 none */
+    int precond;       /* fl_precond: 0 MIC(0), 1 Jacobi, 2 none, 3 multigrid (unnamed: flip_default_precond) */
     double cfl;        /* largest particle move per substep, cells */
     double jitter;     /* seeding: fraction of a sub-cell a particle may move from its centre */
     double seed;       /* seeding RNG seed */
@@ -1051,6 +1052,16 @@ static void flip_seed(const flip_params *prm, fl_world *w)
         }
 }
 
+/* The preconditioner of a scene that names none, chosen by measurement
+ * (docs/methods/flip.md, section 4): the multigrid V-cycle where its
+ * hierarchy has three levels or more and no axis wraps; MIC(0) on a grid
+ * too thin for that (a 2-D grid is one cell thick), where a cycle costs
+ * more than it saves, and on a periodic one (the cycle does not wrap). */
+static int flip_default_precond(const fl_mac_grid *g)
+{
+    return !g->wrap && fl_mg_level_count(g->nx, g->ny, g->nz) >= 3 ? FL_PRECOND_MG : FL_PRECOND_MIC0;
+}
+
 static void *flip_create_alpha(fl_world *w, const fl_params *p, double alpha_default, fl_error *err)
 {
     flip_params prm;
@@ -1060,7 +1071,7 @@ static void *flip_create_alpha(fl_world *w, const fl_params *p, double alpha_def
         fl_params_get(p, "dx", 2.0 * w->spacing, 1e-6, 1e3, &prm.dx, err) ||
         fl_params_get(p, "tolerance", 1e-6, 1e-14, 1.0, &prm.tol, err) ||
         fl_params_get_int(p, "max_iterations", 1000, 1, 1000000, &prm.max_iter, err) ||
-        fl_params_get(p, "preconditioner", FL_PRECOND_MIC0, FL_PRECOND_MIC0, FL_PRECOND_MG, &pre, err) ||
+        fl_params_get(p, "preconditioner", -1.0, FL_PRECOND_MIC0, FL_PRECOND_MG, &pre, err) ||
         fl_params_get(p, "cfl", 1.0, 0.01, 1.0, &prm.cfl, err) ||
         fl_params_get(p, "jitter", 1.0, 0.0, 1.0, &prm.jitter, err) ||
         fl_params_get(p, "seed", 1.0, 0.0, 1e15, &prm.seed, err) ||
@@ -1104,6 +1115,8 @@ static void *flip_create_alpha(fl_world *w, const fl_params *p, double alpha_def
         return NULL;
     }
     fl_mac_grid *g = s->g;
+    if (prm.precond < 0)
+        prm.precond = s->prm.precond = flip_default_precond(g);
     if (g->wrap && prm.precond == FL_PRECOND_MG) {
         fl_fail(err, FL_ERR_INPUT, "%s.preconditioner: multigrid (3) does not support periodic axes; use 0 (MIC(0)), "
                 "1 (Jacobi) or 2 (none)", p->source);
@@ -1268,7 +1281,8 @@ const fl_mac_grid *fl_flip_grid(void *solver, fl_error *err)
 
 const fl_solver_ops fl_flip_ops = {
     .name = "flip",
-    .summary = "PIC/FLIP on a MAC grid with MIC(0)-PCG pressure (Zhu & Bridson 2005), alpha = 0.05",
+    .summary = "PIC/FLIP on a MAC grid with a PCG pressure solve, multigrid or MIC(0) (Zhu & Bridson 2005), "
+               "alpha = 0.05",
     .create = flip_create,
     .step = flip_step,
     .destroy = flip_destroy,
