@@ -23,6 +23,7 @@
 #include "io.h"
 #include "voxelize.h"
 #include "fl_commit.h"
+#include "flip.h"
 #include "harness.h"
 #include "plot.h"
 #ifdef FL_HAVE_CUDA
@@ -45,6 +46,7 @@ typedef struct bench_opts {
     int n_sizes;
     const char *log_dir;
     int scaling;                       /* --scaling: each solver at 1, 2, 4, ... threads up to this many */
+    int solves;                        /* --solves: FLIP's last pressure system solved again this many times */
     const char *out_dir;               /* --scaling: the figure's folder */
     char command[1024];
 } bench_opts;
@@ -362,6 +364,100 @@ static int step_metrics(fl_metrics *m, const fl_world *w, fl_step_stats *st, fl_
     return rc;
 }
 
+/* --solves N (flip, pic): one more step keeps its last pressure system
+ * (fl_flip_system), which is then solved again 2N times, MIC(0) and the
+ * multigrid taking turns, each from the pressure the run's solve started
+ * from and with the run's options (tolerance, warm start): the same
+ * system, the same tolerance, and the host's slow spells shared between
+ * the two. Their iterations and ms (fl_pcg_result.ms: the solve itself,
+ * the preconditioner's set-up included), median, min and max, and the
+ * ratio on stdout; a row in DIR/flip_solves.csv. */
+static int bench_solves(const bench_opts *o, const fl_solver_ops *ops, void *solver, fl_world *w, double dt,
+                        const char *name)
+{
+    fl_error err;
+    fl_pcg_options opt;
+    const fl_mac_grid *g = fl_flip_system(solver, &opt, &err);
+    fl_step_stats *st = calloc(1, sizeof *st);
+    if (!g || !st) {
+        fprintf(stderr, "fluidlab: bench %s --solves: %s\n", name, st ? err.msg : "out of memory");
+        free(st);
+        return 3;
+    }
+    if (g->wrap) {
+        free(st);
+        fprintf(stderr, "fluidlab: bench %s --solves: the scene has a periodic axis, which the multigrid does not "
+                        "take\n", name);
+        return 1;
+    }
+    fl_step_stats_reset(st);
+    int bad = ops->step(solver, w, dt, st) != FL_OK;
+    free(st);
+    if (bad) {
+        fprintf(stderr, "fluidlab: bench %s --solves: the step failed\n", name);
+        return 3;
+    }
+    static const fl_precond kinds[2] = {FL_PRECOND_MIC0, FL_PRECOND_MG};
+    static const char *const kind_names[2] = {"MIC(0)", "multigrid"};
+    const int n = o->solves;
+    const size_t bytes = (size_t)g->ncells * sizeof(double);
+    fl_pcg *pcg[2] = {NULL, NULL};
+    double *p = fl_alloc(bytes), *ms = calloc(2 * (size_t)n, sizeof *ms);
+    int iterations[2] = {0, 0}, short_of[2] = {0, 0}, fluid = 0;
+    bad = !p || !ms;
+    for (int k = 0; k < 2 && !bad; k++)
+        bad = fl_pcg_create(g->nx, g->ny, g->nz, &pcg[k], &err) != FL_OK;
+    for (int r = 0; r < n && !bad; r++)
+        for (int k = 0; k < 2 && !bad; k++) {
+            fl_pcg_options take = opt;
+            take.precond = kinds[k];
+            fl_pcg_result res;
+            memcpy(p, g->sys_p, bytes);
+            bad = fl_pcg_solve(pcg[k], g->sys_label, g->sys_rhs, p, &take, &res, &err) != FL_OK;
+            ms[(size_t)k * n + r] = res.ms;
+            iterations[k] = res.iterations;
+            short_of[k] |= res.reason < 0;
+            fluid = res.fluid_cells;
+        }
+    int rc = 0;
+    if (bad)
+        fprintf(stderr, "fluidlab: bench %s --solves: %s\n", name, p && ms ? err.msg : "out of memory");
+    else {
+        double sum[2][3];
+        for (int k = 0; k < 2; k++)
+            summarize(ms + (size_t)k * n, n, sum[k]);
+        printf("%s's last pressure system (%d FLUID cells, tolerance %g, %s), solved %d times with each "
+               "preconditioner, taking turns:\n",
+               name, fluid, opt.tol, opt.warm_start ? "from the pressure the run started from" : "from p = 0", n);
+        printf("| preconditioner | iterations | median ms | min ms | max ms |\n|---|---|---|---|---|\n");
+        for (int k = 0; k < 2; k++)
+            printf("| %s | %d%s | %.3f | %.3f | %.3f |\n", kind_names[k], iterations[k],
+                   short_of[k] ? " (short of the tolerance)" : "", sum[k][0], sum[k][1], sum[k][2]);
+        printf("MIC(0) / multigrid: %.2f by the medians, %.2f by the mins\n", sum[0][0] / sum[1][0],
+               sum[0][1] / sum[1][1]);
+        FILE *log;
+        char log_path[1200], bench[64];
+        snprintf(bench, sizeof bench, "%s_solves", name);
+        rc = open_log(o, bench,
+                      "date,commit,benchmark,machine,threads,particles,command,solves,fluid_cells,tolerance,"
+                      "mic0_iterations,mic0_ms_median,mic0_ms_min,mg_iterations,mg_ms_median,mg_ms_min,"
+                      "ratio_median,ratio_min",
+                      &log, log_path, sizeof log_path);
+        if (log) {
+            log_prefix(log, o, bench, w->fluid.count);
+            fprintf(log, ",%d,%d,%g,%d,%.4f,%.4f,%d,%.4f,%.4f,%.4f,%.4f\n", n, fluid, opt.tol, iterations[0],
+                    sum[0][0], sum[0][1], iterations[1], sum[1][0], sum[1][1], sum[0][0] / sum[1][0],
+                    sum[0][1] / sum[1][1]);
+            rc = close_log(log, log_path);
+        }
+    }
+    fl_pcg_destroy(&pcg[0]);
+    fl_pcg_destroy(&pcg[1]);
+    fl_free(p);
+    free(ms);
+    return bad ? 3 : rc;
+}
+
 /* One solver's benchmark: its table on stdout and its row in the log;
  * the median ms a step into *median when it is not NULL. */
 static int bench_solver(const bench_opts *o, const char *name, double *median)
@@ -483,6 +579,8 @@ static int bench_solver(const bench_opts *o, const char *name, double *median)
             fputc('\n', log);
             log_rc = close_log(log, log_path);
         }
+        if (o->solves && !log_rc)
+            log_rc = bench_solves(o, ops, solver, &w, dt, name);
     }
     ops->destroy(solver);
     fl_metrics_free(&metrics);
@@ -751,7 +849,7 @@ int fl_bench_main(int argc, char **argv)
                     !strcmp(a, "--threads") || !strcmp(a, "--scene") || !strcmp(a, "--log") ||
                     !strcmp(a, "--warmup") || !strcmp(a, "--set") || !strcmp(a, "--dt") || !strcmp(a, "--device") ||
                     !strcmp(a, "--sizes") || !strcmp(a, "--surface-spacing") || !strcmp(a, "--frame") ||
-                    !strcmp(a, "--out");
+                    !strcmp(a, "--out") || !strcmp(a, "--solves");
         if (takes && !v) {
             fprintf(stderr, "fluidlab: bench %s: expected a value\n", a);
             return 1;
@@ -767,6 +865,8 @@ int fl_bench_main(int argc, char **argv)
             o.warmup = (int)num;
         else if (!strcmp(a, "--threads") && num >= 1 && num <= 256)
             threads = (int)num;
+        else if (!strcmp(a, "--solves") && num >= 1 && num <= 1000 && strspn(v, "0123456789") == strlen(v))
+            o.solves = (int)num;
         else if (!strcmp(a, "--scene"))
             o.scene = v;
         else if (!strcmp(a, "--device") && fl_device_known(v))
@@ -834,6 +934,11 @@ int fl_bench_main(int argc, char **argv)
                         "--steps steps each)\n", o.particles >= 0 ? "--particles" : "--repeat");
         return 1;
     }
+    if (o.solves && (o.tool || o.scaling || strcmp(o.device, "cpu") != 0)) {
+        fprintf(stderr, "fluidlab: bench --solves: FLIP's pressure solves on the CPU (not with %s)\n",
+                o.tool ? "--tool" : o.scaling ? "--scaling" : "--device");
+        return 1;
+    }
     if (sizes && !o.tool) {
         fprintf(stderr, "fluidlab: bench --sizes: only with --tool (else --particles N)\n");
         return 1;
@@ -882,6 +987,11 @@ int fl_bench_main(int argc, char **argv)
         if (!fl_solver_find(targets[t])) {
             fprintf(stderr, "fluidlab: bench %s: unknown solver or benchmark (grid, surface, voxelize, or see fluidlab "
                             "list)\n",
+                    targets[t]);
+            return 1;
+        }
+        if (o.solves && !fl_flip_is(fl_solver_find(targets[t]))) {
+            fprintf(stderr, "fluidlab: bench %s --solves: only for the solvers on a MAC grid (flip, pic)\n",
                     targets[t]);
             return 1;
         }

@@ -182,6 +182,9 @@ void fl_mac_grid_destroy(fl_mac_grid **gp)
     fl_free(g->label);
     fl_free(g->div_before);
     fl_free(g->div_after);
+    fl_free(g->sys_label);
+    fl_free(g->sys_rhs);
+    fl_free(g->sys_p);
     fl_free(g->solid_u);
     fl_free(g->solid_v);
     fl_free(g->solid_w);
@@ -327,6 +330,24 @@ int fl_mac_grid_keep_divergence(fl_mac_grid *g, fl_error *err)
     for (long c = 0; c < g->ncells; c++)
         before[c] = after[c] = NAN;
     g->div_before = before, g->div_after = after;
+    return FL_OK;
+}
+
+int fl_mac_grid_keep_system(fl_mac_grid *g, fl_error *err)
+{
+    if (g->sys_label)
+        return FL_OK;
+    const size_t n = (size_t)g->ncells;
+    unsigned char *label = fl_alloc(n);
+    double *rhs = fl_alloc(n * sizeof(double)), *p = fl_alloc(n * sizeof(double));
+    if (!label || !rhs || !p) {
+        fl_free(label);
+        fl_free(rhs);
+        fl_free(p);
+        return fl_fail(err, FL_ERR_MEMORY, "mac grid: out of memory for a copy of the pressure system of %dx%dx%d "
+                       "cells", g->nx, g->ny, g->nz);
+    }
+    g->sys_label = label, g->sys_rhs = rhs, g->sys_p = p;
     return FL_OK;
 }
 
@@ -499,6 +520,11 @@ int fl_mac_project(fl_mac_grid *g, double dt, double rho, const fl_pcg_options *
     /* the divergences kept for the run's diagnostics: NaN off the FLUID cells */
     if (g->div_before)
         divergence_scaled(g, 1.0, NAN, g->div_before, 0);
+    if (g->sys_label) {
+        memcpy(g->sys_label, g->label, (size_t)g->ncells);
+        memcpy(g->sys_rhs, g->rhs, (size_t)g->ncells * sizeof(double));
+        memcpy(g->sys_p, g->p, (size_t)g->ncells * sizeof(double));
+    }
     int status = fl_pcg_solve(g->pcg, g->label, g->rhs, g->p, opt, res, err);
     if (status != FL_OK)
         return status;

@@ -69,6 +69,9 @@ typedef struct fl_mac_grid {
     double *div_before, *div_after; /* per cell: div u, 1/s, on the FLUID cells of the last projection,
                               before and after it; NaN on the other cells. NULL (the default): not
                               kept (fl_mac_grid_keep_divergence) */
+    unsigned char *sys_label; /* the last projection's system as its solve began: the labels, */
+    double *sys_rhs, *sys_p;  /* the right-hand side and the pressure it started from (a warm start).
+                              NULL (the default): not kept (fl_mac_grid_keep_system) */
     fl_pcg *pcg;           /* solver workspace */
     /* P2G workspace (transfer.c) */
     long *slab;            /* particles per cell layer k, nz + 1 entries */
@@ -160,6 +163,12 @@ int fl_mac_grid_moving_solids(fl_mac_grid *g, fl_error *err);
  * cannot be allocated. */
 int fl_mac_grid_keep_divergence(fl_mac_grid *g, fl_error *err);
 
+/* Gives g sys_label, sys_rhs and sys_p (a no-op when it has them): from
+ * the next projection on, each keeps a copy of its pressure system as the
+ * solve begins, so that the solve can be run again (`fluidlab bench flip
+ * --solves`). FL_ERR_MEMORY when they cannot be allocated. */
+int fl_mac_grid_keep_system(fl_mac_grid *g, fl_error *err);
+
 /* Sets the velocity of every face touching a SOLID cell to the solid's:
  * its solid_u, solid_v, solid_w entry, or 0 without them (static walls).
  * The far faces of the grid's outer layer, the walls', are 0; along a
@@ -186,8 +195,9 @@ void fl_mac_apply_gradient(fl_mac_grid *g, double dt, double rho);
  * enter it with their velocity: u.n = u_solid.n), A p = b solved by
  * fl_pcg_solve with opt (pressure in g->p, Pa), then the pressure gradient
  * applied, so that div u = 0 on the FLUID cells up to the solver's
- * tolerance; div u before and after into div_before and div_after when
- * the grid keeps them. The outcome of the solve, non-convergence included, is in
+ * tolerance; div u before and after into div_before and div_after, and
+ * the system into sys_label, sys_rhs and sys_p, when the grid keeps them.
+ * The outcome of the solve, non-convergence included, is in
  * *res; the return is FL_ERR_INPUT only for bad arguments. */
 int fl_mac_project(fl_mac_grid *g, double dt, double rho, const fl_pcg_options *opt,
                    fl_pcg_result *res, fl_error *err);

@@ -1279,6 +1279,15 @@ const fl_mac_grid *fl_flip_grid(void *solver, fl_error *err)
     return fl_mac_grid_keep_divergence(s->g, err) == FL_OK ? s->g : NULL;
 }
 
+const fl_mac_grid *fl_flip_system(void *solver, fl_pcg_options *opt, fl_error *err)
+{
+    flip_solver *s = solver;
+    *opt = s->pcg;
+    opt->history = NULL;
+    opt->history_cap = 0;
+    return fl_mac_grid_keep_system(s->g, err) == FL_OK ? s->g : NULL;
+}
+
 const fl_solver_ops fl_flip_ops = {
     .name = "flip",
     .summary = "PIC/FLIP on a MAC grid with a PCG pressure solve, multigrid or MIC(0) (Zhu & Bridson 2005), "

@@ -17,4 +17,11 @@ int fl_flip_is(const fl_solver_ops *ops);
  * not fit in memory. */
 const fl_mac_grid *fl_flip_grid(void *solver, fl_error *err);
 
+/* The same grid, from now on keeping each projection's pressure system
+ * (fl_mac_grid_keep_system), and in *opt the options the solver solves it
+ * with (its preconditioner, tolerance, iteration cap and warm start; no
+ * history): what `fluidlab bench flip --solves` solves again. NULL with
+ * one line in err when the copy does not fit in memory. */
+const fl_mac_grid *fl_flip_system(void *solver, fl_pcg_options *opt, fl_error *err);
+
 #endif

@@ -313,6 +313,11 @@ arg_case "a scene path of 950 characters" "the scene's path has 951 characters" 
 arg_case "--frames 0x10" "--frames: expected a whole number >= 1, got '0x10'" run "$s" --solver sph --frames 0x10
 # bench wrote DIR/<name>.csv to the file system's root with --log ''
 arg_case "bench --log ''" '--log: expected a folder name' bench sph --particles 500 --repeat 1 --steps 1 --log ''
+# --solves: FLIP's pressure systems solved again, on the CPU only
+arg_case "bench sph --solves" 'bench sph --solves: only for the solvers on a MAC grid' bench sph --solves 3 --no-log
+arg_case "bench --tool --solves" 'bench --solves: .*not with --tool' bench --tool flip --solves 3 --no-log
+arg_case "bench flip --solves 0" "bench --solves: '0' is out of range" bench flip --solves 0 --no-log
+arg_case "bench flip --solves 2.5" "bench --solves: '2.5' is out of range" bench flip --solves 2.5 --no-log
 # every command's --help is help (exit 0, the usage on stdout), not an
 # unknown option
 for c in run compare sweep bench list tool figures render surface; do
