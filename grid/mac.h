@@ -82,7 +82,14 @@ typedef struct fl_mac_grid {
     int *p2g_cells;        /* per thread: per row of cells the x range of its particles' cells,
                               and its particles per layer */
     int p2g_threads;       /* threads p2g_cells has room for */
+    int *p2g_blocks;       /* per block of particles, FL_P2G_BLOCKS of them, the lowest and the
+                              highest cell layer k of its particles (a thread's P2G skips the
+                              blocks that reach no layer of its slab) */
 } fl_mac_grid;
+
+/* The particles' blocks of P2G's layer ranges (fl_mac_grid.p2g_blocks):
+ * block b holds particles [n b / B, n (b + 1) / B). */
+#define FL_P2G_BLOCKS 2048
 
 /* Grid over the world's domain: ceil(extent / dx) cells per axis inside it
  * plus the SOLID wall layer; cells whose centre lies outside the domain,

@@ -145,14 +145,15 @@ static inline void scatter(double *sums, int f, int k0, int s1, int s2, double t
     }
 }
 
-/* The reach of the particles, for P2G: the particles per cell layer k
- * (g->slab) and, per row (j, k) of faces (j <= ny, k <= nz; the same rows
- * serve the three lattices), the x range [lo, hi) of the faces their
- * stencils can touch: a particle in cell (i, j, k) reaches faces i - 1 to
- * i + 1 along x, rows j - 1 to j + 1 and layers k - 1 to k + 1. Each
- * thread first takes the x range of the cells of its share of the
- * particles per row of cells, and counts them per layer; the threads'
- * results are then merged and the ranges dilated. */
+/* The reach of the particles, for P2G: the layers each block of particles
+ * lies in (g->p2g_blocks), the particles per cell layer k (g->slab) and,
+ * per row (j, k) of faces (j <= ny, k <= nz; the same rows serve the three
+ * lattices), the x range [lo, hi) of the faces their stencils can touch: a
+ * particle in cell (i, j, k) reaches faces i - 1 to i + 1 along x, rows
+ * j - 1 to j + 1 and layers k - 1 to k + 1. Each thread first takes the x
+ * range of the cells of its share of the blocks per row of cells, and
+ * counts them per layer; the threads' results are then merged and the
+ * ranges dilated. */
 static void p2g_reach(fl_mac_grid *g, const float *x, const float *y, const float *z, int n)
 {
     const int nx = g->nx, ny = g->ny, nz = g->nz, rows = ny * nz, frows = (ny + 1) * (nz + 1);
@@ -166,15 +167,23 @@ static void p2g_reach(fl_mac_grid *g, const float *x, const float *y, const floa
             clo[r] = nx, chi[r] = -1;
         for (int k = 0; k < nz; k++)
             count[k] = 0;
-        for (int p = (int)((long)n * t / m), e = (int)((long)n * (t + 1) / m); p < e; p++) {
-            int i = (int)fl_mac_coord(g, 0, x[p]), j = (int)fl_mac_coord(g, 1, y[p]), k = (int)fl_mac_coord(g, 2, z[p]);
-            i = i < nx ? i : nx - 1, j = j < ny ? j : ny - 1, k = k < nz ? k : nz - 1;
-            int r = j + ny * k;
-            clo[r] = i < clo[r] ? i : clo[r];
-            chi[r] = i > chi[r] ? i : chi[r];
-            count[k]++;
+#pragma omp for schedule(static)
+        for (int b = 0; b < FL_P2G_BLOCKS; b++) {
+            int b_lo = nz, b_hi = -1;
+            for (int p = (int)((long)n * b / FL_P2G_BLOCKS), e = (int)((long)n * (b + 1) / FL_P2G_BLOCKS); p < e;
+                 p++) {
+                int i = (int)fl_mac_coord(g, 0, x[p]), j = (int)fl_mac_coord(g, 1, y[p]),
+                    k = (int)fl_mac_coord(g, 2, z[p]);
+                b_lo = k < b_lo ? k : b_lo;
+                b_hi = k > b_hi ? k : b_hi;
+                i = i < nx ? i : nx - 1, j = j < ny ? j : ny - 1, k = k < nz ? k : nz - 1;
+                int r = j + ny * k;
+                clo[r] = i < clo[r] ? i : clo[r];
+                chi[r] = i > chi[r] ? i : chi[r];
+                count[k]++;
+            }
+            g->p2g_blocks[2 * b] = b_lo, g->p2g_blocks[2 * b + 1] = b_hi;
         }
-#pragma omp barrier
         /* the threads' ranges and counts merged into thread 0's */
 #pragma omp for schedule(static)
         for (int r = 0; r < rows; r++)
@@ -362,9 +371,14 @@ int fl_transfer_p2g(fl_mac_grid *g, const float *x, const float *y, const float 
                         memset(sums[a] + 2 * ((long)k * s2[a] + (long)j * s1[a] + lo[fr]), 0,
                                2 * (size_t)(i1 - lo[fr]) * sizeof(double));
                 }
-        if (k_hi > k_lo) {
-            for (int p = 0; p < n; p++) {
-                /* the stencils of a particle in cell layer k cover layers k - 1 to k + 1 */
+        /* the stencils of a particle in cell layer k cover layers k - 1 to
+         * k + 1; the particles, sorted by cell once a step, stay nearly in
+         * layer order, so most blocks lie wholly outside a thread's slab */
+        for (int b = 0; k_hi > k_lo && b < FL_P2G_BLOCKS; b++) {
+            if (g->p2g_blocks[2 * b + 1] + 1 < k_lo || g->p2g_blocks[2 * b] - 1 >= k_hi)
+                continue;
+            for (int p = (int)((long)n * b / FL_P2G_BLOCKS), e = (int)((long)n * (b + 1) / FL_P2G_BLOCKS); p < e;
+                 p++) {
                 int k = (int)fl_mac_coord(g, 2, z[p]);
                 if (k + 1 < k_lo || k - 1 >= k_hi)
                     continue;
