@@ -492,7 +492,9 @@ static int bench_solver(const bench_opts *o, const char *name, double *median)
         bad = 1;
     }
     double *per_step = calloc((size_t)n, sizeof *per_step);
-    double *stage = calloc((size_t)n * FL_STAGE_COUNT, sizeof *stage);
+    /* the stages' times, then FLIP's parts' (FL_PART_LIST) */
+    enum { NQ = FL_STAGE_COUNT + FL_PART_COUNT };
+    double *stage = calloc((size_t)n * NQ, sizeof *stage);
     double *iters = calloc((size_t)n, sizeof *iters), *subs = calloc((size_t)n, sizeof *subs);
     double *per_solve = calloc((size_t)n, sizeof *per_solve), *solve_ms = calloc((size_t)n, sizeof *solve_ms);
     int solve_max = 0, unconverged = 0;
@@ -503,15 +505,15 @@ static int bench_solver(const bench_opts *o, const char *name, double *median)
     }
     for (int r = -1; r < n && !bad; r++) {
         int count = r < 0 ? o->warmup : o->steps;
-        double sum_stage[FL_STAGE_COUNT] = {0}, sum_iter = 0.0, sum_sub = 0.0, sum_solve = 0.0;
+        double sum_stage[NQ] = {0}, sum_iter = 0.0, sum_sub = 0.0, sum_solve = 0.0;
         double t0 = fl_now_ms();
         for (int k = 0; k < count && !bad; k++) {
             fl_step_stats_reset(st);
             bad = ops->step(solver, &w, dt, st) != FL_OK;
             if (!bad && o->metrics)
                 bad = step_metrics(&metrics, &w, st, &err) != FL_OK;
-            for (int q = 0; q < FL_STAGE_COUNT; q++)
-                sum_stage[q] += st->stage_ms[q];
+            for (int q = 0; q < NQ; q++)
+                sum_stage[q] += q < FL_STAGE_COUNT ? st->stage_ms[q] : st->part_ms[q - FL_STAGE_COUNT];
             sum_iter += st->iterations;
             sum_sub += st->substeps;
             sum_solve += st->solve_ms;
@@ -527,31 +529,38 @@ static int bench_solver(const bench_opts *o, const char *name, double *median)
         subs[r] = sum_sub / count;
         per_solve[r] = sum_iter / sum_sub;
         solve_ms[r] = sum_solve / count;
-        for (int q = 0; q < FL_STAGE_COUNT; q++)
+        for (int q = 0; q < NQ; q++)
             stage[(size_t)q * n + r] = sum_stage[q] / count;
     }
     if (bad) {
         if (!oom)
             fprintf(stderr, "fluidlab: bench %s: the step failed; timings are not reported\n", name);
     } else {
-        double sum[3], sq[FL_STAGE_COUNT][3], si[3], ss[3], sp[3], sl[3];
+        double sum[3], sq[NQ][3], si[3], ss[3], sp[3], sl[3];
         summarize(per_step, n, sum);
         summarize(iters, n, si);
         summarize(subs, n, ss);
         summarize(per_solve, n, sp);
         summarize(solve_ms, n, sl);
-        for (int q = 0; q < FL_STAGE_COUNT; q++)
+        for (int q = 0; q < NQ; q++)
             summarize(stage + (size_t)q * n, n, sq[q]);
         printf("%s on %s: %d fluid + %d boundary particles, dt %.3g s, %d threads, %d repeats x %d steps\n", name,
                o->device, w.fluid.count, w.boundary.count, dt, omp_get_max_threads(), n, o->steps);
         printf("| stage | median ms | min ms | max ms | share |\n|---|---|---|---|---|\n");
-        for (int q = 0; q < FL_STAGE_COUNT; q++)
+        for (int q = 0; q < FL_STAGE_COUNT; q++) {
             if (sq[q][2] > 0.0)
                 printf("| %s | %.3f | %.3f | %.3f | %.1f %% |\n", fl_stage_names[q], sq[q][0], sq[q][1], sq[q][2],
                        100.0 * sq[q][0] / sum[0]);
-        if (sl[2] > 0.0) /* FLIP: the linear solves' own time, inside pressure_solve */
-            printf("| (pressure_solve's linear solves) | %.3f | %.3f | %.3f | %.1f %% |\n", sl[0], sl[1], sl[2],
-                   100.0 * sl[0] / sum[0]);
+            if (q == FL_STAGE_PRESSURE_SOLVE && sl[2] > 0.0) /* FLIP: the linear solves' own time */
+                printf("| (pressure_solve's linear solves) | %.3f | %.3f | %.3f | %.1f %% |\n", sl[0], sl[1], sl[2],
+                       100.0 * sl[0] / sum[0]);
+            for (int k = 0; k < FL_PART_COUNT; k++) {
+                const double *pk = sq[FL_STAGE_COUNT + k];
+                if (fl_part_stage[k] == (fl_stage)q && pk[2] > 0.0) /* FLIP: the stage's parts */
+                    printf("| (%s: %s) | %.3f | %.3f | %.3f | %.1f %% |\n", fl_stage_names[q], fl_part_names[k], pk[0],
+                           pk[1], pk[2], 100.0 * pk[0] / sum[0]);
+            }
+        }
         printf("| **step** | **%.3f** | %.3f | %.3f | |\n", sum[0], sum[1], sum[2]);
         if (median)
             *median = sum[0];

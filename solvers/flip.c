@@ -50,7 +50,9 @@
  * axes"; docs/methods/flip.md, section 1); the multigrid preconditioner and
  * the tool are refused there. docs/methods/flip.md maps each line to a
  * function. */
+#include <limits.h>
 #include <math.h>
+#include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -90,6 +92,8 @@ typedef struct flip_field {
     const double *wsum; /* the grid's P2G weight sums (borrowed) */
     double *saved;
     unsigned char *valid, *fresh;
+    long *work; /* per row (j, k), j fastest: the band's faces in the rows before it, each row
+                 * counted FLIP_ROW_COST more (dim[1] dim[2] + 1 entries; flip_row_share) */
 } flip_field;
 
 typedef struct flip_solver {
@@ -109,6 +113,10 @@ typedef struct flip_solver {
     int *band_tlo, *band_thi; /* the band's dilation workspace */
     int *sort_cell, *sort_perm; /* the cell sort: each particle's cell, the new order */
     int *cell_start;          /* the cell sort's counts, then starts, per cell (ncells + 1) */
+    int *sort_blocks;         /* the cell sort's lowest and highest cell per block of particles */
+    int *sort_bounds;         /* the cell sort's per thread: first cell (sort_threads + 1), then the
+                                 particles in its cells (sort_threads) */
+    int sort_threads;         /* threads sort_bounds has room for */
     unsigned char *wall;      /* per cell: the grid's own labels at create, SOLID (walls, obstacles) or AIR */
     unsigned char *solid;     /* per cell: the step's solids, wall's and the tool's cells, SOLID or AIR */
     int tool_lo[3], tool_hi[3]; /* the cells [lo, hi) per axis that hold the tool's cells (empty: none) */
@@ -132,6 +140,14 @@ static const char *const flip_keys[] = {"alpha",  "dx",   "tolerance",         "
  * break) is never read. */
 #define FLIP_BAND 3
 
+/* Blocks of particles of the cell sort (flip_sort): block b holds particles
+ * [n b / B, n (b + 1) / B). */
+#define FLIP_SORT_BLOCKS 2048
+
+/* A row's work besides its band's faces, in faces (the row's bounds, the
+ * loop's start), for sharing the band's rows among the threads. */
+#define FLIP_ROW_COST 4
+
 /* Relative residual of the volume correction's solve: its potential moves
  * particles by fractions of a cell, so 1e-4 of that is far below a
  * particle's jitter. */
@@ -151,6 +167,7 @@ static void flip_destroy(void *self)
         fl_free(s->f[a].saved);
         fl_free(s->f[a].valid);
         fl_free(s->f[a].fresh);
+        fl_free(s->f[a].work);
     }
     float *arrays[] = {s->ax, s->ay, s->az, s->bx, s->by, s->bz, s->qx, s->qy, s->qz};
     for (size_t k = 0; k < sizeof arrays / sizeof arrays[0]; k++)
@@ -162,7 +179,8 @@ static void flip_destroy(void *self)
     fl_free(s->visc_old);
     fl_free(s->wall);
     fl_free(s->solid);
-    int *ints[] = {s->band_lo, s->band_hi, s->band_tlo, s->band_thi, s->sort_cell, s->sort_perm, s->cell_start};
+    int *ints[] = {s->band_lo,    s->band_hi,   s->band_tlo,  s->band_thi,   s->sort_cell,
+                   s->sort_perm,  s->cell_start, s->sort_blocks, s->sort_bounds};
     for (size_t k = 0; k < sizeof ints / sizeof ints[0]; k++)
         fl_free(ints[k]);
     fl_mac_grid_destroy(&s->g);
@@ -188,6 +206,8 @@ static inline int flip_label(const fl_mac_grid *g, int i, int j, int k)
     return g->label[fl_mac_cell(g, i, j, k)];
 }
 
+static void flip_band_work(flip_solver *s);
+
 /* The band from the labels: per row (j, k) of cells the hull [lo, hi) of
  * its FLUID cells, dilated by FLIP_BAND cells along i, j and k. */
 static void flip_band_build(flip_solver *s)
@@ -199,6 +219,7 @@ static void flip_band_build(flip_solver *s)
         /* a band that wraps across the periodic faces: the whole grid */
         for (long r = 0; r < (long)ny * nz; r++)
             lo[r] = 0, hi[r] = nx;
+        flip_band_work(s);
         return;
     }
     #pragma omp parallel for schedule(static)
@@ -237,6 +258,32 @@ static void flip_band_build(flip_solver *s)
         }
     memcpy(lo, tlo, (size_t)ny * nz * sizeof(int));
     memcpy(hi, thi, (size_t)ny * nz * sizeof(int));
+    flip_band_work(s);
+}
+
+/* Thread omp_get_thread_num()'s share [*r0, *r1) of lattice f's rows (j,
+ * k), flattened j fastest: the rows whose work prefix falls in its equal
+ * part of the band's work. The band covers a part of the grid, often a
+ * corner (a dam break's column), so equal shares of the rows would leave
+ * most threads idle. */
+static void flip_row_share(const flip_field *f, long *r0, long *r1)
+{
+    const int nt = omp_get_num_threads(), t = omp_get_thread_num();
+    const long rows = (long)f->dim[1] * f->dim[2], total = f->work[rows];
+    long ends[2];
+    for (int e = 0; e < 2; e++) {
+        const long target = total * (t + e) / nt;
+        long a = 0, b = rows; /* the first row r with work[r] >= target */
+        while (a < b) {
+            const long m = (a + b) / 2;
+            if (f->work[m] < target)
+                a = m + 1;
+            else
+                b = m;
+        }
+        ends[e] = t + e == nt ? rows : a;
+    }
+    *r0 = ends[0], *r1 = ends[1];
 }
 
 /* The band's faces [*i0, *i1) of row (j, k) of lattice f: the range of its
@@ -252,6 +299,23 @@ static inline void flip_band_row(const flip_solver *s, const flip_field *f, int 
         *i1 = f->dim[0];
 }
 
+/* The per-row work prefixes of the three lattices' band (flip_field.work). */
+static void flip_band_work(flip_solver *s)
+{
+    for (int a = 0; a < 3; a++) {
+        flip_field *f = &s->f[a];
+        long sum = 0, r = 0;
+        for (int k = 0; k < f->dim[2]; k++)
+            for (int j = 0; j < f->dim[1]; j++, r++) {
+                int i0, i1;
+                flip_band_row(s, f, j, k, &i0, &i1);
+                f->work[r] = sum;
+                sum += (i1 > i0 ? i1 - i0 : 0) + FLIP_ROW_COST;
+            }
+        f->work[r] = sum;
+    }
+}
+
 /* Validity after the projection: a face is valid where it touches a FLUID
  * cell (projected) or separates a SOLID cell from a non-SOLID one (the
  * solid's normal velocity, 0). A face with SOLID on both sides, inside a
@@ -262,9 +326,12 @@ static void flip_valid_from_labels(const flip_solver *s, flip_field *f)
     const fl_mac_grid *g = s->g;
     const int axis = f->axis;
     memset(f->valid, 0, (size_t)f->n);
-    #pragma omp parallel for collapse(2) schedule(static)
-    for (int k = 0; k < f->dim[2]; k++)
-        for (int j = 0; j < f->dim[1]; j++) {
+    #pragma omp parallel
+    {
+        long r0, r1;
+        flip_row_share(f, &r0, &r1);
+        for (long r = r0; r < r1; r++) {
+            const int j = (int)(r % f->dim[1]), k = (int)(r / f->dim[1]);
             int i0, i1;
             flip_band_row(s, f, j, k, &i0, &i1);
             for (int i = i0; i < i1; i++) {
@@ -272,11 +339,12 @@ static void flip_valid_from_labels(const flip_solver *s, flip_field *f)
                 int la = flip_label(g, i, j, k);
                 c[axis] -= 1;
                 int lb = flip_label(g, c[0], c[1], c[2]);
-                long q = i + (long)f->dim[0] * (j + (long)f->dim[1] * k);
+                long q = i + (long)f->dim[0] * r;
                 f->valid[q] = la == FL_CELL_FLUID || lb == FL_CELL_FLUID ||
                               (la == FL_CELL_SOLID) != (lb == FL_CELL_SOLID);
             }
         }
+    }
 }
 
 /* The offset from face q of lattice f, at coordinate x along axis b, to
@@ -299,13 +367,16 @@ static void flip_extrapolate(const flip_solver *s, flip_field *f, double *u, int
     const int d0 = f->dim[0], d1 = f->dim[1], d2 = f->dim[2], wrap = s->g->wrap;
     const long s1 = d0, s2 = (long)d0 * d1;
     for (int layer = 0; layer < layers; layer++) {
-        #pragma omp parallel for collapse(2) schedule(static)
-        for (int k = 0; k < d2; k++)
-            for (int j = 0; j < d1; j++) {
+        #pragma omp parallel
+        {
+            long r0, r1;
+            flip_row_share(f, &r0, &r1);
+            for (long r = r0; r < r1; r++) {
+                const int j = (int)(r % d1), k = (int)(r / d1);
                 int i0, i1;
                 flip_band_row(s, f, j, k, &i0, &i1);
                 for (int i = i0; i < i1; i++) {
-                    long q = i + s1 * j + s2 * k;
+                    long q = i + s1 * r;
                     f->fresh[q] = 0;
                     if (f->valid[q])
                         continue;
@@ -340,14 +411,15 @@ static void flip_extrapolate(const flip_solver *s, flip_field *f, double *u, int
                     }
                 }
             }
-        #pragma omp parallel for collapse(2) schedule(static)
-        for (int k = 0; k < d2; k++)
-            for (int j = 0; j < d1; j++) {
+            /* the next layer reads this one's validity: all rows done first */
+            #pragma omp barrier
+            for (long r = r0; r < r1; r++) {
                 int i0, i1;
-                flip_band_row(s, f, j, k, &i0, &i1);
-                for (long q = i0 + s1 * j + s2 * k, e = i1 + s1 * j + s2 * k; q < e; q++)
+                flip_band_row(s, f, (int)(r % d1), (int)(r / d1), &i0, &i1);
+                for (long q = i0 + s1 * r, e = i1 + s1 * r; q < e; q++)
                     f->valid[q] |= f->fresh[q];
             }
+        }
     }
     fl_mac_wrap_faces(s->g, f->axis, u);
 }
@@ -357,14 +429,17 @@ static void flip_extrapolate(const flip_solver *s, flip_field *f, double *u, int
 static void flip_band_update(const flip_solver *s, const flip_field *f, double *dst, const double *src, int change,
                              double add)
 {
-    #pragma omp parallel for collapse(2) schedule(static)
-    for (int k = 0; k < f->dim[2]; k++)
-        for (int j = 0; j < f->dim[1]; j++) {
+    #pragma omp parallel
+    {
+        long r0, r1;
+        flip_row_share(f, &r0, &r1);
+        for (long r = r0; r < r1; r++) {
             int i0, i1;
-            flip_band_row(s, f, j, k, &i0, &i1);
-            for (long q = i0 + (long)f->dim[0] * (j + (long)f->dim[1] * k), e = q + (i1 - i0); q < e; q++)
+            flip_band_row(s, f, (int)(r % f->dim[1]), (int)(r / f->dim[1]), &i0, &i1);
+            for (long q = i0 + (long)f->dim[0] * r, e = q + (i1 - i0); q < e; q++)
                 dst[q] = change ? src[q] - dst[q] : src[q] + add;
         }
+    }
 }
 
 /* Whether cell c is one of the tool's SOLID cells this step. */
@@ -763,17 +838,20 @@ static double flip_speed_bound(const flip_solver *s)
     for (int a = 0; a < 3; a++) {
         const flip_field *f = &s->f[a];
         double top = 0.0;
-        #pragma omp parallel for collapse(2) schedule(static) reduction(max : top)
-        for (int k = 0; k < f->dim[2]; k++)
-            for (int j = 0; j < f->dim[1]; j++) {
+        #pragma omp parallel reduction(max : top)
+        {
+            long r0, r1;
+            flip_row_share(f, &r0, &r1);
+            for (long r = r0; r < r1; r++) {
                 int i0, i1;
-                flip_band_row(s, f, j, k, &i0, &i1);
-                const long row = (long)f->dim[0] * (j + (long)f->dim[1] * k);
+                flip_band_row(s, f, (int)(r % f->dim[1]), (int)(r / f->dim[1]), &i0, &i1);
+                const long row = (long)f->dim[0] * r;
                 for (int i = i0; i < i1; i++) {
                     double v = f->valid[row + i] ? fabs(f->u[row + i]) : 0.0;
                     top = v > top ? v : top;
                 }
             }
+        }
         sum += top * top;
     }
     return sqrt(sum);
@@ -815,6 +893,7 @@ static int flip_advect(flip_solver *s, fl_world *w, double hp, int pieces, fl_st
         flip_push_out_all(s, p, flip_tool(w));
         double t4 = fl_now_ms();
         st->stage_ms[FL_STAGE_TRANSFER] += (t1 - t0) + (t3 - t2);
+        st->part_ms[FL_PART_G2P] += (t1 - t0) + (t3 - t2);
         st->stage_ms[FL_STAGE_INTEGRATE] += (t2 - t1) + (t4 - t3);
     }
     *moved = sqrt(move2);
@@ -883,7 +962,11 @@ static int flip_substep(flip_solver *s, fl_world *w, double h, fl_step_stats *st
     int pieces = reach > 1.0 ? (int)ceil(reach - 1e-9) : 1;
     double t8 = fl_now_ms();
     st->stage_ms[FL_STAGE_TRANSFER] += (t1 - t0) + (t7 - t6);
+    st->part_ms[FL_PART_P2G] += t1 - t0;
+    st->part_ms[FL_PART_G2P] += t7 - t6;
     st->stage_ms[FL_STAGE_BOUNDARY] += (t2 - t1) + (t6 - t5);
+    st->part_ms[FL_PART_LABELS] += t2 - t1;
+    st->part_ms[FL_PART_EXTRAPOLATION] += t6 - t5;
     st->stage_ms[FL_STAGE_VELOCITY_UPDATE] += t3 - t2;
     st->stage_ms[FL_STAGE_PRESSURE_SOLVE] += t5 - t3;
     st->stage_ms[FL_STAGE_INTEGRATE] += t8 - t7;
@@ -951,9 +1034,12 @@ static int flip_correct_volume(flip_solver *s, fl_world *w, fl_step_stats *st, f
         flip_field *f = &s->f[a];
         /* the displacement on the band's faces (no particle reads further) */
         memset(f->valid, 0, (size_t)f->n);
-        #pragma omp parallel for collapse(2) schedule(static)
-        for (int k = 0; k < f->dim[2]; k++)
-            for (int j = 0; j < f->dim[1]; j++) {
+        #pragma omp parallel
+        {
+            long r0, r1;
+            flip_row_share(f, &r0, &r1);
+            for (long r = r0; r < r1; r++) {
+                const int j = (int)(r % f->dim[1]), k = (int)(r / f->dim[1]);
                 int i0, i1;
                 flip_band_row(s, f, j, k, &i0, &i1);
                 for (int i = i0; i < i1; i++) {
@@ -975,6 +1061,7 @@ static int flip_correct_volume(flip_solver *s, fl_world *w, fl_step_stats *st, f
                                   (la == FL_CELL_SOLID) != (lb == FL_CELL_SOLID);
                 }
             }
+        }
         flip_extrapolate(s, f, f->saved, 1);
     }
     if ((rc = fl_transfer_g2p(g, s->f[0].saved, s->f[1].saved, s->f[2].saved, p->x, p->y, p->z, p->count, s->ax,
@@ -991,21 +1078,66 @@ static int flip_correct_volume(flip_solver *s, fl_world *w, fl_step_stats *st, f
  * index order), once per step: the flow scatters particles that started
  * side by side in the store, and the transfers, labels and advection,
  * which read the faces around each particle, then miss the cache. The
- * harness reads positions and velocities only, whatever their order. */
+ * harness reads positions and velocities only, whatever their order.
+ * Each thread sorts the particles of its own range of cells: the ranges
+ * split at the cells of the particles at equal shares of the store (the
+ * store, sorted a step ago, is nearly in cell order), and a thread reads
+ * only the blocks of particles whose cells meet its range. The order is
+ * the sequential sort's on any number of threads. */
 static void flip_sort(flip_solver *s, fl_particles *p)
 {
     const fl_mac_grid *g = s->g;
-    int *cell = s->sort_cell, *start = s->cell_start, *perm = s->sort_perm;
-    memset(start, 0, (size_t)(g->ncells + 1) * sizeof(int));
-    #pragma omp parallel for schedule(static)
-    for (int i = 0; i < p->count; i++)
-        cell[i] = (int)fl_mac_cell_at(g, p->x[i], p->y[i], p->z[i]);
-    for (int i = 0; i < p->count; i++)
-        start[cell[i] + 1]++;
-    for (long c = 0; c < g->ncells; c++)
-        start[c + 1] += start[c];
-    for (int i = 0; i < p->count; i++)
-        perm[start[cell[i]]++] = i;
+    const int n = p->count, nb = FLIP_SORT_BLOCKS;
+    int *cell = s->sort_cell, *count = s->cell_start, *perm = s->sort_perm, *block = s->sort_blocks;
+    int *bound = s->sort_bounds, *before = s->sort_bounds + s->sort_threads + 1;
+    #pragma omp parallel num_threads(s->sort_threads)
+    {
+        const int nt = omp_get_num_threads(), t = omp_get_thread_num();
+        #pragma omp for schedule(static)
+        for (int b = 0; b < nb; b++) {
+            int lo = INT_MAX, hi = -1;
+            for (int i = (int)((long)n * b / nb), e = (int)((long)n * (b + 1) / nb); i < e; i++) {
+                const int c = (int)fl_mac_cell_at(g, p->x[i], p->y[i], p->z[i]);
+                cell[i] = c;
+                lo = c < lo ? c : lo;
+                hi = c > hi ? c : hi;
+            }
+            block[2 * b] = lo, block[2 * b + 1] = hi;
+        }
+        #pragma omp single
+        {
+            bound[0] = 0;
+            for (int u = 1; u < nt; u++) {
+                const int c = n > 0 ? cell[(long)n * u / nt] : 0;
+                bound[u] = c > bound[u - 1] ? c : bound[u - 1];
+            }
+            bound[nt] = (int)g->ncells;
+        }
+        const int c0 = bound[t], c1 = bound[t + 1];
+        for (int c = c0; c < c1; c++)
+            count[c] = 0;
+        for (int b = 0; b < nb; b++)
+            if (block[2 * b] < c1 && block[2 * b + 1] >= c0)
+                for (int i = (int)((long)n * b / nb), e = (int)((long)n * (b + 1) / nb); i < e; i++)
+                    if (cell[i] >= c0 && cell[i] < c1)
+                        count[cell[i]]++;
+        int sum = 0;
+        for (int c = c0; c < c1; c++) {
+            const int k = count[c];
+            count[c] = sum;
+            sum += k;
+        }
+        before[t] = sum;
+        #pragma omp barrier
+        int base = 0;
+        for (int u = 0; u < t; u++)
+            base += before[u];
+        for (int b = 0; b < nb; b++)
+            if (block[2 * b] < c1 && block[2 * b + 1] >= c0)
+                for (int i = (int)((long)n * b / nb), e = (int)((long)n * (b + 1) / nb); i < e; i++)
+                    if (cell[i] >= c0 && cell[i] < c1)
+                        perm[base + count[cell[i]]++] = i;
+    }
     fl_particles_permute(p, perm, s->qx);
 }
 
@@ -1143,6 +1275,7 @@ static void *flip_create_alpha(fl_world *w, const fl_params *p, double alpha_def
         ok &= (f->saved = fl_alloc((size_t)f->n * sizeof(double))) != NULL;
         ok &= (f->valid = fl_alloc((size_t)f->n)) != NULL;
         ok &= (f->fresh = fl_alloc((size_t)f->n)) != NULL;
+        ok &= (f->work = fl_alloc(((size_t)f->dim[1] * f->dim[2] + 1) * sizeof(long))) != NULL;
     }
     size_t bytes = (size_t)(w->fluid.count > 0 ? w->fluid.count : 1) * sizeof(float);
     float **arrays[] = {&s->ax, &s->ay, &s->az, &s->bx, &s->by, &s->bz, &s->qx, &s->qy, &s->qz};
@@ -1161,6 +1294,9 @@ static void *flip_create_alpha(fl_world *w, const fl_params *p, double alpha_def
     ok &= (s->sort_cell = fl_alloc(per_particle)) != NULL;
     ok &= (s->sort_perm = fl_alloc(per_particle)) != NULL;
     ok &= (s->cell_start = fl_alloc((size_t)(g->ncells + 1) * sizeof(int))) != NULL;
+    ok &= (s->sort_blocks = fl_alloc(2 * FLIP_SORT_BLOCKS * sizeof(int))) != NULL;
+    s->sort_threads = omp_get_max_threads();
+    ok &= (s->sort_bounds = fl_alloc((2 * (size_t)s->sort_threads + 1) * sizeof(int))) != NULL;
     ok &= (s->wall = fl_alloc((size_t)g->ncells)) != NULL;
     ok &= (s->solid = fl_alloc((size_t)g->ncells)) != NULL;
     if (!ok) {
@@ -1213,6 +1349,7 @@ static int flip_step(void *self, fl_world *w, double dt, fl_step_stats *st)
     const fl_tool_link *tool = flip_tool(w);
     double t_sort = fl_now_ms();
     flip_sort(s, &w->fluid);
+    st->part_ms[FL_PART_SORT] += fl_now_ms() - t_sort;
     if (tool) {
         int rc = flip_tool_place(s, tool, &err);
         if (rc) {
@@ -1259,7 +1396,9 @@ static int flip_step(void *self, fl_world *w, double dt, fl_step_stats *st)
         int rc = flip_correct_volume(s, w, st, &err);
         if (rc)
             return rc;
-        st->stage_ms[FL_STAGE_OTHER] += fl_now_ms() - t0;
+        const double ms = fl_now_ms() - t0;
+        st->stage_ms[FL_STAGE_OTHER] += ms;
+        st->part_ms[FL_PART_VOLUME] += ms;
     }
     st->substeps = substeps;
     st->max_speed = fl_max_speed(&w->fluid, &st->nan_count);

@@ -35,6 +35,24 @@ typedef enum fl_stage { FL_STAGE_LIST(FL_STAGE_ENUM) FL_STAGE_COUNT } fl_stage;
 /* "integrate", "grid_build", ... indexed by fl_stage. */
 extern const char *const fl_stage_names[FL_STAGE_COUNT];
 
+/* FLIP's stages split finer, each part inside the stage named third (the
+ * bench prints a part under its stage; the other solvers leave them 0). */
+#define FL_PART_LIST(X)                           \
+    X(P2G, "p2g", TRANSFER)                       \
+    X(G2P, "g2p", TRANSFER)                       \
+    X(LABELS, "labels", BOUNDARY)                 \
+    X(EXTRAPOLATION, "extrapolation", BOUNDARY)   \
+    X(SORT, "sort", OTHER)                        \
+    X(VOLUME, "volume_correction", OTHER)
+
+#define FL_PART_ENUM(id, name, stage) FL_PART_##id,
+typedef enum fl_part { FL_PART_LIST(FL_PART_ENUM) FL_PART_COUNT } fl_part;
+#undef FL_PART_ENUM
+
+/* "p2g", "g2p", ... and the stage each part belongs to, indexed by fl_part. */
+extern const char *const fl_part_names[FL_PART_COUNT];
+extern const fl_stage fl_part_stage[FL_PART_COUNT];
+
 /* Longest convergence history one step records. */
 #define FL_MAX_HISTORY 2048
 
@@ -48,6 +66,7 @@ typedef struct fl_step_stats {
     double residual_max[FL_MAX_HISTORY]; /* the max error after iteration k, for solvers that
                                           * track one (PCISPH, PBF); 0 otherwise */
     double stage_ms[FL_STAGE_COUNT]; /* wall time per stage, ms */
+    double part_ms[FL_PART_COUNT];   /* wall time per part of a stage, ms (FLIP; 0 otherwise) */
     double max_speed;                /* m/s */
     double cfl;                      /* max_speed * dt / h */
     int nan_count;                   /* particles with a NaN/Inf coordinate or velocity */

@@ -12,6 +12,13 @@
 const char *const fl_stage_names[FL_STAGE_COUNT] = {FL_STAGE_LIST(FL_STAGE_NAME)};
 #undef FL_STAGE_NAME
 
+#define FL_PART_NAME(id, name, stage) name,
+const char *const fl_part_names[FL_PART_COUNT] = {FL_PART_LIST(FL_PART_NAME)};
+#undef FL_PART_NAME
+#define FL_PART_STAGE(id, name, stage) FL_STAGE_##stage,
+const fl_stage fl_part_stage[FL_PART_COUNT] = {FL_PART_LIST(FL_PART_STAGE)};
+#undef FL_PART_STAGE
+
 void fl_step_stats_reset(fl_step_stats *st)
 {
     st->density_err_avg = st->density_err_max = 0.0;
@@ -19,6 +26,7 @@ void fl_step_stats_reset(fl_step_stats *st)
         st->residual_max[k] = 0.0;
     st->iterations = 0;
     memset(st->stage_ms, 0, sizeof st->stage_ms);
+    memset(st->part_ms, 0, sizeof st->part_ms);
     st->max_speed = st->cfl = 0.0;
     st->nan_count = 0;
     st->solve_iterations_max = st->solves_unconverged = 0;
