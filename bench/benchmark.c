@@ -13,6 +13,7 @@
 #include <errno.h>
 #include <math.h>
 #include <omp.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -148,6 +149,27 @@ static void log_prefix(FILE *f, const bench_opts *o, const char *bench, int part
             particles, o->command);
 }
 
+/* One row of benchmark name appended to its log (open_log; the header
+ * when the file is new): the common columns (log_prefix), then the row's
+ * own, printed with fmt, which begins with a comma and ends the line.
+ * Returns 0 (and writes nothing with --no-log), or 2 with one line when
+ * the log cannot be opened or the row did not reach it. */
+__attribute__((format(printf, 5, 6))) static int log_row(const bench_opts *o, const char *name,
+                                                         const char *header, int particles, const char *fmt, ...)
+{
+    FILE *f;
+    char path[1200];
+    const int rc = open_log(o, name, header, &f, path, sizeof path);
+    if (!f)
+        return rc;
+    log_prefix(f, o, name, particles);
+    va_list ap;
+    va_start(ap, fmt);
+    vfprintf(f, fmt, ap);
+    va_end(ap);
+    return close_log(f, path);
+}
+
 static int bench_grid(const bench_opts *o)
 {
     fl_scene s;
@@ -189,19 +211,12 @@ static int bench_grid(const bench_opts *o)
     printf("| stage | median ms | min ms | max ms |\n|---|---|---|---|\n");
     printf("| build | %.3f | %.3f | %.3f |\n| search | %.3f | %.3f | %.3f |\n| total | %.3f | %.3f | %.3f |\n",
            sb[0], sb[1], sb[2], ss[0], ss[1], ss[2], st[0], st[1], st[2]);
-    FILE *log;
-    char log_path[1200];
-    int rc = open_log(o, "grid",
-                      "date,commit,benchmark,machine,threads,particles,command,repeats,"
-                      "build_ms_median,build_ms_min,build_ms_max,search_ms_median,search_ms_min,"
-                      "search_ms_max,total_ms_median,total_ms_min,total_ms_max,pairs",
-                      &log, log_path, sizeof log_path);
-    if (log) {
-        log_prefix(log, o, "grid", f->count);
-        fprintf(log, ",%d,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%lld\n", n, sb[0], sb[1], sb[2], ss[0],
-                ss[1], ss[2], st[0], st[1], st[2], pairs);
-        rc = close_log(log, log_path);
-    }
+    int rc = log_row(o, "grid",
+                     "date,commit,benchmark,machine,threads,particles,command,repeats,"
+                     "build_ms_median,build_ms_min,build_ms_max,search_ms_median,search_ms_min,"
+                     "search_ms_max,total_ms_median,total_ms_min,total_ms_max,pairs",
+                     f->count, ",%d,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%lld\n", n, sb[0], sb[1], sb[2],
+                     ss[0], ss[1], ss[2], st[0], st[1], st[2], pairs);
     free(build), free(search), free(total), fl_free(scratch);
     fl_nbgrid_free(&g);
     fl_world_free(&w);
@@ -255,8 +270,6 @@ static int bench_surface(const bench_opts *o)
     }
     if (rc)
         fprintf(stderr, "fluidlab: bench surface: %s\n", field && mesh && total ? err.msg : "out of memory");
-    FILE *log = NULL;
-    char log_path[1200];
     if (rc == 0) {
         double sf[3], sm[3], st[3];
         summarize(field, n, sf), summarize(mesh, n, sm), summarize(total, n, st);
@@ -266,18 +279,13 @@ static int bench_surface(const bench_opts *o)
         printf("| stage | median ms | min ms | max ms |\n|---|---|---|---|\n");
         printf("| field | %.3f | %.3f | %.3f |\n| mesh | %.3f | %.3f | %.3f |\n| total | %.3f | %.3f | %.3f |\n",
                sf[0], sf[1], sf[2], sm[0], sm[1], sm[2], st[0], st[1], st[2]);
-        rc = open_log(o, "surface",
-                      "date,commit,benchmark,machine,threads,particles,command,repeats,spacing,nodes_x,nodes_y,"
-                      "nodes_z,vertices,triangles,field_ms_median,field_ms_min,field_ms_max,mesh_ms_median,"
-                      "mesh_ms_min,mesh_ms_max,total_ms_median,total_ms_min,total_ms_max",
-                      &log, log_path, sizeof log_path);
-        if (log) {
-            log_prefix(log, o, "surface", w.fluid.count);
-            fprintf(log, ",%d,%.6g,%d,%d,%d,%d,%d,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f\n", n, def.spacing,
-                    dim[0], dim[1], dim[2], nvert, ntri, sf[0], sf[1], sf[2], sm[0], sm[1], sm[2], st[0], st[1],
-                    st[2]);
-            rc = close_log(log, log_path);
-        }
+        rc = log_row(o, "surface",
+                     "date,commit,benchmark,machine,threads,particles,command,repeats,spacing,nodes_x,nodes_y,"
+                     "nodes_z,vertices,triangles,field_ms_median,field_ms_min,field_ms_max,mesh_ms_median,"
+                     "mesh_ms_min,mesh_ms_max,total_ms_median,total_ms_min,total_ms_max",
+                     w.fluid.count, ",%d,%.6g,%d,%d,%d,%d,%d,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f\n", n,
+                     def.spacing, dim[0], dim[1], dim[2], nvert, ntri, sf[0], sf[1], sf[2], sm[0], sm[1], sm[2],
+                     st[0], st[1], st[2]);
     }
     free(field), free(mesh), free(total);
     fl_world_free(&w);
@@ -435,21 +443,15 @@ static int bench_solves(const bench_opts *o, const fl_solver_ops *ops, void *sol
                    short_of[k] ? " (short of the tolerance)" : "", sum[k][0], sum[k][1], sum[k][2]);
         printf("MIC(0) / multigrid: %.2f by the medians, %.2f by the mins\n", sum[0][0] / sum[1][0],
                sum[0][1] / sum[1][1]);
-        FILE *log;
-        char log_path[1200], bench[64];
+        char bench[64];
         snprintf(bench, sizeof bench, "%s_solves", name);
-        rc = open_log(o, bench,
-                      "date,commit,benchmark,machine,threads,particles,command,solves,fluid_cells,tolerance,"
-                      "mic0_iterations,mic0_ms_median,mic0_ms_min,mg_iterations,mg_ms_median,mg_ms_min,"
-                      "ratio_median,ratio_min",
-                      &log, log_path, sizeof log_path);
-        if (log) {
-            log_prefix(log, o, bench, w->fluid.count);
-            fprintf(log, ",%d,%d,%g,%d,%.4f,%.4f,%d,%.4f,%.4f,%.4f,%.4f\n", n, fluid, opt.tol, iterations[0],
-                    sum[0][0], sum[0][1], iterations[1], sum[1][0], sum[1][1], sum[0][0] / sum[1][0],
-                    sum[0][1] / sum[1][1]);
-            rc = close_log(log, log_path);
-        }
+        rc = log_row(o, bench,
+                     "date,commit,benchmark,machine,threads,particles,command,solves,fluid_cells,tolerance,"
+                     "mic0_iterations,mic0_ms_median,mic0_ms_min,mg_iterations,mg_ms_median,mg_ms_min,"
+                     "ratio_median,ratio_min",
+                     w->fluid.count, ",%d,%d,%g,%d,%.4f,%.4f,%d,%.4f,%.4f,%.4f,%.4f\n", n, fluid, opt.tol,
+                     iterations[0], sum[0][0], sum[0][1], iterations[1], sum[1][0], sum[1][1],
+                     sum[0][0] / sum[1][0], sum[0][1] / sum[1][1]);
     }
     fl_pcg_destroy(&pcg[0]);
     fl_pcg_destroy(&pcg[1]);
@@ -767,19 +769,13 @@ static int bench_tool_size(const bench_opts *o, const char *name, const fl_solve
         print_tool_stages(stage, mean);
         char bench[64];
         snprintf(bench, sizeof bench, "tool_%s_%s", name, o->device);
-        FILE *log;
-        char log_path[1200];
-        rc = open_log(o, bench,
-                      "date,commit,benchmark,machine,threads,particles,command,steps,warmup,dt,step_ms_mean,"
-                      "step_ms_median,step_ms_min,step_ms_max,rate_hz_mean,rate_hz_median,tool_particles,"
-                      "contacts_mean,metrics",
-                      &log, log_path, sizeof log_path);
-        if (log) {
-            log_prefix(log, o, bench, w.fluid.count);
-            fprintf(log, ",%d,%d,%.6g,%.4f,%.4f,%.4f,%.4f,%.1f,%.1f,%d,%.1f,%d\n", o->steps, o->warmup, dt, mean,
-                    q[0], q[1], q[2], 1000.0 / mean, 1000.0 / q[0], tool.count, contacts / o->steps, o->metrics);
-            rc = close_log(log, log_path);
-        }
+        rc = log_row(o, bench,
+                     "date,commit,benchmark,machine,threads,particles,command,steps,warmup,dt,step_ms_mean,"
+                     "step_ms_median,step_ms_min,step_ms_max,rate_hz_mean,rate_hz_median,tool_particles,"
+                     "contacts_mean,metrics",
+                     w.fluid.count, ",%d,%d,%.6g,%.4f,%.4f,%.4f,%.4f,%.1f,%.1f,%d,%.1f,%d\n", o->steps, o->warmup,
+                     dt, mean, q[0], q[1], q[2], 1000.0 / mean, 1000.0 / q[0], tool.count, contacts / o->steps,
+                     o->metrics);
     }
     if (solver)
         ops->destroy(solver);
