@@ -154,6 +154,8 @@ static const char *usage =
     "  --dt S                 fixed step in seconds (default: the scene's, scaled with\n"
     "                         the spacing)\n"
     "  --repeat R, --steps S  R timed runs of S steps (default 7 x 10), median/min/max\n"
+    "                         of the step and of each stage (flip: each stage's parts\n"
+    "                         under it, as (transfer: p2g))\n"
     "  --warmup W             untimed steps first (default 3)\n"
     "  --threads N            OpenMP threads\n"
     "  --device cpu|cuda|emu  where the solver steps (default cpu); a device's rows\n"
