@@ -127,7 +127,7 @@ int fl_mac_grid_create(const fl_world *w, const fl_mac_config *cfg, fl_mac_grid 
     size_t frows = (size_t)(n[1] + 1) * (n[2] + 1), rows = (size_t)n[1] * n[2];
     g->p2g_rows = fl_alloc(4 * frows * sizeof(int));
     g->p2g_cells = fl_alloc((size_t)g->p2g_threads * (2 * rows + (size_t)n[2]) * sizeof(int));
-    g->p2g_blocks = fl_alloc(2 * FL_P2G_BLOCKS * sizeof(int));
+    g->p2g_blocks = fl_alloc(2 * FL_PARTICLE_BLOCKS * sizeof(int));
     if (!g->u || !g->v || !g->w || !g->wu || !g->wv || !g->ww || !g->p || !g->rhs || !g->label || !g->slab ||
         !g->sums || !g->p2g_rows || !g->p2g_cells || !g->p2g_blocks) {
         fl_mac_grid_destroy(&g);

@@ -82,14 +82,22 @@ typedef struct fl_mac_grid {
     int *p2g_cells;        /* per thread: per row of cells the x range of its particles' cells,
                               and its particles per layer */
     int p2g_threads;       /* threads p2g_cells has room for */
-    int *p2g_blocks;       /* per block of particles, FL_P2G_BLOCKS of them, the lowest and the
+    int *p2g_blocks;       /* per block of particles (FL_PARTICLE_BLOCKS), the lowest and the
                               highest cell layer k of its particles (a thread's P2G skips the
                               blocks that reach no layer of its slab) */
 } fl_mac_grid;
 
-/* The particles' blocks of P2G's layer ranges (fl_mac_grid.p2g_blocks):
- * block b holds particles [n b / B, n (b + 1) / B). */
-#define FL_P2G_BLOCKS 2048
+/* A store of n particles cut into FL_PARTICLE_BLOCKS blocks, for the
+ * loops that record where each block lies (P2G's layers, FLIP's cell
+ * sort) and skip the blocks that a thread's part of the grid does not
+ * meet: block b holds particles [fl_particle_block(n, b),
+ * fl_particle_block(n, b + 1)). */
+#define FL_PARTICLE_BLOCKS 2048
+
+static inline int fl_particle_block(int n, int b)
+{
+    return (int)((long)n * b / FL_PARTICLE_BLOCKS);
+}
 
 /* Grid over the world's domain: ceil(extent / dx) cells per axis inside it
  * plus the SOLID wall layer; cells whose centre lies outside the domain,

@@ -168,10 +168,9 @@ static void p2g_reach(fl_mac_grid *g, const float *x, const float *y, const floa
         for (int k = 0; k < nz; k++)
             count[k] = 0;
 #pragma omp for schedule(static)
-        for (int b = 0; b < FL_P2G_BLOCKS; b++) {
+        for (int b = 0; b < FL_PARTICLE_BLOCKS; b++) {
             int b_lo = nz, b_hi = -1;
-            for (int p = (int)((long)n * b / FL_P2G_BLOCKS), e = (int)((long)n * (b + 1) / FL_P2G_BLOCKS); p < e;
-                 p++) {
+            for (int p = fl_particle_block(n, b), e = fl_particle_block(n, b + 1); p < e; p++) {
                 int i = (int)fl_mac_coord(g, 0, x[p]), j = (int)fl_mac_coord(g, 1, y[p]),
                     k = (int)fl_mac_coord(g, 2, z[p]);
                 b_lo = k < b_lo ? k : b_lo;
@@ -374,11 +373,10 @@ int fl_transfer_p2g(fl_mac_grid *g, const float *x, const float *y, const float 
         /* the stencils of a particle in cell layer k cover layers k - 1 to
          * k + 1; the particles, sorted by cell once a step, stay nearly in
          * layer order, so most blocks lie wholly outside a thread's slab */
-        for (int b = 0; k_hi > k_lo && b < FL_P2G_BLOCKS; b++) {
+        for (int b = 0; k_hi > k_lo && b < FL_PARTICLE_BLOCKS; b++) {
             if (g->p2g_blocks[2 * b + 1] + 1 < k_lo || g->p2g_blocks[2 * b] - 1 >= k_hi)
                 continue;
-            for (int p = (int)((long)n * b / FL_P2G_BLOCKS), e = (int)((long)n * (b + 1) / FL_P2G_BLOCKS); p < e;
-                 p++) {
+            for (int p = fl_particle_block(n, b), e = fl_particle_block(n, b + 1); p < e; p++) {
                 int k = (int)fl_mac_coord(g, 2, z[p]);
                 if (k + 1 < k_lo || k - 1 >= k_hi)
                     continue;

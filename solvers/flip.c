@@ -113,7 +113,8 @@ typedef struct flip_solver {
     int *band_tlo, *band_thi; /* the band's dilation workspace */
     int *sort_cell, *sort_perm; /* the cell sort: each particle's cell, the new order */
     int *cell_start;          /* the cell sort's counts, then starts, per cell (ncells + 1) */
-    int *sort_blocks;         /* the cell sort's lowest and highest cell per block of particles */
+    int *sort_blocks;         /* the cell sort's lowest and highest cell per block of particles
+                                 (FL_PARTICLE_BLOCKS) */
     int *sort_bounds;         /* the cell sort's per thread: first cell (sort_threads + 1), then the
                                  particles in its cells (sort_threads) */
     int sort_threads;         /* threads sort_bounds has room for */
@@ -139,10 +140,6 @@ static const char *const flip_keys[] = {"alpha",  "dx",   "tolerance",         "
  * stencil reaches further; the rest of the grid (most of it in a dam
  * break) is never read. */
 #define FLIP_BAND 3
-
-/* Blocks of particles of the cell sort (flip_sort): block b holds particles
- * [n b / B, n (b + 1) / B). */
-#define FLIP_SORT_BLOCKS 2048
 
 /* A row's work besides its band's faces, in faces (the row's bounds, the
  * loop's start), for sharing the band's rows among the threads. */
@@ -1087,7 +1084,7 @@ static int flip_correct_volume(flip_solver *s, fl_world *w, fl_step_stats *st, f
 static void flip_sort(flip_solver *s, fl_particles *p)
 {
     const fl_mac_grid *g = s->g;
-    const int n = p->count, nb = FLIP_SORT_BLOCKS;
+    const int n = p->count, nb = FL_PARTICLE_BLOCKS;
     int *cell = s->sort_cell, *count = s->cell_start, *perm = s->sort_perm, *block = s->sort_blocks;
     int *bound = s->sort_bounds, *before = s->sort_bounds + s->sort_threads + 1;
     #pragma omp parallel num_threads(s->sort_threads)
@@ -1096,7 +1093,7 @@ static void flip_sort(flip_solver *s, fl_particles *p)
         #pragma omp for schedule(static)
         for (int b = 0; b < nb; b++) {
             int lo = INT_MAX, hi = -1;
-            for (int i = (int)((long)n * b / nb), e = (int)((long)n * (b + 1) / nb); i < e; i++) {
+            for (int i = fl_particle_block(n, b), e = fl_particle_block(n, b + 1); i < e; i++) {
                 const int c = (int)fl_mac_cell_at(g, p->x[i], p->y[i], p->z[i]);
                 cell[i] = c;
                 lo = c < lo ? c : lo;
@@ -1118,7 +1115,7 @@ static void flip_sort(flip_solver *s, fl_particles *p)
             count[c] = 0;
         for (int b = 0; b < nb; b++)
             if (block[2 * b] < c1 && block[2 * b + 1] >= c0)
-                for (int i = (int)((long)n * b / nb), e = (int)((long)n * (b + 1) / nb); i < e; i++)
+                for (int i = fl_particle_block(n, b), e = fl_particle_block(n, b + 1); i < e; i++)
                     if (cell[i] >= c0 && cell[i] < c1)
                         count[cell[i]]++;
         int sum = 0;
@@ -1134,7 +1131,7 @@ static void flip_sort(flip_solver *s, fl_particles *p)
             base += before[u];
         for (int b = 0; b < nb; b++)
             if (block[2 * b] < c1 && block[2 * b + 1] >= c0)
-                for (int i = (int)((long)n * b / nb), e = (int)((long)n * (b + 1) / nb); i < e; i++)
+                for (int i = fl_particle_block(n, b), e = fl_particle_block(n, b + 1); i < e; i++)
                     if (cell[i] >= c0 && cell[i] < c1)
                         perm[base + count[cell[i]]++] = i;
     }
@@ -1294,7 +1291,7 @@ static void *flip_create_alpha(fl_world *w, const fl_params *p, double alpha_def
     ok &= (s->sort_cell = fl_alloc(per_particle)) != NULL;
     ok &= (s->sort_perm = fl_alloc(per_particle)) != NULL;
     ok &= (s->cell_start = fl_alloc((size_t)(g->ncells + 1) * sizeof(int))) != NULL;
-    ok &= (s->sort_blocks = fl_alloc(2 * FLIP_SORT_BLOCKS * sizeof(int))) != NULL;
+    ok &= (s->sort_blocks = fl_alloc(2 * FL_PARTICLE_BLOCKS * sizeof(int))) != NULL;
     s->sort_threads = omp_get_max_threads();
     ok &= (s->sort_bounds = fl_alloc((2 * (size_t)s->sort_threads + 1) * sizeof(int))) != NULL;
     ok &= (s->wall = fl_alloc((size_t)g->ncells)) != NULL;
