@@ -53,6 +53,7 @@
 #include <limits.h>
 #include <math.h>
 #include <omp.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -317,7 +318,39 @@ static void flip_band_work(flip_solver *s)
  * cell (projected) or separates a SOLID cell from a non-SOLID one (the
  * solid's normal velocity, 0). A face with SOLID on both sides, inside a
  * wall, is invalid and takes the fluid's tangential velocity from the
- * extrapolation (free slip); so is every face outside the band. */
+ * extrapolation (free slip); so is every face outside the band. la and lb
+ * are the labels of the cells on either side. */
+static inline unsigned char flip_face_valid(int la, int lb)
+{
+    return (unsigned char)((la == FL_CELL_FLUID) | (lb == FL_CELL_FLUID) |
+                           ((la == FL_CELL_SOLID) != (lb == FL_CELL_SOLID)));
+}
+
+/* The first cell of row (j, k) of the grid, wrapped across a periodic
+ * axis's faces; -1 outside a grid that does not wrap there (SOLID). */
+static long flip_row_cell(const fl_mac_grid *g, int j, int k)
+{
+    if (j >= 0 && j < g->ny && k >= 0 && k < g->nz)
+        return fl_mac_cell(g, 0, j, k);
+    return g->wrap ? fl_mac_cell_wrapped(g, 0, j, k) : -1;
+}
+
+/* flip_face_valid for the faces i in [i0, i1) of a row, into valid[i],
+ * from the labels label[ca + i] and label[cb + i] of the cells on either
+ * side, or SOLID for a side whose row lies outside the grid (ca or cb -1).
+ * A vector loop. */
+static void flip_valid_run(const unsigned char *label, long ca, long cb, unsigned char *valid, int i0, int i1)
+{
+    const int sa = ca < 0, sb = cb < 0;
+    const long a = sa ? 0 : ca, b = sb ? 0 : cb;
+    for (int i = i0; i < i1; i++)
+        valid[i] = flip_face_valid(sa ? FL_CELL_SOLID : label[a + i], sb ? FL_CELL_SOLID : label[b + i]);
+}
+
+/* The faces' validity over the band of lattice f (flip_face_valid), 0
+ * elsewhere: row by row, the faces whose two cells lie in one row of
+ * cells each as one vector loop (all of a y or z lattice's; an x lattice's
+ * but its two end faces, from flip_label). */
 static void flip_valid_from_labels(const flip_solver *s, flip_field *f)
 {
     const fl_mac_grid *g = s->g;
@@ -329,17 +362,21 @@ static void flip_valid_from_labels(const flip_solver *s, flip_field *f)
         flip_row_share(f, &r0, &r1);
         for (long r = r0; r < r1; r++) {
             const int j = (int)(r % f->dim[1]), k = (int)(r / f->dim[1]);
+            unsigned char *valid = f->valid + (long)f->dim[0] * r;
             int i0, i1;
             flip_band_row(s, f, j, k, &i0, &i1);
-            for (int i = i0; i < i1; i++) {
-                int c[3] = {i, j, k};
-                int la = flip_label(g, i, j, k);
-                c[axis] -= 1;
-                int lb = flip_label(g, c[0], c[1], c[2]);
-                long q = i + (long)f->dim[0] * r;
-                f->valid[q] = la == FL_CELL_FLUID || lb == FL_CELL_FLUID ||
-                              (la == FL_CELL_SOLID) != (lb == FL_CELL_SOLID);
+            if (axis != 0) {
+                flip_valid_run(g->label, flip_row_cell(g, j, k),
+                               flip_row_cell(g, j - (axis == 1), k - (axis == 2)), valid, i0, i1);
+                continue;
             }
+            const long c = fl_mac_cell(g, 0, j, k);
+            const int a = i0 > 1 ? i0 : 1, b = i1 < g->nx ? i1 : g->nx;
+            if (a < b)
+                flip_valid_run(g->label, c, c - 1, valid, a, b);
+            for (int i = 0; i <= g->nx; i += g->nx) /* the end faces, on the grid's x faces */
+                if (i >= i0 && i < i1)
+                    valid[i] = flip_face_valid(flip_label(g, i, j, k), flip_label(g, i - 1, j, k));
         }
     }
 }
@@ -356,65 +393,136 @@ static inline long flip_wrap_step(const fl_mac_grid *g, const flip_field *f, int
     return side ? (x + 1 >= f->dim[b] ? (1 - n) * stride : stride) : (x > 0 ? -stride : (n - 1) * stride);
 }
 
+/* One layer of the extrapolation at face q: an invalid face whose
+ * neighbours q + off[d] (d < terms, those with on[d]) include valid ones
+ * takes their mean, added in the order of d; returns whether it did. */
+FL_FORCE_INLINE unsigned char flip_extrapolate_face(const unsigned char *valid, double *u, long q, const long *off,
+                                                    const unsigned char *on, int terms)
+{
+    if (valid[q])
+        return 0;
+    double sum = 0.0;
+    int n = 0;
+    for (int d = 0; d < terms; d++) { /* no branch: a frontier face's neighbours come in any mix */
+        const int v = on[d] & valid[q + off[d]];
+        const double x = u[q + off[d]];
+        sum += v ? x : 0.0;
+        n += v;
+    }
+    if (n == 0)
+        return 0;
+    u[q] = sum / n;
+    return 1;
+}
+
+/* Whether flip_extrapolate_face would leave the 8 faces from q on alone,
+ * read from their validity bytes 8 at a time: all of them valid, or none
+ * of them nor of their neighbours (the x neighbours q - 1 and q + 8 must
+ * lie in the row). Most of a band is one or the other: the fluid's inside,
+ * or the air between a splash's drops. */
+static inline int flip_faces_idle(const unsigned char *valid, long q, const long *off, const unsigned char *on,
+                                  int terms)
+{
+    uint64_t v, w;
+    memcpy(&v, valid + q, sizeof v);
+    if (v == 0x0101010101010101ull)
+        return 1;
+    if (v != 0 || valid[q - 1] || valid[q + 8])
+        return 0;
+    for (int d = 2; d < terms; d++) {
+        if (!on[d])
+            continue;
+        memcpy(&w, valid + q + off[d], sizeof w);
+        if (w != 0)
+            return 0;
+    }
+    return 1;
+}
+
+/* One layer of the extrapolation over the band's faces of row r = (j, k)
+ * of lattice f: the six neighbours in order -x, +x, -y, +y, -z, +z, those
+ * inside the lattice, then on a periodic grid the six again, those across
+ * a periodic axis's faces (off and on start at 0 for these). The row's two
+ * end faces are done apart, where their x neighbours differ. */
+static void flip_extrapolate_row(const flip_solver *s, flip_field *f, double *u, long r)
+{
+    const int wrap = s->g->wrap;
+    const int d0 = f->dim[0], d1 = f->dim[1], d2 = f->dim[2], j = (int)(r % d1), k = (int)(r / d1);
+    const long s1 = d0, s2 = (long)d0 * d1, row = s1 * r;
+    const unsigned char *valid = f->valid;
+    unsigned char *fresh = f->fresh;
+    int i0, i1;
+    flip_band_row(s, f, j, k, &i0, &i1);
+    if (i1 <= i0)
+        return;
+    long off[12] = {-1, 1, -s1, s1, -s2, s2};
+    unsigned char on[12] = {1, 1, j > 0, j < d1 - 1, k > 0, k < d2 - 1};
+    const int terms = wrap ? 12 : 6;
+    if (wrap) {
+        const int x[3] = {0, j, k};
+        const long st[3] = {1, s1, s2};
+        for (int b = 1; b < 3; b++)
+            for (int side = 0; side < 2; side++) {
+                const int inside = side ? x[b] < f->dim[b] - 1 : x[b] > 0;
+                const long o = inside ? 0 : flip_wrap_step(s->g, f, b, x[b], side, st[b]);
+                off[6 + 2 * b + side] = o, on[6 + 2 * b + side] = o != 0;
+            }
+    }
+    for (int d = 0; d < terms; d++)
+        if (!on[d])
+            off[d] = 0; /* a term that is off reads the face itself */
+    /* the interior faces, 8 at a time where they are idle, then each end
+     * face with its own x neighbours */
+    const long qa = row + (i0 > 0 ? i0 : 1), qb = row + (i1 < d0 - 1 ? i1 : d0 - 1);
+    for (long q = qa; q < qb;) {
+        if (q + 9 <= qb && flip_faces_idle(valid, q, off, on, terms)) {
+            memset(fresh + q, 0, 8);
+            q += 8;
+        } else {
+            fresh[q] = flip_extrapolate_face(valid, u, q, off, on, terms);
+            q++;
+        }
+    }
+    for (int e = 0; e < 2; e++) {
+        const int i = e ? d0 - 1 : 0;
+        if (i < i0 || i >= i1)
+            continue;
+        long eoff[12];
+        unsigned char eon[12];
+        memcpy(eoff, off, sizeof eoff), memcpy(eon, on, sizeof eon);
+        eon[0] = i > 0, eon[1] = i < d0 - 1;
+        eoff[0] = eon[0] ? -1 : 0, eoff[1] = eon[1] ? 1 : 0;
+        if (wrap)
+            for (int side = 0; side < 2; side++) {
+                const int inside = side ? i < d0 - 1 : i > 0;
+                const long o = inside ? 0 : flip_wrap_step(s->g, f, 0, i, side, 1);
+                eoff[6 + side] = o, eon[6 + side] = o != 0;
+            }
+        fresh[row + i] = flip_extrapolate_face(valid, u, row + i, eoff, eon, terms);
+    }
+}
+
 /* Each invalid face of values u in the band next to a valid one (same
  * lattice, 6 neighbours, wrapped on a periodic grid) takes the mean of its
  * valid neighbours and becomes valid for the next layer. */
 static void flip_extrapolate(const flip_solver *s, flip_field *f, double *u, int layers)
 {
-    const int d0 = f->dim[0], d1 = f->dim[1], d2 = f->dim[2], wrap = s->g->wrap;
-    const long s1 = d0, s2 = (long)d0 * d1;
     for (int layer = 0; layer < layers; layer++) {
         #pragma omp parallel
         {
             long r0, r1;
             flip_row_share(f, &r0, &r1);
-            for (long r = r0; r < r1; r++) {
-                const int j = (int)(r % d1), k = (int)(r / d1);
-                int i0, i1;
-                flip_band_row(s, f, j, k, &i0, &i1);
-                for (int i = i0; i < i1; i++) {
-                    long q = i + s1 * r;
-                    f->fresh[q] = 0;
-                    if (f->valid[q])
-                        continue;
-                    double sum = 0.0;
-                    int n = 0;
-                    if (i > 0 && f->valid[q - 1])
-                        sum += u[q - 1], n++;
-                    if (i < d0 - 1 && f->valid[q + 1])
-                        sum += u[q + 1], n++;
-                    if (j > 0 && f->valid[q - s1])
-                        sum += u[q - s1], n++;
-                    if (j < d1 - 1 && f->valid[q + s1])
-                        sum += u[q + s1], n++;
-                    if (k > 0 && f->valid[q - s2])
-                        sum += u[q - s2], n++;
-                    if (k < d2 - 1 && f->valid[q + s2])
-                        sum += u[q + s2], n++;
-                    if (wrap) {
-                        const int x[3] = {i, j, k};
-                        const long st[3] = {1, s1, s2};
-                        for (int b = 0; b < 3; b++)
-                            for (int side = 0; side < 2; side++) {
-                                const int inside = side ? x[b] < f->dim[b] - 1 : x[b] > 0;
-                                const long o = inside ? 0 : flip_wrap_step(s->g, f, b, x[b], side, st[b]);
-                                if (o != 0 && f->valid[q + o])
-                                    sum += u[q + o], n++;
-                            }
-                    }
-                    if (n > 0) {
-                        u[q] = sum / n;
-                        f->fresh[q] = 1;
-                    }
-                }
-            }
+            for (long r = r0; r < r1; r++)
+                flip_extrapolate_row(s, f, u, r);
             /* the next layer reads this one's validity: all rows done first */
             #pragma omp barrier
+            unsigned char *valid = f->valid;
+            const unsigned char *fresh = f->fresh;
             for (long r = r0; r < r1; r++) {
                 int i0, i1;
-                flip_band_row(s, f, (int)(r % d1), (int)(r / d1), &i0, &i1);
-                for (long q = i0 + s1 * r, e = i1 + s1 * r; q < e; q++)
-                    f->valid[q] |= f->fresh[q];
+                flip_band_row(s, f, (int)(r % f->dim[1]), (int)(r / f->dim[1]), &i0, &i1);
+                for (long q = i0 + f->dim[0] * r, e = i1 + f->dim[0] * r; q < e; q++)
+                    valid[q] |= fresh[q];
             }
         }
     }
@@ -1054,8 +1162,7 @@ static int flip_correct_volume(flip_solver *s, fl_world *w, fl_step_stats *st, f
                         d = -(s->psi[ca] - s->psi[cb]) * dx;
                     }
                     f->saved[q] = d;
-                    f->valid[q] = la == FL_CELL_FLUID || lb == FL_CELL_FLUID ||
-                                  (la == FL_CELL_SOLID) != (lb == FL_CELL_SOLID);
+                    f->valid[q] = flip_face_valid(la, lb);
                 }
             }
         }
