@@ -612,6 +612,8 @@ int fl_tool_loop_step(const fl_solver_ops *ops, void *solver, fl_world *w, fl_to
         fl_tool_after_step(t, w, dt, row);
     else if (rc != FL_OK && st->failure[0])
         snprintf(err->msg, sizeof err->msg, "%s", st->failure);
+    else if (rc == FL_ERR_OUTSIDE)
+        snprintf(err->msg, sizeof err->msg, "a particle left the neighbor grid (NaN or blow-up)");
     else if (rc != FL_OK)
         snprintf(err->msg, sizeof err->msg, "the solver's step failed (code %d)", rc);
     return rc;
@@ -884,8 +886,7 @@ int fl_run(const fl_run_config *c, fl_run_result *res, fl_error *err)
         if (src != FL_OK) {
             res->status = FL_RUN_UNSTABLE;
             snprintf(res->reason, sizeof res->reason, "step %lld (t = %.4g s): %.200s", k, r.world.time,
-                     src == FL_ERR_OUTSIDE && !st->failure[0] ? "a particle left the neighbor grid (NaN or blow-up)"
-                                                              : step_err.msg);
+                     step_err.msg);
             break;
         }
         err_sum += st->density_err_avg;
@@ -1053,8 +1054,7 @@ static int tool_tick(run_state *r, const run_clock *clk, double t, fl_stability 
         if (src != FL_OK) {
             res->status = FL_RUN_UNSTABLE;
             snprintf(res->reason, sizeof res->reason, "step %lld (t = %.4g s): %.200s", res->steps, w->time,
-                     src == FL_ERR_OUTSIDE && !st->failure[0] ? "a particle left the neighbor grid (NaN or blow-up)"
-                                                              : step_err.msg);
+                     step_err.msg);
             return FL_OK;
         }
         res->mean_err_avg += st->density_err_avg; /* a sum until the loop ends */

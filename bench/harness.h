@@ -120,7 +120,8 @@ int fl_build_world_tool(const fl_scene *s, fl_world *w, fl_tool *t, fl_error *er
  * step too), and the fluid's force on the tool into *row
  * (fl_tool_after_step); without a tool (w->tool.active 0) the solver's step
  * alone. FL_OK, or the failure's code with its reason in err: the tool's,
- * the solver's (st->failure), or "the solver's step failed (code N)". */
+ * the solver's (st->failure), else for FL_ERR_OUTSIDE "a particle left the
+ * neighbor grid (NaN or blow-up)", or "the solver's step failed (code N)". */
 int fl_tool_loop_step(const fl_solver_ops *ops, void *solver, fl_world *w, fl_tool *t, double dt, fl_step_stats *st,
                       fl_tool_report *row, fl_error *err);
 

@@ -3,6 +3,7 @@
  * particle volumes of Akinci et al. 2012 (eq. 4). */
 #include "nbgrid.h"
 
+#include <limits.h>
 #include <math.h>
 #include <omp.h>
 #include <stdlib.h>
@@ -27,6 +28,14 @@ static int *alloc_ints(long long n) { return fl_alloc((size_t)(n > 0 ? n : 1) * 
 /* n floats plus a zeroed block of FL_SEARCH_PAD, which the vectorized
  * search may read past the last point (and then ignores). */
 #define FL_SEARCH_PAD 16
+
+/* A search stops when the lists of a thread's particles hold more than
+ * this many times the neighbors they would have at rest (the lattice
+ * points within h), on average: the particles have collapsed. A stable
+ * run stays near 1; a run that blows up can pile its particles into a
+ * few cells, and their lists would take all the memory there is (a
+ * dam break at 442 000 particles asked for over 24 GiB). */
+#define FL_NB_COLLAPSE 16
 static float *alloc_padded_floats(long long n)
 {
     float *a = fl_alloc((size_t)(n + FL_SEARCH_PAD) * sizeof(float));
@@ -161,6 +170,11 @@ int fl_nbgrid_init(fl_nbgrid *g, const fl_world *w, fl_error *err)
         return fl_fail(err, FL_ERR_MEMORY, "neighbor grid of %lld cells is too large", cells);
     g->ncells = (int)cells;
     g->nthreads = omp_get_max_threads();
+    if (w->spacing > 0.0) {
+        const double ratio = w->h / w->spacing, pi = 3.14159265358979323846;
+        const double rest = w->dims == 2 ? pi * ratio * ratio : 4.0 / 3.0 * pi * ratio * ratio * ratio;
+        g->collapse = FL_NB_COLLAPSE * (rest > 1.0 ? rest : 1.0);
+    }
     g->cell_start = alloc_ints(cells + 1);
     g->bcell_start = alloc_ints(cells + 1);
     g->scratch = calloc((size_t)g->nthreads, sizeof *g->scratch);
@@ -437,11 +451,15 @@ FL_FORCE_INLINE void ranges_around(const fl_nbgrid *g, int c, const int *start, 
 
 /* Appends the neighbors of point (xi, yi, zi) among the ranges r of the
  * binned points (sx, sy, sz, ids) to *buf; with wraps (a constant), each
- * range's at the point shifted by the range's shift. */
+ * range's at the point shifted by the range's shift. Returns 1, 0 when
+ * the buffer could not grow, or -1 when it already holds more than limit
+ * neighbors (collapsed). */
 FL_FORCE_INLINE int neighbors_in(const cell_ranges *r, const float *sx, const float *sy, const float *sz,
                                  const int *ids, float xi, float yi, float zi, float r2max, int self, int **buf,
-                                 long long *len, long long *cap, int wraps)
+                                 long long *len, long long *cap, long long limit, int wraps)
 {
+    if (*len > limit)
+        return -1;
     if (r->total == 0)
         return 1;
     long long need = *len + r->total + FL_SEARCH_PAD;
@@ -470,9 +488,12 @@ static void copy_share(int *dst, const int *src, long long len, int t, int nt)
  * moved down. */
 FL_FORCE_INLINE int neighbors_in2(const cell_ranges *r, const float *sx, const float *sy, const float *sz,
                                   const int *ids, const float pa[3], const float pb[3], float r2max, int self_a,
-                                  int self_b, int **buf, long long *len, long long *cap, long long *len_a, int wraps)
+                                  int self_b, int **buf, long long *len, long long *cap, long long *len_a,
+                                  long long limit, int wraps)
 {
     *len_a = 0;
+    if (*len > limit)
+        return -1;
     if (r->total == 0)
         return 1;
     long long need = *len + 2 * (r->total + FL_SEARCH_PAD);
@@ -507,19 +528,21 @@ static inline void query_point(const fl_nbgrid *g, int i, float p[3])
 /* The lists of particles [i0, i1) into the thread's buffers nb and bnb
  * (lengths in s): wraps is g->wraps, a constant at each call, so that a
  * grid that does not wrap searches as it did before periodic grids.
- * Returns 0 when a buffer could not grow. */
+ * Returns 1, 0 when a buffer could not grow, or -1 when either list holds
+ * more than g->collapse neighbors a particle (neighbors_in). */
 FL_FORCE_INLINE int search_slice(fl_nbgrid *g, const float *x, const float *y, const float *z, int i0, int i1,
                                  struct fl_nb_scratch *s, int **nb, int **bnb, long long *nb_cap, long long *bnb_cap,
                                  int wraps)
 {
     int ok = 1, cached = -1;
     const float r2max = g->radius * g->radius;
+    const long long limit = g->collapse > 0.0 ? (long long)(g->collapse * (i1 - i0)) : LLONG_MAX;
     cell_ranges fluid, solid;
     fluid.count = solid.count = 0; /* found at the first particle (cached is no cell) */
     fluid.total = solid.total = 0;
     /* the store is mostly in cell order (solvers sort it), so consecutive
      * particles share the ranges of their cell */
-    for (int i = i0; i < i1 && ok;) {
+    for (int i = i0; i < i1 && ok == 1;) {
         int c = g->cell_of[i];
         if (c != cached) {
             ranges_around(g, c, g->cell_start, &fluid, wraps);
@@ -535,9 +558,10 @@ FL_FORCE_INLINE int search_slice(fl_nbgrid *g, const float *x, const float *y, c
                 query_point(g, i, pa), query_point(g, i + 1, pb);
             long long na = 0, nba = 0;
             ok = neighbors_in2(&fluid, g->sx, g->sy, g->sz, g->sorted, pa, pb, r2max, g->slot_of[i],
-                               g->slot_of[i + 1], nb, &s->nb_len, nb_cap, &na, wraps) &&
-                 neighbors_in2(&solid, g->bx, g->by, g->bz, g->bsorted, pa, pb, r2max, -1, -1, bnb, &s->bnb_len,
-                               bnb_cap, &nba, wraps);
+                               g->slot_of[i + 1], nb, &s->nb_len, nb_cap, &na, limit, wraps);
+            if (ok == 1)
+                ok = neighbors_in2(&solid, g->bx, g->by, g->bz, g->bsorted, pa, pb, r2max, -1, -1, bnb,
+                                   &s->bnb_len, bnb_cap, &nba, limit, wraps);
             g->nb_start[i + 1] = g->nb_start[i] + (int)na;
             g->bnb_start[i + 1] = g->bnb_start[i] + (int)nba;
             i += 2;
@@ -547,9 +571,10 @@ FL_FORCE_INLINE int search_slice(fl_nbgrid *g, const float *x, const float *y, c
         if (wraps)
             query_point(g, i, p);
         ok = neighbors_in(&fluid, g->sx, g->sy, g->sz, g->sorted, p[0], p[1], p[2], r2max, g->slot_of[i], nb,
-                          &s->nb_len, nb_cap, wraps) &&
-             neighbors_in(&solid, g->bx, g->by, g->bz, g->bsorted, p[0], p[1], p[2], r2max, -1, bnb, &s->bnb_len,
-                          bnb_cap, wraps);
+                          &s->nb_len, nb_cap, limit, wraps);
+        if (ok == 1)
+            ok = neighbors_in(&solid, g->bx, g->by, g->bz, g->bsorted, p[0], p[1], p[2], r2max, -1, bnb,
+                              &s->bnb_len, bnb_cap, limit, wraps);
         i++;
     }
     return ok;
@@ -577,9 +602,9 @@ int fl_nbgrid_search(fl_nbgrid *g, const float *x, const float *y, const float *
                                 : search_slice(g, x, y, z, i0, i1, s, nb, bnb, nb_cap, bnb_cap, 0);
         totals[2 * t] = s->nb_len;
         totals[2 * t + 1] = s->bnb_len;
-        if (!ok) {
+        if (ok != 1) {
             #pragma omp atomic write
-            failed = 1;
+            failed = ok == 0 ? 1 : 2;
         }
         #pragma omp barrier
         #pragma omp single
@@ -605,6 +630,10 @@ int fl_nbgrid_search(fl_nbgrid *g, const float *x, const float *y, const float *
             }
         }
     }
+    if (failed == 2)
+        return fl_fail(err, FL_ERR_OUTSIDE,
+                       "the particles have collapsed: their neighbor lists hold more than %.0f neighbors a particle "
+                       "(%d times a particle's at rest)", g->collapse, FL_NB_COLLAPSE);
     if (failed)
         return fl_fail(err, FL_ERR_MEMORY, "out of memory for the neighbor lists of %d particles", n);
     g->nb_start[n] = (int)sum_nb;

@@ -74,6 +74,8 @@ typedef struct fl_nbgrid {
     /* per-thread scratch of the search */
     int nthreads;
     struct fl_nb_scratch *scratch;
+    double collapse;     /* neighbors a particle may have on average before the search calls the particles
+                            collapsed (FL_NB_COLLAPSE times a particle's at rest; 0: no limit) */
 } fl_nbgrid;
 
 /* The cell of a point in a grid with corner lo, cell size `cell` and dim

@@ -785,9 +785,7 @@ static int dev_step(void *self, fl_world *w, double dt, fl_step_stats *st)
         st->dt_limit = fmin(st->dt_limit, fl_viscous_dt_limit(w->h, w->nu));
     if (rc == FL_OK && s->v.tool.n > 0)
         dev_tool_report(s, w);
-    if (rc)
-        snprintf(st->failure, sizeof st->failure, "%.159s", err.msg);
-    return rc;
+    return fl_step_failed(st, &err, rc);
 }
 
 /* The metrics at x(t): sorted there, the shared density estimator, its

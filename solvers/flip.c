@@ -1456,10 +1456,8 @@ static int flip_step(void *self, fl_world *w, double dt, fl_step_stats *st)
     st->part_ms[FL_PART_SORT] += fl_now_ms() - t_sort;
     if (tool) {
         int rc = flip_tool_place(s, tool, &err);
-        if (rc) {
-            snprintf(st->failure, sizeof st->failure, "%.159s", err.msg);
-            return rc;
-        }
+        if (rc)
+            return fl_step_failed(st, &err, rc);
     }
     st->stage_ms[FL_STAGE_OTHER] += fl_now_ms() - t_sort;
     memset(s->force, 0, sizeof s->force);
@@ -1482,10 +1480,8 @@ static int flip_step(void *self, fl_world *w, double dt, fl_step_stats *st)
         h = remaining / pieces;
         double m = 0.0;
         int rc = flip_substep(s, w, h, st, &m, &err);
-        if (rc) {
-            snprintf(st->failure, sizeof st->failure, "%.159s", err.msg);
-            return rc;
-        }
+        if (rc)
+            return fl_step_failed(st, &err, rc);
         moved = fmax(moved, m);
         t += h;
         substeps++;

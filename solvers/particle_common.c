@@ -98,7 +98,7 @@ int fl_step_begin(fl_world *w, fl_nbgrid *g, long long step, int sort_interval, 
                   fl_step_stats *st)
 {
     fl_particles *f = &w->fluid;
-    fl_error err;
+    fl_error err = {""};
     double t0 = fl_now_ms();
     int rc = fl_nbgrid_update_boundary(g, w, &err);
     if (rc == FL_OK)
@@ -113,7 +113,7 @@ int fl_step_begin(fl_world *w, fl_nbgrid *g, long long step, int sort_interval, 
     st->stage_ms[FL_STAGE_GRID_BUILD] += t1 - t0;
     st->stage_ms[FL_STAGE_NEIGHBOR_SEARCH] += t2 - t1;
     st->stage_ms[FL_STAGE_DENSITY] += t3 - t2;
-    return rc;
+    return fl_step_failed(st, &err, rc);
 }
 
 void fl_step_finish(fl_world *w, const fl_nbgrid *g, const float *ax, const float *ay, const float *az,

@@ -657,7 +657,7 @@ static int pbf_predict_and_search(pbf_solver *s, fl_world *w, const fl_pbf_const
 {
     fl_particles *f = &w->fluid;
     fl_nbgrid *g = &s->grid;
-    fl_error err;
+    fl_error err = {""};
     int rc = FL_OK;
     double t0 = fl_now_ms();
     if (s->prm.sort_interval > 0 && s->steps % s->prm.sort_interval == 0) {
@@ -688,13 +688,13 @@ static int pbf_predict_and_search(pbf_solver *s, fl_world *w, const fl_pbf_const
         rc = fl_nbgrid_search(g, s->ax, s->ay, s->az, &err);
     if (rc == FL_OK && w->tool.active)
         pbf_find_touching(s, w, g);
-    if (rc == FL_OK)
-        rc = pbf_fill_table(s, g);
+    if (rc == FL_OK && (rc = pbf_fill_table(s, g)) != FL_OK)
+        fl_fail(&err, rc, "out of memory for the neighbor table of %d particles", s->n);
     double t4 = fl_now_ms();
     st->stage_ms[FL_STAGE_GRID_BUILD] += (t1 - t0) + (t3 - t2);
     st->stage_ms[FL_STAGE_INTEGRATE] += t2 - t1;
     st->stage_ms[FL_STAGE_NEIGHBOR_SEARCH] += t4 - t3;
-    return rc;
+    return fl_step_failed(st, &err, rc);
 }
 
 /* With eps = 0 (cfm_epsilon 0) the denominator of eq. 11 is 0 for a

@@ -121,6 +121,10 @@ void *fl_solver_create(const fl_solver_ops *ops, fl_world *w, const fl_params *p
 /* Clears the stats before a step (they are reused step to step). */
 void fl_step_stats_reset(fl_step_stats *st);
 
+/* rc, with err's message kept in st->failure when rc is a failure, so that
+ * the run's reason says why the step failed. */
+int fl_step_failed(fl_step_stats *st, const fl_error *err, int rc);
+
 /* Wall clock in milliseconds, for the stage timers. */
 double fl_now_ms(void);
 

@@ -3,6 +3,7 @@
  * clumping of a free surface (fl_surface_min_distance). */
 #include <math.h>
 #include <omp.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "solver.h"
@@ -34,6 +35,13 @@ void fl_step_stats_reset(fl_step_stats *st)
     st->substeps = 1;
     st->dt_limit = 0.0;
     st->failure[0] = '\0';
+}
+
+int fl_step_failed(fl_step_stats *st, const fl_error *err, int rc)
+{
+    if (rc != FL_OK)
+        snprintf(st->failure, sizeof st->failure, "%.159s", err->msg);
+    return rc;
 }
 
 double fl_explicit_dt_limit(double h, double c, double v_max, double a_max)

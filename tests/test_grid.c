@@ -124,6 +124,35 @@ int main(void)
     p.x[10] = saved;
     ENSURE(fl_nbgrid_build(&grid, p.x, p.y, p.z, p.count, &err) == FL_OK);
 
+    /* collapsed: every particle piled within h/10 of one point, where each
+     * would list all the others (n^2 entries; a blown-up run of 442 000
+     * particles asked for over 24 GiB), ends the search with FL_ERR_OUTSIDE
+     * and says so, on 1 and 2 threads; the same particles at 8 times the
+     * rest density (a lattice of spacing d/2) are searched as usual */
+    fl_particles pile = {0}, dense = {0};
+    for (int i = 0; i < p.count; i++)
+        fl_particles_add(&pile, 0.5f + 0.01f * (float)(rand() / (double)RAND_MAX), 0.4f, 0.3f, &err);
+    const float half = (float)(0.5 * w.spacing);
+    for (int i = 0; i < 12; i++)
+        for (int j = 0; j < 12; j++)
+            for (int k = 0; k < 12; k++)
+                fl_particles_add(&dense, 0.3f + half * (float)i, 0.2f + half * (float)j, 0.15f + half * (float)k,
+                                 &err);
+    for (int threads = 1; threads <= 2; threads++) {
+        omp_set_num_threads(threads);
+        fl_nbgrid_free(&grid);
+        ENSURE(fl_nbgrid_init(&grid, &w, &err) == FL_OK);
+        ENSURE(fl_nbgrid_build(&grid, pile.x, pile.y, pile.z, pile.count, &err) == FL_OK);
+        ENSURE(fl_nbgrid_search(&grid, pile.x, pile.y, pile.z, &err) == FL_ERR_OUTSIDE);
+        ENSURE(strstr(err.msg, "collapsed") != NULL);
+        ENSURE(grid.nb_capacity < 4LL * grid.collapse * pile.count);
+        ENSURE(fl_nbgrid_build(&grid, dense.x, dense.y, dense.z, dense.count, &err) == FL_OK);
+        ENSURE(fl_nbgrid_search(&grid, dense.x, dense.y, dense.z, &err) == FL_OK);
+        ENSURE(grid.nb_start[dense.count] > 100LL * dense.count);
+    }
+    fl_particles_free(&pile);
+    fl_particles_free(&dense);
+
     free(a), free(b), free(first);
     fl_nbgrid_free(&grid);
     fl_particles_free(&p);
