@@ -25,10 +25,6 @@ struct fl_nb_scratch {
 
 static int *alloc_ints(long long n) { return fl_alloc((size_t)(n > 0 ? n : 1) * sizeof(int)); }
 
-/* n floats plus a zeroed block of FL_SEARCH_PAD, which the vectorized
- * search may read past the last point (and then ignores). */
-#define FL_SEARCH_PAD 16
-
 /* A search stops when the lists of a thread's particles hold more than
  * this many times the neighbors they would have at rest (the lattice
  * points within h), on average: the particles have collapsed. A stable
@@ -36,6 +32,11 @@ static int *alloc_ints(long long n) { return fl_alloc((size_t)(n > 0 ? n : 1) * 
  * few cells, and their lists would take all the memory there is (a
  * dam break at 442 000 particles asked for over 24 GiB). */
 #define FL_NB_COLLAPSE 16
+
+/* n floats plus a zeroed block of FL_SEARCH_PAD, which the vectorized
+ * search may read past the last point (and then ignores). */
+#define FL_SEARCH_PAD 16
+
 static float *alloc_padded_floats(long long n)
 {
     float *a = fl_alloc((size_t)(n + FL_SEARCH_PAD) * sizeof(float));
