@@ -36,7 +36,6 @@ static int *alloc_ints(long long n) { return fl_alloc((size_t)(n > 0 ? n : 1) * 
 /* n floats plus a zeroed block of FL_SEARCH_PAD, which the vectorized
  * search may read past the last point (and then ignores). */
 #define FL_SEARCH_PAD 16
-
 static float *alloc_padded_floats(long long n)
 {
     float *a = fl_alloc((size_t)(n + FL_SEARCH_PAD) * sizeof(float));
@@ -452,15 +451,11 @@ FL_FORCE_INLINE void ranges_around(const fl_nbgrid *g, int c, const int *start, 
 
 /* Appends the neighbors of point (xi, yi, zi) among the ranges r of the
  * binned points (sx, sy, sz, ids) to *buf; with wraps (a constant), each
- * range's at the point shifted by the range's shift. Returns 1, 0 when
- * the buffer could not grow, or -1 when it already holds more than limit
- * neighbors (collapsed). */
+ * range's at the point shifted by the range's shift. */
 FL_FORCE_INLINE int neighbors_in(const cell_ranges *r, const float *sx, const float *sy, const float *sz,
                                  const int *ids, float xi, float yi, float zi, float r2max, int self, int **buf,
-                                 long long *len, long long *cap, long long limit, int wraps)
+                                 long long *len, long long *cap, int wraps)
 {
-    if (*len > limit)
-        return -1;
     if (r->total == 0)
         return 1;
     long long need = *len + r->total + FL_SEARCH_PAD;
@@ -489,12 +484,9 @@ static void copy_share(int *dst, const int *src, long long len, int t, int nt)
  * moved down. */
 FL_FORCE_INLINE int neighbors_in2(const cell_ranges *r, const float *sx, const float *sy, const float *sz,
                                   const int *ids, const float pa[3], const float pb[3], float r2max, int self_a,
-                                  int self_b, int **buf, long long *len, long long *cap, long long *len_a,
-                                  long long limit, int wraps)
+                                  int self_b, int **buf, long long *len, long long *cap, long long *len_a, int wraps)
 {
     *len_a = 0;
-    if (*len > limit)
-        return -1;
     if (r->total == 0)
         return 1;
     long long need = *len + 2 * (r->total + FL_SEARCH_PAD);
@@ -530,7 +522,7 @@ static inline void query_point(const fl_nbgrid *g, int i, float p[3])
  * (lengths in s): wraps is g->wraps, a constant at each call, so that a
  * grid that does not wrap searches as it did before periodic grids.
  * Returns 1, 0 when a buffer could not grow, or -1 when either list holds
- * more than g->collapse neighbors a particle (neighbors_in). */
+ * more than g->collapse neighbors a particle of the slice (collapsed). */
 FL_FORCE_INLINE int search_slice(fl_nbgrid *g, const float *x, const float *y, const float *z, int i0, int i1,
                                  struct fl_nb_scratch *s, int **nb, int **bnb, long long *nb_cap, long long *bnb_cap,
                                  int wraps)
@@ -543,7 +535,11 @@ FL_FORCE_INLINE int search_slice(fl_nbgrid *g, const float *x, const float *y, c
     fluid.total = solid.total = 0;
     /* the store is mostly in cell order (solvers sort it), so consecutive
      * particles share the ranges of their cell */
-    for (int i = i0; i < i1 && ok == 1;) {
+    for (int i = i0; i < i1 && ok;) {
+        if (s->nb_len > limit || s->bnb_len > limit) {
+            ok = -1;
+            break;
+        }
         int c = g->cell_of[i];
         if (c != cached) {
             ranges_around(g, c, g->cell_start, &fluid, wraps);
@@ -559,10 +555,9 @@ FL_FORCE_INLINE int search_slice(fl_nbgrid *g, const float *x, const float *y, c
                 query_point(g, i, pa), query_point(g, i + 1, pb);
             long long na = 0, nba = 0;
             ok = neighbors_in2(&fluid, g->sx, g->sy, g->sz, g->sorted, pa, pb, r2max, g->slot_of[i],
-                               g->slot_of[i + 1], nb, &s->nb_len, nb_cap, &na, limit, wraps);
-            if (ok == 1)
-                ok = neighbors_in2(&solid, g->bx, g->by, g->bz, g->bsorted, pa, pb, r2max, -1, -1, bnb,
-                                   &s->bnb_len, bnb_cap, &nba, limit, wraps);
+                               g->slot_of[i + 1], nb, &s->nb_len, nb_cap, &na, wraps) &&
+                 neighbors_in2(&solid, g->bx, g->by, g->bz, g->bsorted, pa, pb, r2max, -1, -1, bnb, &s->bnb_len,
+                               bnb_cap, &nba, wraps);
             g->nb_start[i + 1] = g->nb_start[i] + (int)na;
             g->bnb_start[i + 1] = g->bnb_start[i] + (int)nba;
             i += 2;
@@ -572,10 +567,9 @@ FL_FORCE_INLINE int search_slice(fl_nbgrid *g, const float *x, const float *y, c
         if (wraps)
             query_point(g, i, p);
         ok = neighbors_in(&fluid, g->sx, g->sy, g->sz, g->sorted, p[0], p[1], p[2], r2max, g->slot_of[i], nb,
-                          &s->nb_len, nb_cap, limit, wraps);
-        if (ok == 1)
-            ok = neighbors_in(&solid, g->bx, g->by, g->bz, g->bsorted, p[0], p[1], p[2], r2max, -1, bnb,
-                              &s->bnb_len, bnb_cap, limit, wraps);
+                          &s->nb_len, nb_cap, wraps) &&
+             neighbors_in(&solid, g->bx, g->by, g->bz, g->bsorted, p[0], p[1], p[2], r2max, -1, bnb, &s->bnb_len,
+                          bnb_cap, wraps);
         i++;
     }
     return ok;
