@@ -439,6 +439,20 @@ static inline int flip_faces_idle(const unsigned char *valid, long q, const long
     return 1;
 }
 
+/* The neighbours across a periodic axis's faces of a face at coordinate x
+ * along axis b of lattice f (stride: b's step in f): for side 0 (below)
+ * and 1 (above), the offset in off[side] and on[side] 1 where x lies at
+ * that end of a periodic axis, else 0 and 0. */
+static void flip_wrap_terms(const flip_solver *s, const flip_field *f, int b, int x, long stride, long off[2],
+                            unsigned char on[2])
+{
+    for (int side = 0; side < 2; side++) {
+        const int inside = side ? x < f->dim[b] - 1 : x > 0;
+        const long o = inside ? 0 : flip_wrap_step(s->g, f, b, x, side, stride);
+        off[side] = o, on[side] = o != 0;
+    }
+}
+
 /* One layer of the extrapolation over the band's faces of row r = (j, k)
  * of lattice f: the six neighbours in order -x, +x, -y, +y, -z, +z, those
  * inside the lattice, then on a periodic grid the six again, those across
@@ -459,14 +473,8 @@ static void flip_extrapolate_row(const flip_solver *s, flip_field *f, double *u,
     unsigned char on[12] = {1, 1, j > 0, j < d1 - 1, k > 0, k < d2 - 1};
     const int terms = wrap ? 12 : 6;
     if (wrap) {
-        const int x[3] = {0, j, k};
-        const long st[3] = {1, s1, s2};
-        for (int b = 1; b < 3; b++)
-            for (int side = 0; side < 2; side++) {
-                const int inside = side ? x[b] < f->dim[b] - 1 : x[b] > 0;
-                const long o = inside ? 0 : flip_wrap_step(s->g, f, b, x[b], side, st[b]);
-                off[6 + 2 * b + side] = o, on[6 + 2 * b + side] = o != 0;
-            }
+        flip_wrap_terms(s, f, 1, j, s1, off + 8, on + 8);
+        flip_wrap_terms(s, f, 2, k, s2, off + 10, on + 10);
     }
     for (int d = 0; d < terms; d++)
         if (!on[d])
@@ -493,11 +501,7 @@ static void flip_extrapolate_row(const flip_solver *s, flip_field *f, double *u,
         eon[0] = i > 0, eon[1] = i < d0 - 1;
         eoff[0] = eon[0] ? -1 : 0, eoff[1] = eon[1] ? 1 : 0;
         if (wrap)
-            for (int side = 0; side < 2; side++) {
-                const int inside = side ? i < d0 - 1 : i > 0;
-                const long o = inside ? 0 : flip_wrap_step(s->g, f, 0, i, side, 1);
-                eoff[6 + side] = o, eon[6 + side] = o != 0;
-            }
+            flip_wrap_terms(s, f, 0, i, 1, eoff + 6, eon + 6);
         fresh[row + i] = flip_extrapolate_face(valid, u, row + i, eoff, eon, terms);
     }
 }
