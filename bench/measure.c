@@ -158,8 +158,7 @@ double fl_pbf_surface_clumping(double scorr_k, int sparse, double *mean, fl_erro
     return least;
 }
 
-int fl_dam_projection(int n, fl_precond precond, double tol, double *p, fl_pcg_result *res, double *seconds,
-                      fl_error *err)
+int fl_dam_projection(int n, fl_precond precond, double tol, double *p, fl_pcg_result *res, fl_error *err)
 {
     fl_world w;
     const fl_box dom = {{0, 0, 0}, {1, 1, 1}};
@@ -180,9 +179,7 @@ int fl_dam_projection(int n, fl_precond precond, double tol, double *p, fl_pcg_r
     fl_pcg_options opt = fl_default_pcg_options();
     opt.precond = precond;
     opt.tol = tol;
-    const double t0 = fl_now_ms();
     rc = fl_mac_project(grid, 0.01, 1000.0, &opt, res, err);
-    *seconds = (fl_now_ms() - t0) * 1e-3;
     if (rc == FL_OK && p)
         memcpy(p, grid->p, sizeof(double) * (size_t)grid->ncells);
     fl_mac_grid_destroy(&grid);

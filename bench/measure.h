@@ -58,10 +58,11 @@ double fl_pressure_slope(const fl_world *w);
  * dx = 1/n): a column a quarter of the tank long and half its height, the
  * tank's depth wide, AIR around it, after one step of gravity (v = -g
  * 0.01 s); projected with the preconditioner precond to the relative
- * residual tol. The solve's result in *res, its wall time in *seconds,
- * the pressure (the whole grid, (n + 2)^3 cells) into p unless NULL.
- * FL_OK, or the reason in err (out of memory). */
-int fl_dam_projection(int n, fl_precond precond, double tol, double *p, fl_pcg_result *res, double *seconds,
-                      fl_error *err);
+ * residual tol. The solve's result in *res (res->ms: the linear solve's
+ * own time, as a run's solves are timed: the preconditioner's set-up
+ * included, the solver's one-time allocation of its arrays and of the
+ * multigrid's levels not), the pressure (the whole grid, (n + 2)^3 cells)
+ * into p unless NULL. FL_OK, or the reason in err (out of memory). */
+int fl_dam_projection(int n, fl_precond precond, double tol, double *p, fl_pcg_result *res, fl_error *err);
 
 #endif

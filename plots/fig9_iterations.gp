@@ -1,8 +1,9 @@
 # fig9_iterations.gp: figure 9 of `fluidlab figures` (pressure-solve
-# iterations against grid size).
+# iterations and time against grid size).
 #
-# Iterations to a relative residual of 1e-6 against the cells per edge of
-# the grid, log-log, one line per preconditioner, from
+# Left: iterations to a relative residual of 1e-6 against the cells per
+# edge of the grid; right: the linear solve's seconds; log-log, one line
+# per preconditioner, from
 # DIR/fig9_iterations.csv: one block per preconditioner (header "cells per
 # edge,<name>,seconds,fluid cells"; n, iterations, seconds, fluid cells),
 # blocks separated by two blank lines.
@@ -15,17 +16,24 @@
 if (!exists("dir")) dir = "out/figures"
 if (!exists("fmt")) fmt = "png"
 name = "fig9_iterations"
-width = 800
-height = 600
+width = 1200
+height = 520
 load system(sprintf("dirname '%s'", ARG0)) . "/setup_figure.gp"
 
-set title "Pressure-solve iterations to 1e-6: the dam break's first projection (figure 9)"
+set multiplot layout 1,2 title "Pressure solve to 1e-6 against grid size: the dam break's first projection (figure 9)"
 set logscale xy 2
 set xlabel "grid cells per edge (n^3 grid)"
-set ylabel "iterations"
 set key top left
 set xtics (16, 32, 64, 128, 256)
 stats data_file using 1 name "X" nooutput
 set xrange [X_min / 1.3:X_max * 1.3]
+set title "iterations"
+set ylabel "iterations"
 plot for [i=0:S_blocks-1] data_file index i using 1:2 with linespoints lw 1.5 pt 7 title columnheader(2)
+set title "time of the linear solve"
+set logscale y 10
+set format y "%g"
+set ylabel "seconds"
+plot for [i=0:S_blocks-1] data_file index i using 1:3 with linespoints lw 1.5 pt 7 title columnheader(2)
+unset multiplot
 unset output
