@@ -1343,7 +1343,7 @@ static int figure8(figures *F)
     return 0;
 }
 
-/* ---- figure 9: pressure-solve iterations against grid size ---------------- */
+/* ---- figure 9: pressure-solve iterations and time against grid size ------- */
 
 /* The dam break's first projection (fl_dam_projection) on each grid of
  * F->grids with each preconditioner, to 1e-6: iterations and the linear
@@ -1434,8 +1434,8 @@ static const char *figures_usage =
     "    Fig. 6)\n"
     "  8 the tool loop's rate, steps per second against particle count, with 1 kHz\n"
     "    (rigid-tool paper Fig. 7)\n"
-    "  9 FLIP's pressure-solve iterations to 1e-6 against grid size, each\n"
-    "    preconditioner (the dam break's first projection, 32^3 to 256^3)\n"
+    "  9 FLIP's pressure-solve iterations and time to 1e-6 against grid size,\n"
+    "    each preconditioner (the dam break's first projection, 32^3 to 256^3)\n"
     "into DIR (default out/figures): each as .png and .svg with its data as .csv,\n"
     "the runs in DIR/runs/, and DIR/report.md (the command, machine, commit,\n"
     "parameters and a reading of each figure). A case that goes unstable or fails\n"
