@@ -1018,8 +1018,10 @@ static int write_tick(FILE *out, double t, const fl_tool_report *row, fl_error *
     return FL_OK;
 }
 
-/* The steps of one tick, from w->time to t: steps of clk->dt, the last one
- * shortened to land on t (at least one). Each step's row goes to tool.csv;
+/* The steps of one tick, from w->time to t: steps of clk->dt landing on t
+ * as a run's land on a frame (landing_step: the last two split evenly
+ * when a full step would leave a sliver; at least one step). Each step's
+ * row goes to tool.csv;
  * *row is the last step's. FL_OK with res->status still STABLE, or a
  * result (unstable, interrupted) in res, or FL_ERR_IO. */
 static int tool_tick(run_state *r, const run_clock *clk, double t, fl_stability *stab, fl_tool_report *row,
@@ -1035,9 +1037,9 @@ static int tool_tick(run_state *r, const run_clock *clk, double t, fl_stability 
             return FL_OK;
         }
         /* the last step ends on t exactly (a remainder within rounding of dt is one step) */
-        double dt = t - w->time;
-        last = dt <= clk->dt * (1.0 + 1e-9);
-        dt = last ? dt : clk->dt;
+        const double remaining = t - w->time;
+        last = remaining <= clk->dt * (1.0 + 1e-9);
+        const double dt = last ? remaining : landing_step(clk->dt, remaining);
         fl_step_stats_reset(st);
         fl_error step_err;
         double t0 = fl_now_ms();

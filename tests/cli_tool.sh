@@ -5,7 +5,8 @@
 # its surface):
 #   the stream: 5 ticks in, 5 lines "t fx fy fz" out with the input's
 #     times, tool.csv with a row per step (a tick of 2.5 steps is 3 of
-#     them, the last one landing on the tick), run.json stable;
+#     them, the last one landing on the tick; one of 1.01 steps is two
+#     even ones, no sliver), run.json stable;
 #   bad input: a line that is not four numbers, times out of order, a
 #     tick of more than 1e5 steps, a target outside the domain: exit 1, one line naming the input and the
 #     line, run.json incomplete; a scene without a tool: exit 1, one line,
@@ -49,6 +50,11 @@ check "stream: run.json stable, 5 ticks" $?
 tool --out "$dir/f" --input "$dir/ticks.txt" > "$dir/f.out" 2> /dev/null && cmp -s "$dir/s.out" "$dir/f.out" &&
   diff <(cut -d, -f1-24 "$dir/s/tool.csv") <(cut -d, -f1-24 "$dir/f/tool.csv") > /dev/null
 check "--input FILE: the same output and steps (step_ms aside) as stdin" $?
+# a tick of 1.01 steps: two even steps, not a full one and a sliver of 1 %
+# (PBF's velocity is its correction over the step: a sliver made it unstable)
+printf '0.00101 0.1 0.109 0.1\n' | tool --out "$dir/sl" > /dev/null 2>&1 &&
+  [ "$(tail -n +2 "$dir/sl/tool.csv" | cut -d, -f2 | tr '\n' ' ')" = "0.000505 0.00101 " ]
+check "stream: a tick that would leave a sliver lands in two even steps" $?
 
 # the stream on the device emulator: the same steps; the forces are the
 # CPU's up to float sums in another order (1e-6 relative a step, grown over
