@@ -821,19 +821,18 @@ static int tool_defaults(bench_opts *o, const char *sizes)
     o->warmup = o->warmup >= 0 ? o->warmup : 5;
     char buf[256];
     snprintf(buf, sizeof buf, "%s", sizes ? sizes : "10000,20000");
-    for (char *save = NULL, *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
-        char *end;
-        double n = strtod(t, &end);
-        if (*end || !(n >= 100 && n <= 1e8) || n != floor(n) || o->n_sizes == 8) {
+    /* every item between commas, an empty one too (strtok would skip it) */
+    for (char *t = buf, *next; t; t = next) {
+        next = strchr(t, ',');
+        if (next)
+            *next++ = '\0';
+        double n;
+        if (!fl_parse_number(t, &n) || !(n >= 100 && n <= 1e8) || n != floor(n) || o->n_sizes == 8) {
             fprintf(stderr, "fluidlab: bench --sizes %s: expected up to 8 whole numbers from 100 to 1e8, "
                             "comma-separated\n", sizes);
             return 1;
         }
         o->sizes[o->n_sizes++] = (long long)n;
-    }
-    if (o->n_sizes == 0) {
-        fprintf(stderr, "fluidlab: bench --sizes '%s': expected a comma-separated list of particle counts\n", sizes);
-        return 1;
     }
     return 0;
 }
@@ -859,18 +858,31 @@ int fl_bench_main(int argc, char **argv)
             fprintf(stderr, "fluidlab: bench %s: expected a value\n", a);
             return 1;
         }
-        double num = takes ? atof(v) : 0.0;
+        /* the numeric options: the whole value a decimal number, and the
+         * counts whole numbers */
+        const int numeric = !strcmp(a, "--particles") || !strcmp(a, "--repeat") || !strcmp(a, "--steps") ||
+                            !strcmp(a, "--threads") || !strcmp(a, "--warmup") || !strcmp(a, "--solves") ||
+                            !strcmp(a, "--dt") || !strcmp(a, "--surface-spacing");
+        double num = 0.0;
+        if (numeric && !fl_parse_number(v, &num)) {
+            fprintf(stderr, "fluidlab: bench %s: expected a number, got '%s'\n", a, v);
+            return 1;
+        }
+        if (numeric && strcmp(a, "--dt") && strcmp(a, "--surface-spacing") && num != floor(num)) {
+            fprintf(stderr, "fluidlab: bench %s: expected a whole number, got '%s'\n", a, v);
+            return 1;
+        }
         if (!strcmp(a, "--particles") && ((num >= 100 && num <= 1e8) || num == 0))
             o.particles = (long long)num;
         else if (!strcmp(a, "--repeat") && num >= 1 && num <= 1000)
             o.repeat = (int)num;
         else if (!strcmp(a, "--steps") && num >= 1 && num <= 1e6)
             o.steps = (int)num;
-        else if (!strcmp(a, "--warmup") && num >= 0 && num <= 1e6 && strspn(v, "0123456789") == strlen(v))
+        else if (!strcmp(a, "--warmup") && num >= 0 && num <= 1e6)
             o.warmup = (int)num;
         else if (!strcmp(a, "--threads") && num >= 1 && num <= 256)
             threads = (int)num;
-        else if (!strcmp(a, "--solves") && num >= 1 && num <= 1000 && strspn(v, "0123456789") == strlen(v))
+        else if (!strcmp(a, "--solves") && num >= 1 && num <= 1000)
             o.solves = (int)num;
         else if (!strcmp(a, "--scene"))
             o.scene = v;

@@ -55,6 +55,18 @@ static double landing_step(double dt, double remaining)
     return 2.0 * dt > remaining ? 0.5 * remaining : dt;
 }
 
+int fl_parse_number(const char *s, double *out)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    /* strtod also reads hexadecimal ("0x10" = 16): not what a user means */
+    if (end == s || *end != '\0' || errno || !isfinite(v) || strpbrk(s, "xX"))
+        return 0;
+    *out = v;
+    return 1;
+}
+
 void fl_run_config_default(fl_run_config *c)
 {
     memset(c, 0, sizeof *c);

@@ -232,4 +232,8 @@ void fl_machine_description(char *out, int len);
 /* `fluidlab bench`: argv are the words after "bench". Returns an exit code. */
 int fl_bench_main(int argc, char **argv);
 
+/* Parses the whole string s as a finite decimal number into *out; 0 when it
+ * is not one (empty, trailing characters, out of range, hexadecimal). */
+int fl_parse_number(const char *s, double *out);
+
 #endif

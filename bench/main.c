@@ -210,23 +210,10 @@ static int die(const char *fmt, const char *a)
     return 1;
 }
 
-/* Parses a whole string as a number; returns 0 on failure. */
-static int parse_number(const char *s, double *out)
-{
-    char *end;
-    errno = 0;
-    double v = strtod(s, &end);
-    /* strtod also reads hexadecimal ("0x10" = 16): not what a user means */
-    if (end == s || *end != '\0' || errno || !isfinite(v) || strpbrk(s, "xX"))
-        return 0;
-    *out = v;
-    return 1;
-}
-
 static int parse_count(const char *s, int *out)
 {
     double v;
-    if (!parse_number(s, &v) || v < 1 || v > 1e9 || v != floor(v))
+    if (!fl_parse_number(s, &v) || v < 1 || v > 1e9 || v != floor(v))
         return 0;
     *out = (int)v;
     return 1;
@@ -343,7 +330,7 @@ static int run_option(const char *a, const char *v, fl_run_config *c, int *plot,
     if (strcmp(a, "--dt") == 0) {
         if (strcmp(v, "cfl") == 0)
             c->dt_cfl = 1;
-        else if (!parse_number(v, &c->dt) || c->dt <= 0.0)
+        else if (!fl_parse_number(v, &c->dt) || c->dt <= 0.0)
             return -die("--dt: expected a positive number of seconds or cfl, got '%s'", v);
     } else if (strcmp(a, "--substeps") == 0) {
         /* the bound of the scene's time.substeps (scenes/README.md) */
@@ -405,7 +392,7 @@ static int run_option(const char *a, const char *v, fl_run_config *c, int *plot,
     } else if (strcmp(a, "--color") == 0) {
         c->color = v;
     } else if (strcmp(a, "--surface-spacing") == 0) {
-        if (!parse_number(v, &c->surface_spacing) || c->surface_spacing <= 0.0)
+        if (!fl_parse_number(v, &c->surface_spacing) || c->surface_spacing <= 0.0)
             return -die("--surface-spacing: expected a positive number of metres, got '%s'", v);
     } else if (strcmp(a, "--quiet") == 0) {
         c->progress = 0;
@@ -861,7 +848,7 @@ static int parse_list(const char *list, double *out, int max, int whole)
     int n = 0;
     for (char *save = NULL, *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
         double v;
-        if (n == max || !parse_number(t, &v) || !(v > 0.0) || (whole && v != floor(v)))
+        if (n == max || !fl_parse_number(t, &v) || !(v > 0.0) || (whole && v != floor(v)))
             return -1;
         out[n++] = v;
     }

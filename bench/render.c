@@ -10,9 +10,11 @@
 #include "render.h"
 
 #include <cjson/cJSON.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "harness.h"
@@ -35,8 +37,9 @@ static const char *render_usage =
     "  --gif          also RUN_DIR/run.gif, every picture at the run's frame rate\n"
     "                 (needs gnuplot)\n"
     "  --size WxH     pixels (default 800x600)\n"
-    "  --view AZ,EL   the view: azimuth about the vertical and elevation, degrees\n"
-    "                 (default 30,25; 0,0 for a 2D run: the plane face on)\n"
+    "  --view AZ,EL   the view: azimuth about the vertical (-3600 to 3600) and\n"
+    "                 elevation (strictly between -90 and 90), degrees (default\n"
+    "                 30,25; 0,0 for a 2D run: the plane face on)\n"
     "  --quiet        no progress line\n";
 
 typedef struct render_opts {
@@ -186,10 +189,12 @@ static int parse(int argc, char **argv, render_opts *o)
                 fprintf(stderr, "fluidlab: render --size: expected WxH, 16 to 8192 pixels each, got '%s'\n", v);
                 return 1;
             }
-            if (!strcmp(a, "--view") && (sscanf(v, "%lf,%lf%c", &o->az, &o->el, &tail) != 2 || o->el <= -90.0 ||
-                                         o->el >= 90.0 || o->az != o->az)) {
-                fprintf(stderr, "fluidlab: render --view: expected AZ,EL in degrees, EL between -90 and 90, "
-                                "got '%s'\n", v);
+            /* EL strictly inside (-90, 90): at a pole the view's up direction is undefined */
+            if (!strcmp(a, "--view") &&
+                (sscanf(v, "%lf,%lf%c", &o->az, &o->el, &tail) != 2 || !(o->el > -90.0 && o->el < 90.0) ||
+                 !(fabs(o->az) <= 3600.0))) {
+                fprintf(stderr, "fluidlab: render --view: expected AZ,EL in degrees, AZ from -3600 to 3600, EL "
+                                "strictly between -90 and 90, got '%s'\n", v);
                 return 1;
             }
         } else if (a[0] == '-' || o->dir) {
@@ -215,10 +220,15 @@ int fl_render_main(int argc, char **argv)
     render_opts o;
     if (parse(argc, argv, &o))
         return 1;
+    struct stat sb;
+    if (stat(o.dir, &sb) != 0 || !S_ISDIR(sb.st_mode)) {
+        fprintf(stderr, "fluidlab: render: %s: no such run folder\n", o.dir);
+        return 1;
+    }
     fl_error err;
     run_info r;
     if (read_run_info(o.dir, &r, &err)) {
-        fprintf(stderr, "fluidlab: %s\n", err.msg);
+        fprintf(stderr, "fluidlab: render: %s (a run folder holds the run.json that fluidlab run writes)\n", err.msg);
         return 1;
     }
     if (r.dims == 2 && !o.view_given) /* the plane z = 0 face on */

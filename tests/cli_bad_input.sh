@@ -317,7 +317,12 @@ arg_case "bench --log ''" '--log: expected a folder name' bench sph --particles 
 arg_case "bench sph --solves" 'bench sph --solves: only for the solvers on a MAC grid' bench sph --solves 3 --no-log
 arg_case "bench --tool --solves" 'bench --solves: .*not with --tool' bench --tool flip --solves 3 --no-log
 arg_case "bench flip --solves 0" "bench --solves: '0' is out of range" bench flip --solves 0 --no-log
-arg_case "bench flip --solves 2.5" "bench --solves: '2.5' is out of range" bench flip --solves 2.5 --no-log
+arg_case "bench flip --solves 2.5" "bench --solves: expected a whole number, got '2.5'" bench flip --solves 2.5 --no-log
+# junk was read as 0 (atof): --particles abc ran the scene as it is
+arg_case "bench --particles abc" "bench --particles: expected a number, got 'abc'" bench sph --particles abc --no-log
+arg_case "bench --steps ''" "bench --steps: expected a number, got ''" bench sph --steps '' --no-log
+# an empty item of --sizes was skipped
+arg_case "bench --sizes 2000," 'bench --sizes 2000,: expected up to 8 whole numbers' bench --tool --sizes 2000, --no-log
 # every command's --help is help (exit 0, the usage on stdout), not an
 # unknown option
 for c in run compare sweep bench list tool figures render surface; do

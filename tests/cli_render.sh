@@ -55,7 +55,13 @@ mkdir -p "$dir/empty" && cp "$out/run.json" "$dir/empty/"
 refused "a run without frames" "no saved frame" "$dir/empty"
 refused "a missing frame" "no such frame" "$out" --frame 7
 refused "--size 10x10" "expected WxH" "$out" --size 10x10
-refused "a folder without run.json" "run.json: cannot open" "$dir/nothing"
+mkdir -p "$dir/nojson"
+refused "a folder without run.json" "render: .*run.json: cannot open" "$dir/nojson"
+refused "a missing folder" "render: .*nothing: no such run folder" "$dir/nothing"
+# a view that is not finite drew a blank picture; a pole has no up direction
+refused "--view 30,nan" "expected AZ,EL" "$out" --view 30,nan
+refused "--view inf,25" "expected AZ,EL" "$out" --view inf,25
+refused "--view 30,90" "strictly between -90 and 90" "$out" --view 30,90
 [ ! -e "$dir/empty/frames" ]
 check "nothing written for a refused command" $?
 report
