@@ -122,6 +122,46 @@ void fl_dispatch_run(fl_jobs *j)
 
 #define MARKER "run.complete"
 
+/* FNV-1a, 64 bits, of n bytes, continuing from h */
+static unsigned long long hash_bytes(unsigned long long h, const void *p, size_t n)
+{
+    for (const unsigned char *b = p; n--; b++)
+        h = (h ^ *b) * 0x100000001b3ULL;
+    return h;
+}
+
+static unsigned long long hash_text(unsigned long long h, const char *s)
+{
+    return hash_bytes(h, s ? s : "", strlen(s ? s : "") + 1);
+}
+
+/* The request a run's marker names: a hash of what decides the run's
+ * result (the scene file's path and bytes, the solver, the device, the
+ * step, the frames, the overrides in order, what it saves), as 16 hex
+ * digits in out. Not its folder, threads or progress line. */
+static void run_request(const fl_run_config *c, char out[17])
+{
+    char path[1024];
+    fl_resolve_scene(c->scene, path, sizeof path);
+    unsigned long long h = hash_text(0xcbf29ce484222325ULL, path);
+    FILE *f = fopen(path, "rb");
+    if (f) {
+        char buf[4096];
+        for (size_t got; (got = fread(buf, 1, sizeof buf, f)) > 0;)
+            h = hash_bytes(h, buf, got);
+        fclose(f);
+    }
+    h = hash_text(hash_text(h, c->solver), c->device ? c->device : "cpu");
+    char num[160];
+    snprintf(num, sizeof num, "%.17g %d %d %d %d %d %d %d %d %d %.17g %d", c->dt, c->dt_cfl, c->substeps, c->frames,
+             c->save_bin, c->save_vtk, c->save_vtu, c->save_obj, c->save_png, c->save_grid, c->surface_spacing,
+             c->set_count);
+    h = hash_text(hash_text(h, num), c->color);
+    for (int k = 0; k < c->set_count; k++)
+        h = hash_text(h, c->sets[k]);
+    snprintf(out, 17, "%016llx", h);
+}
+
 fl_job_state fl_run_job(const fl_run_config *c, int input_fatal, void (*finish)(const char *dir, void *ctx),
                         void *finish_ctx, fl_run_outcome *out)
 {
@@ -147,7 +187,9 @@ fl_job_state fl_run_job(const fl_run_config *c, int input_fatal, void (*finish)(
         finish(c->out_dir, finish_ctx);
     FILE *f = fl_open_written(marker, &err);
     if (f) {
-        fprintf(f, "%s\n", fl_run_status_name(out->result.status));
+        char request[17];
+        run_request(c, request);
+        fprintf(f, "%s\nrequest %s\n", fl_run_status_name(out->result.status), request);
         if (fl_close_written(f, marker, &err) == FL_OK)
             return FL_JOB_DONE;
     }
@@ -176,13 +218,21 @@ double fl_run_cost(const fl_run_config *c)
     return cost;
 }
 
-int fl_run_reload(const char *dir, fl_run_outcome *out)
+int fl_run_reload(const fl_run_config *c, fl_run_outcome *out)
 {
     memset(out, 0, sizeof *out);
-    char marker[1200];
+    const char *dir = c->out_dir;
+    char marker[1200], line[2][64] = {"", ""}, want[17];
     snprintf(marker, sizeof marker, "%s/" MARKER, dir);
-    if (access(marker, F_OK) != 0)
+    FILE *f = fopen(marker, "r");
+    if (!f)
         return 0;
+    for (int k = 0; k < 2 && fgets(line[k], sizeof line[k], f); k++)
+        ;
+    fclose(f);
+    run_request(c, want);
+    if (strncmp(line[1], "request ", 8) != 0 || strncmp(line[1] + 8, want, 16) != 0)
+        return 0; /* another request's run, or a marker of an older fluidlab */
     cJSON *root;
     fl_error err;
     if (fl_run_json_read(dir, &root, &err) != FL_OK)
@@ -219,24 +269,24 @@ int fl_run_reload(const char *dir, fl_run_outcome *out)
     return ok;
 }
 
-int fl_run_jobs_resume(int n, const char *const *dirs, int resume, fl_run_outcome *out, fl_job_state *state)
+int fl_run_jobs_resume(int n, const fl_run_config *configs, int resume, fl_run_outcome *out, fl_job_state *state)
 {
     int done = 0;
     for (int k = 0; k < n; k++) {
-        state[k] = resume && fl_run_reload(dirs[k], &out[k]) ? FL_JOB_DONE : FL_JOB_MISSING;
+        state[k] = resume && fl_run_reload(&configs[k], &out[k]) ? FL_JOB_DONE : FL_JOB_MISSING;
         done += state[k] == FL_JOB_DONE;
     }
     return done;
 }
 
-int fl_run_jobs_gather(fl_jobs *j, fl_run_outcome *out, const char *const *dirs, int *missing)
+int fl_run_jobs_gather(fl_jobs *j, fl_run_outcome *out, const fl_run_config *configs, int *missing)
 {
     *missing = 0;
     for (int k = 0; k < j->n; k++)
         if (j->state[k] == FL_JOB_FATAL)
             return k;
     for (int k = 0; k < j->n; k++) {
-        if (j->state[k] == FL_JOB_MISSING && fl_run_reload(dirs[k], &out[k])) /* finished, not reported */
+        if (j->state[k] == FL_JOB_MISSING && fl_run_reload(&configs[k], &out[k])) /* finished, not reported */
             j->state[k] = FL_JOB_DONE;
         *missing += j->state[k] == FL_JOB_MISSING || !out[k].ran || out[k].result.status == FL_RUN_INTERRUPTED;
     }

@@ -124,24 +124,28 @@ fl_job_state fl_run_job(const fl_run_config *c, int input_fatal, void (*finish)(
  * load (the run fails at once). */
 double fl_run_cost(const fl_run_config *c);
 
-/* 1 when dir holds a finished run: its completion marker
- * (dir/run.complete, written after everything else) is there and its
- * run.json's result reads back into *out (ran, with the status, reason,
- * steps, frames, times and mean compression it records); else 0. */
-int fl_run_reload(const char *dir, fl_run_outcome *out);
+/* 1 when c->out_dir holds c's finished run: its completion marker
+ * (run.complete, written after everything else) is there and names the
+ * same request as c (fl_run_job writes it: a hash of the scene file and of
+ * every option that decides the run's result), and its run.json's result
+ * reads back into *out (ran, with the status, reason, steps, frames, times
+ * and mean compression it records); else 0: a folder that holds another
+ * request's run (another scene, step, frame count, override...) is not
+ * this run's. */
+int fl_run_reload(const fl_run_config *c, fl_run_outcome *out);
 
-/* Before fl_dispatch_run: with resume, each job whose folder dirs[k]
- * holds a finished run (fl_run_reload) is marked done with its result in
- * out[k]; every other job missing. Returns the jobs marked done. */
-int fl_run_jobs_resume(int n, const char *const *dirs, int resume, fl_run_outcome *out, fl_job_state *state);
+/* Before fl_dispatch_run: with resume, each job k whose folder holds the
+ * finished run of configs[k] (fl_run_reload) is marked done with its
+ * result in out[k]; every other job missing. Returns the jobs marked done. */
+int fl_run_jobs_resume(int n, const fl_run_config *configs, int resume, fl_run_outcome *out, fl_job_state *state);
 
 /* After fl_dispatch_run of run jobs (fl_run_job), on rank 0: the index of
  * the first fatal job (out[k].error says why, out[k].code is FL_ERR_IO for
  * an output error), or -1 when there is none; then each job left missing
  * whose run finished (its rank stopped before reporting it) read back from
- * its folder dirs[k] and marked done, and *missing the jobs still missing,
- * failed (did not run) or interrupted. */
-int fl_run_jobs_gather(fl_jobs *j, fl_run_outcome *out, const char *const *dirs, int *missing);
+ * its folder (configs[k].out_dir) and marked done, and *missing the jobs
+ * still missing, failed (did not run) or interrupted. */
+int fl_run_jobs_gather(fl_jobs *j, fl_run_outcome *out, const fl_run_config *configs, int *missing);
 
 /* ---- commands made of run jobs (figures, validate) ------------------------ */
 

@@ -451,10 +451,10 @@ static int run_cases(figures *F, fl_jobs *jobs, int *resumed)
 {
     static fl_run_outcome out[MAX_CASES];
     static fl_job_state state[MAX_CASES];
-    const char *dirs[MAX_CASES];
+    static fl_run_config configs[MAX_CASES];
     for (int i = 0; i < F->n; i++)
-        dirs[i] = F->cases[i].dir;
-    *resumed = fl_run_jobs_resume(F->n, dirs, F->opt.resume, out, state);
+        case_config(F, &F->cases[i], &configs[i]);
+    *resumed = fl_run_jobs_resume(F->n, configs, F->opt.resume, out, state);
     *jobs = (fl_jobs){.n = F->n, .run = case_job, .ctx = F, .results = out, .result_size = sizeof out[0],
                       .cost = case_cost, .state = state};
     F->start_ms = fl_now_ms();
@@ -462,7 +462,7 @@ static int run_cases(figures *F, fl_jobs *jobs, int *resumed)
     if (fl_dispatch_rank() != 0)
         return 0;
     int missing;
-    const int fatal = fl_run_jobs_gather(jobs, out, dirs, &missing);
+    const int fatal = fl_run_jobs_gather(jobs, out, configs, &missing);
     if (fatal >= 0)
         return fail_line("%s", out[fatal].error) + 1;
     for (int i = 0; i < F->n; i++) {
@@ -1470,8 +1470,9 @@ static const char *figures_usage =
     "  --quiet       no progress lines\n"
     "  --no-plot     the CSV files and report.md only\n"
     "  --resume      into the DIR of an earlier, interrupted figures: run only the\n"
-    "                runs without a completion marker (runs/.../run.complete),\n"
-    "                then make the figures from all of them\n"
+    "                runs without a completion marker of the same request\n"
+    "                (runs/.../run.complete: scene, step, frames, sizes), then\n"
+    "                make the figures from all of them\n"
     "\n"
     "Under MPI (mpirun -np N fluidlab figures ...) the runs are spread over the N\n"
     "ranks, each on --threads threads, and rank 0 makes the same files; report.md\n"

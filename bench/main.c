@@ -46,7 +46,8 @@ static const char *usage =
     "                         time, compression) and DIR/compare_density.png, .svg;\n"
     "                         an unstable or failed solver is recorded, not fatal.\n"
     "                         --resume: into a DIR of an earlier compare, run only\n"
-    "                         the solvers without a finished run (run.complete)\n"
+    "                         the solvers without a finished run of the same\n"
+    "                         request (run.complete: scene, step, frames, sets)\n"
     "                         --devices cpu,emu (or cpu,cuda): every solver on each\n"
     "                         device, in DIR/<solver>_<device>/; --device D: all on\n"
     "                         D. A solver without a version on a device is recorded\n"
@@ -59,7 +60,7 @@ static const char *usage =
     "                         --device, default cpu); each case in DIR/case_NN/\n"
     "                         (DIR default out/sweep), and DIR/sweep.csv and .md:\n"
     "                         when and why each case broke; --resume: only the cases\n"
-    "                         without a finished run\n"
+    "                         without a finished run of the same request\n"
     "  figures [--quick] [--only LIST] [--out DIR] [--device cuda|emu]\n"
     "                         every figure of docs/figures.md (density over time,\n"
     "                         convergence, stage timings, stability, the dam-break\n"
@@ -459,12 +460,12 @@ static int parse_command(int argc, char **argv, fl_run_config *c, int *plot, con
  * and after a fatal job (an output error, or bad input on the first run:
  * the scene or an override; printed, 2 or 1); else -1, with the runs
  * gathered by fl_run_jobs_gather (the missing counted in *missing). */
-static int gather_runs(fl_jobs *j, fl_run_outcome *out, const char *const *dirs, int *missing)
+static int gather_runs(fl_jobs *j, fl_run_outcome *out, const fl_run_config *configs, int *missing)
 {
     fl_dispatch_run(j);
     if (fl_dispatch_rank() != 0)
         return 0;
-    const int k = fl_run_jobs_gather(j, out, dirs, missing);
+    const int k = fl_run_jobs_gather(j, out, configs, missing);
     return k >= 0 ? die("%s", out[k].error) + (out[k].code == FL_ERR_IO) : -1;
 }
 
@@ -785,19 +786,18 @@ static int cmd_compare(int argc, char **argv)
     compare_jobs cj = {c, e, entry, sub, plot, 0};
     fl_jobs jobs = {.run = compare_job, .ctx = &cj, .results = out, .result_size = sizeof out[0],
                     .cost = compare_cost, .state = state};
+    static fl_run_config configs[FL_MAX_COMPARE * FL_DEVICE_COUNT];
     for (int k = 0; k < n; k++) { /* the first job is the first pair that runs: its bad input is everyone's */
         snprintf(sub[k], sizeof sub[k], "%s/%s", dir, e[k].folder);
         if (e[k].unsupported)
             continue;
         entry[jobs.n] = k;
-        state[jobs.n] = resume && fl_run_reload(sub[k], &out[jobs.n]) ? FL_JOB_DONE : FL_JOB_MISSING;
+        configs[jobs.n] = compare_config(&cj, jobs.n);
+        state[jobs.n] = resume && fl_run_reload(&configs[jobs.n], &out[jobs.n]) ? FL_JOB_DONE : FL_JOB_MISSING;
         jobs.n++;
     }
     cj.n = jobs.n;
-    const char *dirs[FL_MAX_COMPARE * FL_DEVICE_COUNT];
-    for (int k = 0; k < jobs.n; k++)
-        dirs[k] = sub[entry[k]];
-    int missing, rc = gather_runs(&jobs, out, dirs, &missing);
+    int missing, rc = gather_runs(&jobs, out, configs, &missing);
     if (rc >= 0)
         return rc;
     for (int k = 0; k < jobs.n; k++) {
@@ -960,14 +960,15 @@ static int cmd_sweep(int argc, char **argv)
                          ops->iteration_keys[q], sc->iterations);
                 nsets[k]++;
             }
-            state[k] = resume && fl_run_reload(sc->dir, &out[k]) ? FL_JOB_DONE : FL_JOB_MISSING;
         }
     fl_jobs jobs = {.n = n, .run = sweep_job, .ctx = &sj, .results = out, .result_size = sizeof out[0],
                     .cost = sweep_cost, .state = state};
-    const char *dirs[FL_MAX_SWEEP];
-    for (int k = 0; k < n; k++)
-        dirs[k] = cases[k].dir;
-    int missing, rc = gather_runs(&jobs, out, dirs, &missing);
+    static fl_run_config configs[FL_MAX_SWEEP];
+    for (int k = 0; k < n; k++) {
+        configs[k] = sweep_config(&sj, k);
+        state[k] = resume && fl_run_reload(&configs[k], &out[k]) ? FL_JOB_DONE : FL_JOB_MISSING;
+    }
+    int missing, rc = gather_runs(&jobs, out, configs, &missing);
     if (rc >= 0)
         return rc;
     for (int k = 0; k < n; k++) {

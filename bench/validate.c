@@ -149,7 +149,7 @@ static const char *validate_usage =
     "  --out DIR      output folder (default out/validate)\n"
     "  --threads N    OpenMP threads per run (default: OpenMP's)\n"
     "  --resume       into the DIR of an earlier validate: only the runs without\n"
-    "                 a finished run (run.complete) are run\n"
+    "                 a finished run of the same request (run.complete) are run\n"
     "  --quiet        no progress lines\n"
     "\n"
     "MPI: mpirun -np N fluidlab validate spreads the runs over N ranks\n"
@@ -845,10 +845,10 @@ static int validate_run(validate *V)
     static fl_run_outcome outs[MAX_JOBS];
     static fl_job_state state[MAX_JOBS];
     V->outs = outs, V->state = state;
-    const char *dirs[MAX_JOBS];
+    static fl_run_config configs[MAX_JOBS];
     for (int i = 0; i < V->n; i++)
-        dirs[i] = V->jobs[i].dir;
-    const int resumed = fl_run_jobs_resume(V->n, dirs, V->opt.resume, outs, state);
+        configs[i] = V->jobs[i].config;
+    const int resumed = fl_run_jobs_resume(V->n, configs, V->opt.resume, outs, state);
     fl_jobs jobs = {.n = V->n, .run = run_job, .ctx = V, .results = outs, .result_size = sizeof outs[0],
                     .cost = job_cost, .state = V->state};
     V->start_ms = fl_now_ms();
@@ -856,7 +856,7 @@ static int validate_run(validate *V)
     if (fl_dispatch_rank() != 0)
         return 0;
     int missing;
-    const int fatal = fl_run_jobs_gather(&jobs, V->outs, dirs, &missing);
+    const int fatal = fl_run_jobs_gather(&jobs, V->outs, configs, &missing);
     if (fatal >= 0)
         return fail_line("%s", V->outs[fatal].error) + (V->outs[fatal].code == FL_ERR_IO);
     if (fl_interrupted()) {

@@ -5,7 +5,8 @@
 # Checks: the deliberately unstable case is recorded as unstable, with the
 # time it broke and the reason, and does not stop the sweep (the case after
 # it runs, exit 0); every case has its run folder; --iters reaches the
-# solver (stats.csv's iterations); bad lists, a solver without iterations
+# solver (stats.csv's iterations); --resume reuses a finished case only
+# for the same request; bad lists, a solver without iterations
 # and a missing step list are refused with one line and exit 1, nothing
 # written.
 # usage: cli_sweep.sh FLUIDLAB SCRATCH_DIR
@@ -23,6 +24,21 @@ grep -q '^2,[^,]*,0.0005,0,0,stable,-1,' "$out/sweep.csv"; check "dt = 0.5 ms, a
 [ -s "$out/case_01/run.json" ] && [ -s "$out/case_02/stats.csv" ]; check "each case has its run folder" $?
 grep -q '"status":[[:space:]]*"unstable"' "$out/case_01/run.json"; check "the case's run.json says unstable" $?
 [ "$(grep -c '^| [0-9]' "$out/sweep.md")" -eq 2 ]; check "sweep.md: two cases" $?
+
+# --resume reuses a case only for the same request: the same command keeps
+# both runs; another step list reruns the case whose step changed (the
+# old resume took any finished run in case_02/ as the new case's)
+stamp() { stat -c %Y.%s "$out/case_01/stats.csv" "$out/case_02/stats.csv" | tr '\n' ' '; }
+before=$(stamp)
+sleep 1
+"$bin" sweep dam_break --solver wcsph "${tiny[@]}" --dt 0.01,0.0005 --out "$out" --resume 2>/dev/null &&
+  [ "$(stamp)" = "$before" ]
+check "--resume with the same command runs nothing again" $?
+"$bin" sweep dam_break --solver wcsph "${tiny[@]}" --dt 0.01,0.001 --out "$out" --resume 2>/dev/null &&
+  [ "$(stat -c %Y.%s "$out/case_01/stats.csv")" = "$(echo "$before" | cut -d' ' -f1)" ] &&
+  [ "$(stat -c %Y.%s "$out/case_02/stats.csv")" != "$(echo "$before" | cut -d' ' -f2)" ] &&
+  grep -q '^2,[^,]*,0.001,0,0,stable,-1,' "$out/sweep.csv" && grep -q '"dt":[[:space:]]*0.001,' "$out/case_02/run.json"
+check "--resume with another step list reruns the case whose step changed, keeps the other" $?
 
 out=$dir/pcisph
 "$bin" sweep dam_break --solver pcisph "${tiny[@]}" --substeps 10 --iters 2,4 --out "$out" 2>/dev/null
