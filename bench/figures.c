@@ -84,6 +84,7 @@ typedef struct figures {
     int n;
     FILE *report;
     int plots_skipped;
+    int not_drawn;                      /* a figure's picture was not drawn or not written whole (draw) */
 } figures;
 
 static const char *const fig_titles[FIG_TABLE2 + 1] = {
@@ -531,16 +532,23 @@ static int close_csv(const figures *F, FILE *f, const char *name)
     return 0;
 }
 
-/* Draws figure f with plots/<name>.gp as PNG and SVG. */
+/* Draws figure f with plots/<name>.gp as PNG and SVG; when either is not
+ * drawn or not written whole, one line on stderr and F->not_drawn set (the
+ * report names both: the command then fails and keeps no report). */
 static void draw(figures *F, int f)
 {
     if (!F->plot || F->plots_skipped)
         return;
-    char script[1024], msg[512];
+    char script[1024], msg[512], png[1200], svg[1200];
     snprintf(script, sizeof script, "%s/plots/%s.gp", FL_SOURCE_DIR, fig_files[f]);
+    snprintf(png, sizeof png, "%s/%s.png", F->opt.out, fig_files[f]);
+    snprintf(svg, sizeof svg, "%s/%s.svg", F->opt.out, fig_files[f]);
     if (fl_plot_render(script, F->opt.out, "png", msg, sizeof msg) ||
-        fl_plot_render(script, F->opt.out, "svg", msg, sizeof msg))
+        fl_plot_render(script, F->opt.out, "svg", msg, sizeof msg) || !fl_plot_written(png, msg, sizeof msg) ||
+        !fl_plot_written(svg, msg, sizeof msg)) {
         fprintf(stderr, "fluidlab: figures: figure %d not drawn: %s\n", f, msg);
+        F->not_drawn = 1;
+    }
 }
 
 static const char *status_text(const fig_case *k, char *out, int len)
@@ -1800,6 +1808,8 @@ static int figures_run(figures *F)
             rc = make[f](F);
     if (F->only[FIG_TABLE2] && rc == 0)
         rc = table2(F);
+    if (rc == 0 && F->not_drawn)
+        rc = 2;
     if (fl_part_close(F->report, report_path, rc == 0, &err) && rc == 0)
         rc = fail_line("%s", err.msg) + 1;
     if (rc)

@@ -285,24 +285,41 @@ static int has_rows(const char *path)
     return lines >= 2;
 }
 
-/* DIR/summary.png and .svg from DIR/stats.csv, or one line saying why not. */
-static void plot_summary(const char *dir)
+/* Draws pictures NAME.png and .svg in dir with plots/SCRIPT: 0, or 2 with
+ * one line on stderr when gnuplot drew them but either is not whole (a
+ * full disk); when gnuplot fails, one line (what says which) and 0. */
+static int plot_pair(const char *script, const char *dir, const char *name, const char *what)
+{
+    char msg[512], png[1200], svg[1200];
+    snprintf(png, sizeof png, "%s/%s.png", dir, name);
+    snprintf(svg, sizeof svg, "%s/%s.svg", dir, name);
+    if (fl_plot_render(script, dir, "png", msg, sizeof msg) || fl_plot_render(script, dir, "svg", msg, sizeof msg)) {
+        fprintf(stderr, "fluidlab: %s skipped: %s\n", what, msg);
+        return 0;
+    }
+    if (!fl_plot_written(png, msg, sizeof msg) || !fl_plot_written(svg, msg, sizeof msg)) {
+        fprintf(stderr, "fluidlab: %s\n", msg);
+        return 2;
+    }
+    return 0;
+}
+
+/* DIR/summary.png and .svg from DIR/stats.csv, or one line saying why not:
+ * 0, or 2 when a picture could not be written (plot_pair). */
+static int plot_summary(const char *dir)
 {
     char stats[1100];
     snprintf(stats, sizeof stats, "%s/stats.csv", dir);
     if (!has_rows(stats)) {
         fprintf(stderr, "fluidlab: summary plot skipped: no step completed, %s has no rows\n", stats);
-        return;
+        return 0;
     }
     if (!fl_plot_available()) {
         fprintf(stderr, "fluidlab: plots skipped: gnuplot not found (install it: apt-get install gnuplot-nox); "
                         "the CSV files are written\n");
-        return;
+        return 0;
     }
-    char msg[512];
-    const char *script = FL_SOURCE_DIR "/plots/run_summary.gp";
-    if (fl_plot_render(script, dir, "png", msg, sizeof msg) || fl_plot_render(script, dir, "svg", msg, sizeof msg))
-        fprintf(stderr, "fluidlab: summary plot skipped: %s\n", msg);
+    return plot_pair(FL_SOURCE_DIR "/plots/run_summary.gp", dir, "summary", "summary plot");
 }
 
 /* The exit code of an interrupted command: 128 + the signal (130 SIGINT,
@@ -504,8 +521,8 @@ static int cmd_run(int argc, char **argv)
                 res.reason, c.out_dir);
         return interrupted_exit();
     }
-    if (plot)
-        plot_summary(c.out_dir);
+    if (plot && plot_summary(c.out_dir))
+        return 2;
     if (res.status == FL_RUN_UNSTABLE) {
         fprintf(stderr, "fluidlab: %s: unstable at %s\n", c.solver, res.reason);
         return 3;
@@ -614,13 +631,11 @@ static int cmd_tool(int argc, char **argv)
 #define FL_MAX_COMPARE 16
 #define FL_DEVICE_COUNT 3
 
-/* DIR/compare_density.png and .svg from DIR/density.csv. */
-static void plot_compare(const char *dir)
+/* DIR/compare_density.png and .svg from DIR/density.csv: 0, or 2 when a
+ * picture could not be written (plot_pair). */
+static int plot_compare(const char *dir)
 {
-    char msg[512];
-    const char *script = FL_SOURCE_DIR "/plots/compare.gp";
-    if (fl_plot_render(script, dir, "png", msg, sizeof msg) || fl_plot_render(script, dir, "svg", msg, sizeof msg))
-        fprintf(stderr, "fluidlab: plots skipped: %s\n", msg);
+    return plot_pair(FL_SOURCE_DIR "/plots/compare.gp", dir, "compare_density", "plots");
 }
 
 /* The devices of a comparison from a comma-separated list (--devices, or
@@ -814,8 +829,8 @@ static int cmd_compare(int argc, char **argv)
                         "marked not run; --resume runs them) are in %s/\n", dir);
         return interrupted_exit();
     }
-    if (plot && fl_plot_available())
-        plot_compare(dir);
+    if (plot && fl_plot_available() && plot_compare(dir))
+        return 2;
     int width = 8;
     for (int k = 0; k < n; k++)
         width = (int)strlen(e[k].label) > width ? (int)strlen(e[k].label) : width;

@@ -534,11 +534,13 @@ static void orders(validate *V)
 
 /* ---- writing ------------------------------------------------------------- */
 
-/* Draws DIR/<case>.png and .svg from DIR/<case>.csv with plots/validate.gp. */
-static void draw(validate *V, int k)
+/* Draws DIR/<case>.png and .svg from DIR/<case>.csv with plots/validate.gp:
+ * 0, or 2 (one line on stderr) when either is not drawn or not written
+ * whole, which the report would name. */
+static int draw(validate *V, int k)
 {
     if (V->plots_skipped)
-        return;
+        return 0;
     char dir[1100], name[64], title[128], ylabel[128], log[1200], msg[512];
     snprintf(dir, sizeof dir, "dir=%s", V->opt.out);
     snprintf(name, sizeof name, "name=%s", cases[k].name);
@@ -548,11 +550,15 @@ static void draw(validate *V, int k)
     static const char *const fmts[2] = {"fmt=png", "fmt=svg"};
     for (int f = 0; f < 2; f++) {
         const char *vars[] = {dir, fmts[f], name, title, ylabel, NULL};
-        if (fl_plot_run(FL_SOURCE_DIR "/plots/validate.gp", vars, log, msg, sizeof msg)) {
+        char path[1200];
+        snprintf(path, sizeof path, "%s/%s.%s", V->opt.out, cases[k].name, fmts[f] + 4);
+        if (fl_plot_run(FL_SOURCE_DIR "/plots/validate.gp", vars, log, msg, sizeof msg) ||
+            !fl_plot_written(path, msg, sizeof msg)) {
             fprintf(stderr, "fluidlab: validate: the %s figure not drawn: %s\n", cases[k].name, msg);
-            return;
+            return 2;
         }
     }
+    return 0;
 }
 
 /* "dt = 0.0005 s", "CFL-adaptive" */
@@ -767,11 +773,11 @@ static int write_case(validate *V, int k)
     snprintf(path, sizeof path, "%s/%s.csv", V->opt.out, ci->name);
     if (fl_close_written(csv, path, &err))
         return fail_line("%s", err.msg) + 1;
-    if (!block)
+    if (!block) {
         fprintf(r, "\nNo run of this case was measured: nothing to draw.\n");
-    else
-        draw(V, k);
-    return 0;
+        return 0;
+    }
+    return draw(V, k);
 }
 
 /* A word of validate's own (fl_jobs_parse). */

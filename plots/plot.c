@@ -101,6 +101,35 @@ int fl_plot_run(const char *script, const char *const *vars, const char *log, ch
     return 0;
 }
 
+int fl_plot_written(const char *path, char *msg, int len)
+{
+    static const unsigned char png_end[8] = {'I', 'E', 'N', 'D', 0xae, 0x42, 0x60, 0x82};
+    const char *ext = strrchr(path, '.');
+    struct stat sb;
+    unsigned char tail[64];
+    size_t got = 0;
+    FILE *f = NULL;
+    if (stat(path, &sb) == 0 && S_ISREG(sb.st_mode) && sb.st_size >= 8 && (f = fopen(path, "rb"))) {
+        const long back = sb.st_size < (off_t)sizeof tail ? (long)sb.st_size : (long)sizeof tail;
+        if (fseek(f, -back, SEEK_END) == 0)
+            got = fread(tail, 1, (size_t)back, f);
+        fclose(f);
+    }
+    int whole = 0;
+    if (got >= 8 && ext && strcmp(ext, ".png") == 0)
+        whole = memcmp(tail + got - 8, png_end, 8) == 0;
+    else if (got >= 8 && ext && strcmp(ext, ".gif") == 0)
+        whole = tail[got - 1] == 0x3b;
+    else if (got >= 8 && ext && strcmp(ext, ".svg") == 0) {
+        while (got > 0 && (tail[got - 1] == '\n' || tail[got - 1] == '\r' || tail[got - 1] == ' '))
+            got--;
+        whole = got >= 6 && memcmp(tail + got - 6, "</svg>", 6) == 0;
+    }
+    if (!whole)
+        snprintf(msg, (size_t)len, "%.900s: not written whole (a full disk, or not a regular file)", path);
+    return whole;
+}
+
 int fl_plot_render(const char *script, const char *dir, const char *fmt, char *msg, int len)
 {
     if (strchr(dir, '\'')) {

@@ -3,7 +3,9 @@
 # full disk (a file that is /dev/full, a full tmpfs where a mount namespace
 # can be made), a file-size limit, a read-only folder. Each ends the command
 # with one line on stderr naming the file and why, exit code 2, and a run
-# whose output was cut short says "incomplete" in run.json.
+# whose output was cut short says "incomplete" in run.json. A picture that
+# gnuplot could not write (it exits 0 all the same) ends the command the
+# same way, and figures then keeps no report.md naming it.
 # usage: cli_output_errors.sh FLUIDLAB SCRATCH_DIR
 set -u
 source "$(dirname "$0")/cli_common.sh"
@@ -97,4 +99,18 @@ else
   echo "note: no private mount namespace here (unshare -rm); the tmpfs cases are left out"
 fi
 
+# pictures: gnuplot exits 0 when it cannot write its output, so the
+# pictures a command claims are checked (with gnuplot only)
+if command -v gnuplot > /dev/null; then
+  out="$dir/full_summary"
+  mkdir -p "$out"
+  ln -s /dev/full "$out/summary.png"
+  "$bin" run dam_break --solver sph --frames 2 --set fluid.spacing=0.04 --quiet --out "$out" 2> "$out.err"
+  expect "summary.png full" $? "$out.err" "summary.png: not written whole"
+  out="$dir/fig_blocked"
+  mkdir -p "$out/fig1_density.png"
+  "$bin" figures --smoke --only 1 --quiet --out "$out" 2> "$out.err"
+  expect "figure 1's picture blocked by a folder" $? "$out.err" "figure 1 not drawn"
+  [ ! -e "$out/report.md" ]; check "figure 1 not drawn: no report.md that names its pictures" $?
+fi
 report
