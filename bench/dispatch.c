@@ -388,6 +388,15 @@ fl_job_state fl_run_job_noted(const char *command, const fl_jobs_options *o, con
     return st;
 }
 
+int fl_report_clear(const char *dir, fl_error *err)
+{
+    char path[1200];
+    snprintf(path, sizeof path, "%.900s/report.md", dir);
+    if (fl_dispatch_rank() == 0 && unlink(path) != 0 && errno != ENOENT)
+        return fl_fail(err, FL_ERR_IO, "%s: cannot remove the earlier report: %s", path, strerror(errno));
+    return FL_OK;
+}
+
 FILE *fl_part_open(const char *path, fl_error *err)
 {
     char part[1200], dir[1200];

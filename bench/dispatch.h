@@ -192,6 +192,12 @@ fl_job_state fl_run_job_noted(const char *command, const fl_jobs_options *o, con
  * keep is set and every write reached the file, renames it to path, else
  * removes it. NULL or FL_ERR_IO with one line in err. */
 FILE *fl_part_open(const char *path, fl_error *err);
+
+/* Before its runs, a command that ends by writing DIR/report.md removes
+ * the one an earlier command left (rank 0 alone), so that one cut short
+ * does not leave the last command's report beside its own runs. FL_OK, or
+ * FL_ERR_IO with one line in err. */
+int fl_report_clear(const char *dir, fl_error *err);
 int fl_part_close(FILE *f, const char *path, int keep, fl_error *err);
 
 /* The report's first words: "Made by `<command>` (<sizes>) on <machine>,

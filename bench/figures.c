@@ -1773,6 +1773,9 @@ static int figures_run(figures *F)
     int rc = run_cases(F, &jobs, &resumed);
     if (fl_dispatch_rank() != 0)
         return 0;
+    fl_error clear_err;
+    if (fl_report_clear(F->opt.out, &clear_err)) /* whatever comes next: a new report or none */
+        return fail_line("%s", clear_err.msg) + 1;
     if (rc)
         return rc;
     if (F->plot && !fl_plot_available()) {

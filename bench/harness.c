@@ -5,6 +5,7 @@
  * (fl_density_poly6), so that every solver is measured the same way. */
 #define _POSIX_C_SOURCE 200809L
 #include <cjson/cJSON.h>
+#include <dirent.h>
 #include <errno.h>
 #include <math.h>
 #include <omp.h>
@@ -781,10 +782,57 @@ static int open_tool_csv(const fl_run_config *c, run_state *r, fl_error *err)
     return FL_OK;
 }
 
+/* A frame file of a run: NNNN or NNNN_grid, then .bin, .vtu, .vtk, .obj,
+ * .png or .csv. */
+static int is_frame_file(const char *name)
+{
+    static const char *const ext[] = {".bin", ".vtu", ".vtk", ".obj", ".png", ".csv"};
+    if (strspn(name, "0123456789") != 4)
+        return 0;
+    const char *rest = name + 4 + (strncmp(name + 4, "_grid", 5) == 0 ? 5 : 0);
+    for (size_t k = 0; k < sizeof ext / sizeof ext[0]; k++)
+        if (strcmp(rest, ext[k]) == 0)
+            return 1;
+    return 0;
+}
+
+/* Removes what an earlier run into dir left that this one may not write
+ * again: its completion marker (a command's run.complete), its summary
+ * pictures, run.gif, frames.pvd and its frames (frames/NNNN.* and the
+ * folder when it is left empty), so that a run cut short does not sit
+ * beside the last one's finished-looking files. Other files stay. */
+static int clear_earlier_run(const char *dir, fl_error *err)
+{
+    static const char *const files[] = {"run.complete", "summary.png", "summary.svg", "run.gif", "frames.pvd"};
+    char path[1200];
+    for (size_t k = 0; k < sizeof files / sizeof files[0]; k++) {
+        snprintf(path, sizeof path, "%.900s/%s", dir, files[k]);
+        if (unlink(path) != 0 && errno != ENOENT)
+            return fl_fail(err, FL_ERR_IO, "%s: cannot remove the earlier run's file: %s", path, strerror(errno));
+    }
+    snprintf(path, sizeof path, "%.900s/frames", dir);
+    DIR *d = opendir(path);
+    if (!d)
+        return FL_OK;
+    int rc = FL_OK;
+    for (struct dirent *e; rc == FL_OK && (e = readdir(d));) {
+        char file[1500];
+        snprintf(file, sizeof file, "%s/%s", path, e->d_name);
+        if (is_frame_file(e->d_name) && unlink(file) != 0 && errno != ENOENT)
+            rc = fl_fail(err, FL_ERR_IO, "%s: cannot remove the earlier run's frame: %s", file, strerror(errno));
+    }
+    closedir(d);
+    if (rc == FL_OK)
+        rmdir(path); /* fails, as it should, when other files are there */
+    return rc;
+}
+
 static int open_outputs(const fl_run_config *c, run_state *r, fl_error *err)
 {
     char path[1200];
     int rc = fl_make_dirs(c->out_dir, err);
+    if (rc == FL_OK)
+        rc = clear_earlier_run(c->out_dir, err);
     if (rc == FL_OK && saves_frames(c)) {
         snprintf(path, sizeof path, "%s/frames", c->out_dir);
         rc = fl_make_dirs(path, err);
@@ -1103,6 +1151,8 @@ int fl_tool_stream(const fl_run_config *c, const char *input, fl_run_result *res
     int rc = tool_prepare(c, &r, &clk, err);
     if (rc == FL_OK)
         rc = fl_make_dirs(c->out_dir, err);
+    if (rc == FL_OK)
+        rc = clear_earlier_run(c->out_dir, err);
     if (rc == FL_OK)
         rc = open_tool_csv(c, &r, err);
     if (rc == FL_OK)

@@ -861,6 +861,9 @@ static int validate_run(validate *V)
     fl_dispatch_run(&jobs);
     if (fl_dispatch_rank() != 0)
         return 0;
+    fl_error clear_err;
+    if (fl_report_clear(V->opt.out, &clear_err)) /* whatever comes next: a new report or none */
+        return fail_line("%s", clear_err.msg) + 1;
     int missing;
     const int fatal = fl_run_jobs_gather(&jobs, V->outs, configs, &missing);
     if (fatal >= 0)

@@ -44,8 +44,13 @@ long_run=(dam_break --solver sph --frames 200 --set fluid.spacing=0.02 --quiet)
 for sig in INT TERM; do
   code=$([ $sig = INT ] && echo 130 || echo 143)
   out="$dir/run_$sig"
+  # an earlier run's finished-looking files in the folder: a command's
+  # marker, the summary, a frame; the new run removes them as it starts
+  mkdir -p "$out/frames" && echo stable > "$out/run.complete" && : > "$out/summary.png" && : > "$out/frames/0003.bin"
   interrupt $sig "$out/stats.csv" 20 "$bin" run "${long_run[@]}" --out "$out" 2> "$out.err"
   check "run ($sig): steps under way" $started
+  [ ! -e "$out/run.complete" ] && [ ! -e "$out/summary.png" ] && [ ! -e "$out/frames" ]
+  check "run ($sig): no earlier run's marker, summary or frame left beside it" $?
   [ $rc -eq $code ]; check "run: SIG$sig exits $code (got $rc)" $?
   [ "$(json "$out/run.json" status)" = interrupted ]; check "run ($sig): run.json says interrupted" $?
   steps=$(json "$out/run.json" steps)
@@ -99,6 +104,7 @@ grep -q '^2,.*,not run,' "$out/sweep.csv"; check "sweep.csv: case 2 not run" $?
 # figures: no figure and no report.md from part of the runs; the runs stay
 # (--quick: its first run, the drop under SPH, lasts long enough to be caught)
 out="$dir/figures"
+mkdir -p "$out" && echo "# an earlier command's report" > "$out/report.md"
 "$bin" figures --quick --only 1 --quiet --out "$out" 2> "$out.err" &
 pid=$!
 first=
@@ -111,7 +117,8 @@ kill -INT $pid
 wait $pid
 rc=$?
 [ $rc -eq 130 ]; check "figures: exits 130 (got $rc)" $?
-[ ! -e "$out/report.md" ] && [ ! -e "$out/report.md.part" ]; check "figures: no report.md" $?
+[ ! -e "$out/report.md" ] && [ ! -e "$out/report.md.part" ]
+check "figures: no report.md (an earlier command's removed too)" $?
 ls "$out"/fig*.csv >/dev/null 2>&1
 [ $? -ne 0 ]; check "figures: no figure data" $?
 grep -q "interrupted by SIGINT after 1 of" "$out.err"; check "figures: says it was interrupted, after its first run" $?
