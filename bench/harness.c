@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 #ifdef FL_HAVE_CUDA
 #include "cuda_device.h"
@@ -550,15 +551,29 @@ static void progress(const char *solver, double t, double t_end, long long step,
 /* ---- signals ------------------------------------------------------------ */
 
 static volatile sig_atomic_t pending_signal;
+static struct timespec first_signal_at;
 
 /* The first SIGINT or SIGTERM is noted and the run stops at the end of its
- * step; the default actions come back at once, so a second signal stops
- * the process where it is. */
+ * step. Another within 0.1 s of it is the same request delivered twice
+ * (`timeout -s INT` signals the process and then its group); a second
+ * signal after that stops the process where it is (the default action,
+ * raised again). clock_gettime and raise are async-signal-safe. */
 static void on_signal(int sig)
 {
-    pending_signal = sig;
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    if (!pending_signal) {
+        first_signal_at = now;
+        pending_signal = sig;
+        return;
+    }
+    const double since = (double)(now.tv_sec - first_signal_at.tv_sec) +
+                         1e-9 * (double)(now.tv_nsec - first_signal_at.tv_nsec);
+    if (since < 0.1)
+        return;
     signal(SIGINT, SIG_DFL);
     signal(SIGTERM, SIG_DFL);
+    raise(sig);
 }
 
 void fl_interrupt_install(void)

@@ -3,7 +3,8 @@
 # run, compare, sweep and figures stop at the end of the current step,
 # run.json says "interrupted" with the steps done (every one of them a row
 # of stats.csv), the output so far is kept, and the exit code is 130
-# (SIGINT) or 143 (SIGTERM); a second signal stops the process at once.
+# (SIGINT) or 143 (SIGTERM); a second signal stops the process at once,
+# unless it comes within 0.1 s of the first (the same request twice).
 # usage: cli_interrupt.sh FLUIDLAB SCRATCH_DIR
 set -u
 source "$(dirname "$0")/cli_common.sh"
@@ -80,6 +81,21 @@ rc=$?
 [ $rc -eq 130 ]; check "twice: killed by SIGINT (status $rc)" $?
 [ "$(json "$out/run.json" status)" = running ]; check "twice: run.json still says running (not complete)" $?
 ! grep -q interrupted "$out.err"; check "twice: it did not wait to write its interrupted line" $?
+
+# the same request delivered twice (timeout -s INT signals the process and
+# then its group): two SIGINTs at once are one, the first of two steps
+# finishes and run.json says interrupted
+out="$dir/double"
+"$bin" run dam_break --solver flip --dt 1 --frames 2 --set time.fps=1 --set fluid.spacing=0.005 --quiet \
+  --out "$out" 2> "$out.err" &
+pid=$!
+wait_for "$out/run.json" 1 $pid; check "double: the step is under way" $?
+sleep 0.3
+kill -INT $pid; kill -INT $pid
+wait $pid
+rc=$?
+[ $rc -eq 130 ] && [ "$(json "$out/run.json" status)" = interrupted ] && grep -q interrupted "$out.err"
+check "double: two SIGINTs at once stop it as one (status $rc, run.json interrupted)" $?
 
 # compare: the solver under way is interrupted, the others not run
 out="$dir/compare"
