@@ -54,8 +54,8 @@ static const char *kernels_usage =
     "  DIR/kernels.png, .svg  three panels: W, dW/dr, Laplacian (needs gnuplot)\n"
     "options:\n"
     "  --dims 2|3   the dimensions the kernels are normalised in (default 3)\n"
-    "  --h H        the support radius, m (default 1: the columns are then the\n"
-    "               kernels' shapes in units of h)\n"
+    "  --h H        the support radius, m, 1e-4 to 100 (default 1: the columns\n"
+    "               are then the kernels' shapes in units of h)\n"
     "  --out DIR    the output folder (default out/kernels)\n"
     "docs/pictures.md shows the picture; docs/methods/sph.md, section 2, derives\n"
     "the constants.\n";
@@ -132,17 +132,6 @@ static void panel_ranges(int dims, double h, char *w_range, char *d_range, size_
     snprintf(d_range, len, "%.9e %.9e", 1.15 * dmin, -0.25 * dmin);
 }
 
-static int parse_positive(const char *s, double *out)
-{
-    char *end;
-    errno = 0;
-    double v = strtod(s, &end);
-    if (end == s || *end || errno || !isfinite(v) || !(v > 0.0) || strpbrk(s, "xX"))
-        return 0;
-    *out = v;
-    return 1;
-}
-
 int fl_kernels_main(int argc, char **argv)
 {
     int dims = 3;
@@ -167,8 +156,11 @@ int fl_kernels_main(int argc, char **argv)
             fprintf(stderr, "fluidlab: kernels --dims: expected 2 or 3, got '%s'\n", v);
             return 1;
         }
-        if (!strcmp(a, "--h") && !parse_positive(v, &h)) {
-            fprintf(stderr, "fluidlab: kernels --h: expected a positive number of metres, got '%s'\n", v);
+        /* the kernels are evaluated in single precision, as the solvers do:
+         * poly6's 3D constant 315 / (64 pi h^9) overflows a float below
+         * h = 5e-5 m */
+        if (!strcmp(a, "--h") && (!fl_parse_number(v, &h) || !(h >= 1e-4 && h <= 100.0))) {
+            fprintf(stderr, "fluidlab: kernels --h: expected a number of metres from 1e-4 to 100, got '%s'\n", v);
             return 1;
         }
         if (!strcmp(a, "--out") && (!v[0] || strlen(v) > FL_MAX_PATH)) {

@@ -191,10 +191,10 @@ int fl_pictures_draw(const char *script, const char *png, const char *const *var
     snprintf(tmp, sizeof tmp, "%s.tmp", png);
     snprintf(log, sizeof log, "%s.log", png);
     int rc = fl_plot_run(script, vars, log, msg, sizeof msg);
-    struct stat sb;
-    if (rc == 0 && (stat(tmp, &sb) != 0 || sb.st_size == 0)) {
+    char why[512];
+    if (rc == 0 && !fl_plot_written(tmp, why, sizeof why)) {
         rc = 1;
-        snprintf(msg, sizeof msg, "gnuplot wrote no picture (see %.400s)", log);
+        snprintf(msg, sizeof msg, "gnuplot wrote no whole picture (see %.400s)", log);
     }
     if (rc == 0 && rename(tmp, png) != 0) {
         rc = 1;

@@ -69,8 +69,8 @@ void fl_pictures_free(fl_pictures *p);
 int fl_pictures_grid(const fl_mac_grid *g, double t, const char *caption, const char *dir, int frame, fl_error *err);
 
 /* gnuplot runs script with vars ("NAME=VALUE", NULL-terminated; one of
- * them out=PATH.tmp) and PATH.tmp then replaces path: a picture is never
- * left half drawn. FL_ERR_IO naming path, with gnuplot's reason; its log
+ * them out=PATH.tmp) and PATH.tmp, once it ends as its format ends
+ * (fl_plot_written), replaces path: a picture is never left half drawn. FL_ERR_IO naming path, with gnuplot's reason; its log
  * stays in PATH.log then. */
 int fl_pictures_draw(const char *script, const char *path, const char *const *vars, fl_error *err);
 

@@ -104,7 +104,14 @@ int fl_plot_run(const char *script, const char *const *vars, const char *log, ch
 int fl_plot_written(const char *path, char *msg, int len)
 {
     static const unsigned char png_end[8] = {'I', 'E', 'N', 'D', 0xae, 0x42, 0x60, 0x82};
-    const char *ext = strrchr(path, '.');
+    /* the extension, before a trailing .tmp (a picture drawn aside first) */
+    char name[1024];
+    snprintf(name, sizeof name, "%s", path);
+    char *ext = strrchr(name, '.');
+    if (ext && strcmp(ext, ".tmp") == 0) {
+        *ext = '\0';
+        ext = strrchr(name, '.');
+    }
     struct stat sb;
     unsigned char tail[64];
     size_t got = 0;

@@ -21,8 +21,9 @@ int fl_plot_render(const char *script, const char *dir, const char *fmt, char *m
 int fl_plot_run(const char *script, const char *const *vars, const char *log, char *msg, int len);
 
 /* 1 when path is a whole picture: a regular file that ends as its format
- * ends (by its extension: a PNG's IEND chunk, an SVG's closing tag, a
- * GIF's trailer); else 0 with one line in msg. gnuplot exits 0 when it
+ * ends (by its extension, the one before a trailing .tmp: a PNG's IEND
+ * chunk, an SVG's closing tag, a GIF's trailer); else 0 with one line in
+ * msg. gnuplot exits 0 when it
  * could not write its output (a full disk), so a caller checks the
  * pictures it claims. */
 int fl_plot_written(const char *path, char *msg, int len);

@@ -146,7 +146,9 @@ refused "--save png without gnuplot on the PATH" "gnuplot not found" "$dir/refus
   env PATH=/nonexistent "$bin" run dam_break_2d --solver sph --frames 1 "${small[@]}" --save png --out "$dir/refused"
 refused "kernels without gnuplot on the PATH" "gnuplot not found" "$dir/refused" env PATH=/nonexistent "$bin" kernels --out "$dir/refused"
 refused "kernels --dims 4" "expected 2 or 3" "$dir/refused" "$bin" kernels --dims 4 --out "$dir/refused"
-refused "kernels --h -1" "expected a positive number" "$dir/refused" "$bin" kernels --h -1 --out "$dir/refused"
+refused "kernels --h -1" "expected a number of metres from 1e-4 to 100" "$dir/refused" "$bin" kernels --h -1 --out "$dir/refused"
+# poly6's constant overflowed a float: inf in kernels.csv, exit 0
+refused "kernels --h 1e-30" "from 1e-4 to 100" "$dir/refused" "$bin" kernels --h 1e-30 --out "$dir/refused"
 refused "bench --scaling on a device" "thread scaling" "$dir/refused" "$bin" bench sph --scaling --device emu --out "$dir/refused"
 refused "bench --scaling grid" "expected solvers" "$dir/refused" "$bin" bench grid --scaling --out "$dir/refused"
 refused "bench --out without --scaling" "only with --scaling" "$dir/refused" "$bin" bench sph --out "$dir/refused"
