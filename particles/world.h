@@ -72,6 +72,7 @@ typedef struct fl_tool_spec {
     int motion;           /* fl_tool_motion */
     int interp;           /* fl_tool_interp */
     int key_count;        /* >= 1; key 0 is the start pose */
+    int from_path;        /* the keys came from the scene's tool.path (else tool.position and rotation) */
     fl_tool_key keys[FL_TOOL_MAX_KEYS];
     double density;       /* dynamic: kg/m^3 */
     double velocity[3];   /* dynamic: initial velocity, m/s */

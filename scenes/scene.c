@@ -1004,6 +1004,7 @@ static int read_tool(const check *c, const cJSON *tool, fl_scene *s)
                             "no start pose beside a path (its first key is the start)", "both");
         if ((rc = read_path(c, path, t)) != FL_OK)
             return rc;
+        t->from_path = 1;
     } else {
         t->key_count = 1;
         if ((rc = read_vec3(c, member(tool, "position"), "tool.position", t->keys[0].pos)) != FL_OK ||

@@ -366,7 +366,8 @@ int fl_tool_init(fl_tool *t, const fl_tool_spec *spec, fl_world *w, fl_error *er
             rf[i] = (float)r[i];
         char why[160];
         if (fl_tool_outside(s, spec->keys[k].pos, rf, &w->domain, why, sizeof why)) {
-            if (spec->motion == FL_TOOL_PATH && spec->key_count > 1)
+            /* the key the scene gave: a path's (also when the stream starts from it), else the position */
+            if (spec->from_path)
                 return fl_fail(err, FL_ERR_INPUT, "tool.path[%d]: at t = %g s %s", k, spec->keys[k].t, why);
             return fl_fail(err, FL_ERR_INPUT, "tool.position: %s", why);
         }

@@ -92,6 +92,14 @@ tool --out "$dir/nan" --input "$dir/nan.txt" > /dev/null 2> "$dir/nan.err"
 [ $? -eq 1 ] && one_line "$dir/nan.err" && grep -q -- "$dir/nan.txt:3: expected four numbers" "$dir/nan.err"
 check "--input FILE: a bad line is named FILE:LINE" $?
 
+# a start pose outside the domain is named by the scene's key: the path's
+# first key when the scene gives a path (the stream starts from it), not a
+# tool.position the scene does not have
+echo '0.001 0.1 0.11 0.1' | "$bin" tool "$scene" --solver pbf --set 'tool={"shape": "sphere", "radius": 0.5, "path": [{"t": 0, "position": [0.1, 0.11, 0.1]}]}' \
+  --out "$dir/pathstart" > /dev/null 2> "$dir/pathstart.err"
+[ $? -eq 1 ] && one_line "$dir/pathstart.err" && grep -q 'tool.path\[0\]: at t = 0 s its surface reaches' "$dir/pathstart.err"
+check "a path's start outside the domain: named tool.path[0] ($(head -c 120 "$dir/pathstart.err"))" $?
+
 # a scene without a tool: nothing written
 echo '0.001 0.1 0.1 0.1' | "$bin" tool hydrostatic --solver pbf --out "$dir/notool" > /dev/null 2> "$dir/notool.err"
 [ $? -eq 1 ] && one_line "$dir/notool.err" && grep -q 'the scene has no tool' "$dir/notool.err"
