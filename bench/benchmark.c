@@ -13,6 +13,7 @@
 #include <errno.h>
 #include <math.h>
 #include <omp.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -153,10 +154,24 @@ static void log_prefix(FILE *f, const bench_opts *o, const char *bench, int part
  * when the file is new): the common columns (log_prefix), then the row's
  * own, printed with fmt, which begins with a comma and ends the line.
  * Returns 0 (and writes nothing with --no-log), or 2 with one line when
- * the log cannot be opened or the row did not reach it. */
+ * the log cannot be opened or the row did not reach it. After SIGINT or
+ * SIGTERM nothing is written (bench_stopped), which ends the command: the
+ * tool loop's timings stop at the signal, the other benchmarks' at their
+ * end (a second signal stops them at once). */
+/* After SIGINT or SIGTERM: one line, benchmark name's row not logged, and
+ * 128 + the signal. */
+static int bench_stopped(const char *name)
+{
+    fprintf(stderr, "fluidlab: bench: interrupted by %s; %s not logged (the rows before it were)\n",
+            fl_interrupted() == SIGINT ? "SIGINT" : "SIGTERM", name);
+    return 128 + fl_interrupted();
+}
+
 __attribute__((format(printf, 5, 6))) static int log_row(const bench_opts *o, const char *name,
                                                          const char *header, int particles, const char *fmt, ...)
 {
+    if (fl_interrupted())
+        return bench_stopped(name);
     FILE *f;
     char path[1200];
     const int rc = open_log(o, name, header, &f, path, sizeof path);
@@ -736,7 +751,9 @@ static int bench_tool_size(const bench_opts *o, const char *name, const fl_solve
     }
     int bad = setup;
     double contacts = 0.0, stage[FL_STAGE_COUNT] = {0};
-    for (int k = -o->warmup; k < o->steps && !bad; k++) {
+    char bench[64];
+    snprintf(bench, sizeof bench, "tool_%s_%s", name, o->device);
+    for (int k = -o->warmup; k < o->steps && !bad && !fl_interrupted(); k++) {
         fl_tool_report row;
         fl_step_stats_reset(st);
         double t0 = fl_now_ms();
@@ -752,14 +769,15 @@ static int bench_tool_size(const bench_opts *o, const char *name, const fl_solve
                 stage[q] += st->stage_ms[q] / o->steps;
         }
     }
-    int rc = setup ? 1 : bad ? 3 : 0;
-    if (!bad && first) {
+    const int stopped = !bad && fl_interrupted(); /* the timings cut short: not reported */
+    int rc = setup ? 1 : bad ? 3 : stopped ? bench_stopped(bench) : 0;
+    if (!bad && !stopped && first) {
         printf("tool loop (%s, %d threads, %d steps after %d untimed%s):\n", o->scene, omp_get_max_threads(),
                o->steps, o->warmup, o->metrics ? ", with the metrics" : "");
         printf("| solver | device | fluid particles | tool particles | dt s | mean ms | median ms | min ms | max ms "
                "| rate Hz |\n|---|---|---|---|---|---|---|---|---|---|\n");
     }
-    if (!bad) {
+    if (!bad && !stopped) {
         double mean = 0.0, q[3]; /* the mean; the median, min and max */
         for (int k = 0; k < o->steps; k++)
             mean += ms[k] / o->steps;
@@ -767,8 +785,6 @@ static int bench_tool_size(const bench_opts *o, const char *name, const fl_solve
         printf("| %s | %s | %d | %d | %.3g | %.3f | %.3f | %.3f | %.3f | %.0f |\n", name, o->device, w.fluid.count,
                tool.count, dt, mean, q[0], q[1], q[2], 1000.0 / mean);
         print_tool_stages(stage, mean);
-        char bench[64];
-        snprintf(bench, sizeof bench, "tool_%s_%s", name, o->device);
         rc = log_row(o, bench,
                      "date,commit,benchmark,machine,threads,particles,command,steps,warmup,dt,step_ms_mean,"
                      "step_ms_median,step_ms_min,step_ms_max,rate_hz_mean,rate_hz_median,tool_particles,"

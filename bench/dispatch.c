@@ -312,8 +312,8 @@ static int jobs_option(const char *command, const char *a, const char *v, fl_job
     } else if (strcmp(a, "--threads") == 0 && v) {
         char *end;
         long t = strtol(v, &end, 10);
-        if (*end || t < 1 || t > 1024)
-            return -fl_command_fail(command, "--threads %s: expected a whole number from 1 to 1024", v);
+        if (*end || t < 1 || t > 256) /* as run's: the neighbor search's limit */
+            return -fl_command_fail(command, "--threads %s: expected a whole number from 1 to 256", v);
         o->threads = (int)t;
         return 2;
     } else {

@@ -149,7 +149,7 @@ int fl_run_jobs_gather(fl_jobs *j, fl_run_outcome *out, const fl_run_config *con
 
 /* ---- commands made of run jobs (figures, validate) ------------------------ */
 
-/* The options they share: --out DIR, --threads N (1 to 1024), --resume,
+/* The options they share: --out DIR, --threads N (1 to 256), --resume,
  * --quiet. */
 typedef struct fl_jobs_options {
     const char *out;

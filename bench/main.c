@@ -53,11 +53,12 @@ static const char *usage =
     "                         D. A solver without a version on a device is recorded\n"
     "                         as unsupported. Solver parameters:\n"
     "                         --per-solver NAME.KEY=VALUE\n"
-    "  sweep SCENE --solver NAME (--dt LIST | --substeps LIST) [--iters LIST]\n"
-    "                         [run options]: the stability sweep: every step (and\n"
-    "                         iteration count, PCISPH and PBF) to the end of the\n"
-    "                         scene or until it breaks the stability criteria (on\n"
-    "                         --device, default cpu); each case in DIR/case_NN/\n"
+    "  sweep SCENE [--solver NAME] (--dt LIST | --substeps LIST) [--iters LIST]\n"
+    "                         [run options]: the stability sweep (solver default\n"
+    "                         sph): every step (and iteration count, PCISPH and\n"
+    "                         PBF) to the end of the scene or until it breaks the\n"
+    "                         stability criteria (on --device, default cpu); each\n"
+    "                         case in DIR/case_NN/\n"
     "                         (DIR default out/sweep), and DIR/sweep.csv and .md:\n"
     "                         when and why each case broke; --resume: only the cases\n"
     "                         without a finished run of the same request\n"
@@ -68,7 +69,7 @@ static const char *usage =
     "                         out/figures): PNG, SVG, CSV and report.md; --device:\n"
     "                         the particle solvers on it (figure 6: on it and the\n"
     "                         CPU); see fluidlab figures --help\n"
-    "  validate [--quick] [--only LIST] [--out DIR] [--threads N] [--resume]\n"
+    "  validate [--quick] [--only LIST] [--out DIR] [--threads N] [--resume] [--quiet]\n"
     "                         the solvers against physics with known answers, each\n"
     "                         case at three resolutions: the hydrostatic tank's\n"
     "                         pressure slope, the Martin & Moyce dam break (front and\n"
@@ -1022,10 +1023,12 @@ static int cmd_sweep(int argc, char **argv)
 static int command(int argc, char **argv)
 {
     const char *cmd = argc < 2 ? "figures" : argv[1];
-    /* the commands that run scenes stop cleanly at the end of a step (surface: of a frame) */
+    /* the commands that run scenes stop cleanly at the end of a step (surface, render: of a frame; bench:
+     * of a benchmark) */
     if (strcmp(cmd, "run") == 0 || strcmp(cmd, "compare") == 0 || strcmp(cmd, "sweep") == 0 ||
         strcmp(cmd, "figures") == 0 || strcmp(cmd, "tool") == 0 || strcmp(cmd, "surface") == 0 ||
-        strcmp(cmd, "course") == 0 || strcmp(cmd, "validate") == 0)
+        strcmp(cmd, "course") == 0 || strcmp(cmd, "validate") == 0 || strcmp(cmd, "render") == 0 ||
+        strcmp(cmd, "bench") == 0)
         fl_interrupt_install();
     /* under MPI, the commands whose runs are spread over the ranks; another
      * would run once per rank into the same folder */

@@ -11,6 +11,7 @@
 
 #include <cjson/cJSON.h>
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -257,6 +258,14 @@ int fl_render_main(int argc, char **argv)
     const int first = o.frame >= 0 ? o.frame : 0, last = o.frame >= 0 ? o.frame : count - 1;
     const double t0 = fl_now_ms();
     for (int k = first; k <= last; k++) {
+        if (fl_interrupted()) { /* between pictures: each one drawn is whole */
+            if (solids)
+                fl_scene_free(&scene);
+            fprintf(stderr, "%sfluidlab: render: interrupted by %s after %d of %d pictures (in %s/frames/)%s\n",
+                    o.quiet || k == first ? "" : "\n", fl_interrupted() == SIGINT ? "SIGINT" : "SIGTERM", k - first,
+                    last - first + 1, o.dir, o.gif ? "; no run.gif" : "");
+            return 128 + fl_interrupted();
+        }
         frame_saved(o.dir, k, &obj);
         int rc = render_frame(&o, &r, solids ? &scene : NULL, k, obj, &err);
         if (rc) {

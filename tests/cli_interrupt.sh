@@ -97,6 +97,31 @@ rc=$?
 [ $rc -eq 130 ] && [ "$(json "$out/run.json" status)" = interrupted ] && grep -q interrupted "$out.err"
 check "double: two SIGINTs at once stop it as one (status $rc, run.json interrupted)" $?
 
+# render: stops between pictures, says so, exit 130 (it died at the signal)
+out="$dir/render_run"
+"$bin" run dam_break_2d --solver sph --frames 40 --save bin --quiet --no-plot --out "$out" 2>/dev/null
+"$bin" render "$out" --size 2400x1800 2> "$out.err" &
+pid=$!
+for _ in $(seq 600); do [ -s "$out/frames/0000.png" ] && break; sleep 0.05; done
+kill -INT $pid
+wait $pid
+rc=$?
+[ $rc -eq 130 ] && grep -q "render: interrupted by SIGINT after [0-9]* of 41 pictures" "$out.err"
+check "render: interrupted between pictures, said so (status $rc)" $?
+
+# bench: the benchmark under way ends its timings, its row is not logged,
+# and the command stops there (the second size not run)
+out="$dir/bench"
+"$bin" bench --tool --sizes 2000,3000 --steps 100000 --warmup 0 --log "$out" > "$out.txt" 2> "$out.err" &
+pid=$!
+sleep 1
+kill -INT $pid
+wait $pid
+rc=$?
+[ $rc -eq 130 ] && grep -q "bench: interrupted by SIGINT; tool_pbf_cpu not logged" "$out.err" &&
+  [ ! -e "$out/tool_pbf_cpu.csv" ] && ! grep -q "| 3000 \|| pbf | cpu | 3[0-9][0-9][0-9] " "$out.txt"
+check "bench: interrupted, said so, its row not logged, the next size not run (status $rc)" $?
+
 # compare: the solver under way is interrupted, the others not run
 out="$dir/compare"
 interrupt INT "$out/sph/stats.csv" 20 "$bin" compare dam_break --solvers sph,wcsph --frames 200 \
