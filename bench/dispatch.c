@@ -168,8 +168,9 @@ fl_job_state fl_run_job(const fl_run_config *c, int input_fatal, void (*finish)(
     memset(out, 0, sizeof *out);
     char marker[1200];
     snprintf(marker, sizeof marker, "%s/" MARKER, c->out_dir);
-    /* a rerun replaces the run: until it finishes, the folder is not a finished one */
-    if (unlink(marker) != 0 && errno != ENOENT) {
+    /* a rerun replaces the run: until it finishes, the folder is not a finished one
+     * (ENOTDIR: the folder's parent is a file, which fl_run reports as such) */
+    if (unlink(marker) != 0 && errno != ENOENT && errno != ENOTDIR) {
         out->code = FL_ERR_IO;
         snprintf(out->error, sizeof out->error, "%.500s: cannot remove: %s", marker, strerror(errno));
         return FL_JOB_FATAL;

@@ -811,6 +811,17 @@ static int is_frame_file(const char *name)
     return 0;
 }
 
+/* Removes path when it is a regular file (fluidlab writes no links: a
+ * link or a device there was put by hand, and stays). FL_OK, or FL_ERR_IO
+ * naming it. */
+static int remove_earlier(const char *path, fl_error *err)
+{
+    struct stat sb;
+    if (lstat(path, &sb) != 0 || !S_ISREG(sb.st_mode) || unlink(path) == 0 || errno == ENOENT)
+        return FL_OK;
+    return fl_fail(err, FL_ERR_IO, "%s: cannot remove the earlier run's file: %s", path, strerror(errno));
+}
+
 /* Removes what an earlier run into dir left that this one may not write
  * again: its completion marker (a command's run.complete), its summary
  * pictures, run.gif, frames.pvd and its frames (frames/NNNN.* and the
@@ -822,8 +833,8 @@ static int clear_earlier_run(const char *dir, fl_error *err)
     char path[1200];
     for (size_t k = 0; k < sizeof files / sizeof files[0]; k++) {
         snprintf(path, sizeof path, "%.900s/%s", dir, files[k]);
-        if (unlink(path) != 0 && errno != ENOENT)
-            return fl_fail(err, FL_ERR_IO, "%s: cannot remove the earlier run's file: %s", path, strerror(errno));
+        if (remove_earlier(path, err))
+            return FL_ERR_IO;
     }
     snprintf(path, sizeof path, "%.900s/frames", dir);
     DIR *d = opendir(path);
@@ -833,8 +844,8 @@ static int clear_earlier_run(const char *dir, fl_error *err)
     for (struct dirent *e; rc == FL_OK && (e = readdir(d));) {
         char file[1500];
         snprintf(file, sizeof file, "%s/%s", path, e->d_name);
-        if (is_frame_file(e->d_name) && unlink(file) != 0 && errno != ENOENT)
-            rc = fl_fail(err, FL_ERR_IO, "%s: cannot remove the earlier run's frame: %s", file, strerror(errno));
+        if (is_frame_file(e->d_name))
+            rc = remove_earlier(file, err);
     }
     closedir(d);
     if (rc == FL_OK)
@@ -1200,6 +1211,11 @@ int fl_tool_stream(const fl_run_config *c, const char *input, fl_run_result *res
             break;
         }
         lineno++;
+        if ((size_t)len != strlen(line)) { /* a NUL byte: the rest of the line would go unseen */
+            rc = fl_fail(err, FL_ERR_INPUT, "%s:%ld: expected four numbers 't x y z', got a line with a NUL byte",
+                         name, lineno);
+            break;
+        }
         line[strcspn(line, "\r\n")] = '\0';
         const char *text = line + strspn(line, " \t");
         if (!*text || *text == '#')

@@ -471,6 +471,8 @@ static int parse_command(int argc, char **argv, fl_run_config *c, int *plot, con
             c->scene = a;
         k += takes;
     }
+    if ((c->dt > 0.0 || c->dt_cfl) && c->substeps > 0) /* --substeps was ignored beside --dt */
+        return die("%s", "--substeps: not with --dt (each sets the step: give one of them)");
     return 0;
 }
 

@@ -318,6 +318,8 @@ arg_case "bench sph --solves" 'bench sph --solves: only for the solvers on a MAC
 arg_case "bench --tool --solves" 'bench --solves: .*not with --tool' bench --tool flip --solves 3 --no-log
 arg_case "bench flip --solves 0" "bench --solves: '0' is out of range" bench flip --solves 0 --no-log
 arg_case "bench flip --solves 2.5" "bench --solves: expected a whole number, got '2.5'" bench flip --solves 2.5 --no-log
+# --substeps beside --dt was ignored in silence
+arg_case "--dt with --substeps" '--substeps: not with --dt' run "$s" --solver sph --dt 1e-4 --substeps 5
 # junk was read as 0 (atof): --particles abc ran the scene as it is
 arg_case "bench --particles abc" "bench --particles: expected a number, got 'abc'" bench sph --particles abc --no-log
 arg_case "bench --steps ''" "bench --steps: expected a number, got ''" bench sph --steps '' --no-log

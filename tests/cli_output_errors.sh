@@ -82,6 +82,9 @@ expect "bench log full" $? "$dir/log2.err" "sph.csv: write failed: No space left
 touch "$dir/a_file"
 "$bin" run dam_break --solver sph --frames 1 "${small[@]}" --out "$dir/a_file" 2> "$dir/file.err"
 expect "--out a file" $? "$dir/file.err" "a_file: cannot create folder: a file of that name is there"
+# under a file, compare named the marker it could not remove, not the folder
+"$bin" compare dam_break --solvers sph --frames 1 "${small[@]}" --out "$dir/a_file/x" 2> "$dir/cmpfile.err"
+expect "compare --out under a file" $? "$dir/cmpfile.err" "a_file/x: cannot create folder: Not a directory"
 
 # a real full file system and a read-only one, in a private mount namespace
 if unshare -rm true 2>/dev/null; then

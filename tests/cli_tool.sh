@@ -84,6 +84,10 @@ bad three "stdin:2: expected four numbers 't x y z', got '0.01 1 2'" '0.001 0.1 
 bad words "stdin:1: expected four numbers 't x y z', got '0.01 a b c'" '0.01 a b c'
 bad order "stdin:3: time t = 0.001 s is not after the previous tick's 0.002 s" \
   '0.001 0.1 0.11 0.1' '0.002 0.1 0.11 0.1' '0.001 0.1 0.11 0.1'
+# a NUL byte ended the line for the parser: the rest was skipped as blank
+printf '\0junk\n' | tool --out "$dir/nul" > /dev/null 2> "$dir/nul.err"
+[ $? -eq 1 ] && one_line "$dir/nul.err" && grep -q 'stdin:1: .*a NUL byte' "$dir/nul.err"
+check "a line with a NUL byte: exit 1, one line naming it" $?
 bad far "stdin:1: time t = 1000 s is 1e+06 steps of 0.001 s after the loop's start" '1000 0.1 0.11 0.1'
 bad outside "stdin:2: the target (0.1, 0.19, 0.1) puts the tool outside the domain" \
   '0.001 0.1 0.11 0.1' '0.002 0.1 0.19 0.1'
