@@ -134,6 +134,12 @@ static int draw_fluid(fl_image *im, const fl_camera *cam, const render_opts *o, 
     int rc = fl_frame_read_bin(path, &p, &t, err);
     if (rc)
         return rc;
+    /* as surface refuses them: a position that is not finite is a broken frame, not a particle to leave out */
+    for (int i = 0; i < p.count; i++)
+        if (!isfinite(p.x[i]) || !isfinite(p.y[i]) || !isfinite(p.z[i])) {
+            fl_particles_free(&p);
+            return fl_fail(err, FL_ERR_INPUT, "%s: particle %d is at a position that is not finite", path, i);
+        }
     fl_raster_spheres(im, cam, p.x, p.y, p.z, p.count, 0.5 * r->spacing, water);
     fl_particles_free(&p);
     return FL_OK;

@@ -55,6 +55,10 @@ mkdir -p "$dir/empty" && cp "$out/run.json" "$dir/empty/"
 refused "a run without frames" "no saved frame" "$dir/empty"
 refused "a missing frame" "no such frame" "$out" --frame 7
 refused "--size 10x10" "expected WxH" "$out" --size 10x10
+# a frame with a position that is not finite was drawn as if whole (surface refuses it)
+cp -r "$out" "$dir/nanrun" && rm -f "$dir/nanrun"/frames/*.png
+printf '\x00\x00\xc0\x7f' | dd of="$dir/nanrun/frames/0001.bin" bs=1 seek=32 conv=notrunc 2>/dev/null
+refused "a frame with a NaN position" "0001.bin: particle 0 is at a position that is not finite" "$dir/nanrun" --frame 1
 mkdir -p "$dir/nojson"
 refused "a folder without run.json" "render: .*run.json: cannot open" "$dir/nojson"
 refused "a missing folder" "render: .*nothing: no such run folder" "$dir/nothing"
