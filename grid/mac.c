@@ -53,12 +53,62 @@ static int inside(const fl_box *b, const double x[3])
            x[2] >= b->lo[2] && x[2] <= b->hi[2];
 }
 
+/* 1 when every axis of w's domain (2D: x and y) is a whole number of cells
+ * of dx, to 1e-6 of a cell; else 0 with the first axis that is not in *axis. */
+static int tiles_domain(const fl_world *w, double dx, int *axis)
+{
+    for (int a = 0; a < (w->dims == 2 ? 2 : 3); a++) {
+        const double r = (w->domain.hi[a] - w->domain.lo[a]) / dx;
+        if (!(fabs(r - round(r)) <= 1e-6 * fmax(1.0, r)) || round(r) < 1.0) {
+            *axis = a;
+            return 0;
+        }
+    }
+    return 1;
+}
+
+/* The largest cell size at most dx and at least dx / 2 that tiles w's
+ * domain (tiles_domain): dx itself when it does, else x's extent over the
+ * fewest cells that also tile the other axes; 0 when there is none. */
+static double tiling_dx(const fl_world *w, double dx)
+{
+    int axis;
+    if (tiles_domain(w, dx, &axis))
+        return dx;
+    const double lx = w->domain.hi[0] - w->domain.lo[0];
+    const double first = ceil(lx / dx - 1e-9);
+    for (double n = first; n <= 2.0 * first && n < 1e7; n++)
+        if (tiles_domain(w, lx / n, &axis))
+            return lx / n;
+    return 0.0;
+}
+
 int fl_mac_grid_create(const fl_world *w, const fl_mac_config *cfg, fl_mac_grid **out, fl_error *err)
 {
     *out = NULL;
     double dx = cfg->dx > 0.0 ? cfg->dx : 2.0 * w->spacing;
     if (!(dx > 0.0) || !isfinite(dx))
         return fl_fail(err, FL_ERR_INPUT, "MAC grid: expected a positive cell size, got %g m", dx);
+    /* the walls are the faces of the outer cells: each axis a whole number
+     * of cells, else the last, partial cell lies across the wall and is
+     * taken as SOLID, and the fluid in it is pushed out (a tank at rest
+     * rose by a third). The default (2 x the spacing) gives way to the
+     * largest size that tiles; a given dx must tile. */
+    int axis;
+    if (!tiles_domain(w, dx, &axis) && !(cfg->dx > 0.0 && w->periodic[axis])) { /* periodic: refused below */
+        const double fit = tiling_dx(w, dx), extent = w->domain.hi[axis] - w->domain.lo[axis];
+        if (cfg->dx > 0.0 && fit > 0.0)
+            return fl_fail(err, FL_ERR_INPUT,
+                           "MAC grid: dx = %g m: the %c axis, %g m long, is %.6g cells; the walls must fall on "
+                           "cell faces (a dx that divides every axis, e.g. %.6g m)",
+                           dx, "xyz"[axis], extent, extent / dx, fit);
+        if (cfg->dx > 0.0 || fit == 0.0)
+            return fl_fail(err, FL_ERR_INPUT,
+                           "MAC grid: no cell size from %g to %g m divides every axis of the domain (the %c axis, "
+                           "%g m long, is %.6g cells of %g m): give a dx that does (solvers.<solver>.dx)",
+                           0.5 * dx, dx, "xyz"[axis], extent, extent / dx, dx);
+        dx = fit;
+    }
     int n[3], periodic[3];
     double cells = 1.0;
     for (int a = 0; a < 3; a++) {
@@ -66,9 +116,8 @@ int fl_mac_grid_create(const fl_world *w, const fl_mac_config *cfg, fl_mac_grid 
         if (!(extent > 0.0))
             return fl_fail(err, FL_ERR_INPUT, "MAC grid: empty domain along axis %c", "xyz"[a]);
         periodic[a] = w->periodic[a] && !(a == 2 && w->dims == 2);
-        /* the 1e-9 keeps an extent that is a whole number of cells from
-         * gaining a cell to rounding */
-        double inner = a == 2 && w->dims == 2 ? 1.0 : ceil(extent / dx - 1e-9);
+        /* a whole number of cells (tiles_domain) */
+        double inner = a == 2 && w->dims == 2 ? 1.0 : round(extent / dx);
         if (periodic[a] && (fabs(extent / dx - round(extent / dx)) > 1e-9 * fmax(1.0, extent / dx) ||
                             round(extent / dx) < 3.0))
             return fl_fail(err, FL_ERR_INPUT,

@@ -1340,14 +1340,16 @@ static void *flip_create_alpha(fl_world *w, const fl_params *p, double alpha_def
         return NULL;
     }
     s->prm = prm;
+    /* a given dx must tile the domain; the default (2 d) gives way to the
+     * largest size that does (fl_mac_grid_create) */
+    int given = 0;
+    for (int k = 0; k < p->count; k++)
+        given |= strcmp(p->items[k].key, "dx") == 0;
     fl_mac_config cfg = fl_default_mac_config();
-    cfg.dx = prm.dx;
+    cfg.dx = given ? prm.dx : 0.0;
     if (fl_mac_grid_create(w, &cfg, &s->g, err)) {
         /* the grid's size follows from dx (by default 2 d): name the key */
         char why[FL_ERROR_LEN];
-        int given = 0;
-        for (int k = 0; k < p->count; k++)
-            given |= strcmp(p->items[k].key, "dx") == 0;
         snprintf(why, sizeof why, "%s", err->msg);
         fl_fail(err, FL_ERR_INPUT, "%.250s.dx%s: %.250s", p->source, given ? "" : " (2 fluid.spacing by default)",
                 why);
@@ -1419,7 +1421,7 @@ static void *flip_create_alpha(fl_world *w, const fl_params *p, double alpha_def
     s->pcg.history = s->history;
     s->pcg.history_cap = prm.max_iter + 1;
     s->pcg.warm_start = prm.warm_start;
-    s->rest_count = pow(prm.dx / w->spacing, w->dims == 2 ? 2.0 : 3.0);
+    s->rest_count = pow(g->dx / w->spacing, w->dims == 2 ? 2.0 : 3.0);
     memcpy(s->wall, g->label, (size_t)g->ncells);
     memcpy(s->solid, g->label, (size_t)g->ncells);
     flip_seed(&prm, w);

@@ -332,15 +332,48 @@ static void refusals(void)
 {
     fl_world w;
     const double hi[3] = {1.0, 1.0, 1.0}, g0[3] = {0, 0, 0};
-    const int periodic[3] = {1, 0, 0};
-    /* 1 m at dx = 0.3 m: 3.33 cells */
+    const int periodic[3] = {1, 0, 0}, walls[3] = {0, 0, 0};
+    /* 1 m at a given dx = 0.3 m: 3.33 cells */
     periodic_world(&w, hi, 0.15, 3, periodic, g0);
     fl_mac_config cfg = fl_default_mac_config();
+    cfg.dx = 0.3;
     fl_mac_grid *g = NULL;
     fl_error err;
     ENSURE(fl_mac_grid_create(&w, &cfg, &g, &err) == FL_ERR_INPUT && g == NULL);
     printf("refused: %s\n", err.msg);
     ENSURE(strstr(err.msg, "periodic x axis") != NULL);
+    /* the default (2 d = 0.3 m) gives way to the largest size that tiles:
+     * 1 m / 4 cells */
+    cfg.dx = 0.0;
+    ENSURE(fl_mac_grid_create(&w, &cfg, &g, &err) == FL_OK && g != NULL);
+    if (g)
+        ENSURE(fabs(g->dx - 0.25) < 1e-12 && g->nx == 4);
+    fl_mac_grid_destroy(&g);
+    fl_world_free(&w);
+
+    /* walls: a domain of 0.3 m at the default 2 d = 0.04 m is 7.5 cells; the
+     * last, partial cell lay across the wall and was taken as SOLID (a
+     * tank at rest rose by a third): the default becomes 0.3 m / 8 =
+     * 0.0375 m, and a given 0.04 m is refused */
+    const double box[3] = {0.3, 0.3, 0.3};
+    periodic_world(&w, box, 0.02, 3, walls, g0);
+    ENSURE(fl_mac_grid_create(&w, &cfg, &g, &err) == FL_OK && g != NULL);
+    if (g)
+        ENSURE(fabs(g->dx - 0.0375) < 1e-12 && g->nx == 10 && g->ny == 10 && g->nz == 10);
+    fl_mac_grid_destroy(&g);
+    cfg.dx = 0.04;
+    ENSURE(fl_mac_grid_create(&w, &cfg, &g, &err) == FL_ERR_INPUT && g == NULL);
+    printf("refused: %s\n", err.msg);
+    ENSURE(strstr(err.msg, "is 7.5 cells; the walls must fall on cell faces") != NULL &&
+           strstr(err.msg, "0.0375") != NULL);
+    cfg.dx = 0.0;
+    fl_world_free(&w);
+    /* extents with no common cell size from d to 2 d: refused, naming the key */
+    const double odd[3] = {0.43, 1.1, 0.43};
+    periodic_world(&w, odd, 0.05, 3, walls, g0);
+    ENSURE(fl_mac_grid_create(&w, &cfg, &g, &err) == FL_ERR_INPUT && g == NULL);
+    printf("refused: %s\n", err.msg);
+    ENSURE(strstr(err.msg, "no cell size from 0.05 to 0.1 m divides every axis") != NULL);
     fl_world_free(&w);
 
     periodic_world(&w, hi, 0.05, 3, periodic, g0);
