@@ -1465,9 +1465,11 @@ static const char *figures_usage =
     "  --only LIST   only these figures, e.g. --only 1,4; tool: figures 7 and 8\n"
     "                (--only 1,tool); report_table2: the PIC/FLIP report's five\n"
     "                cases (flip_case1..5: FLIP, every frame saved and rebuilt as a\n"
-    "                surface, the last drawn) and its Table 2 beside ours; full: 250\n"
-    "                frames each at the scenes' sizes (hours), --quick: 10 frames at\n"
-    "                an eighth of the particles\n"
+    "                surface, the last drawn) and its Table 2 beside ours (its runs\n"
+    "                in DIR/runs/fig10/); full: 250 frames each at the scenes' sizes\n"
+    "                (hours: so a full figures without --only leaves it out),\n"
+    "                --quick (and the default job): 10 frames at an eighth of the\n"
+    "                particles\n"
     "  --out DIR     output folder (default out/figures)\n"
     "  --device D    the particle solvers (sph, wcsph, pcisph, pbf) on device D: cuda\n"
     "                (the GPU), emu (the GPU kernels on the CPU, slow: a check), or\n"
@@ -1837,11 +1839,16 @@ int fl_figures_main(int argc, char **argv)
     memset(&F, 0, sizeof F);
     F.opt.out = "out/figures";
     F.plot = 1;
+    /* every figure; the report's Table 2 too at --quick and --smoke, but at
+     * the full sizes (hours) only when --only names it */
     for (int f = 1; f <= FIG_TABLE2; f++)
-        F.only[f] = 1;
+        F.only[f] = f != FIG_TABLE2;
+    F.only[FIG_TABLE2] = -1; /* not decided: no --only */
     int prc = parse_args(&F, argc, argv);
     if (prc)
         return prc < 0 ? 0 : 1;
+    if (F.only[FIG_TABLE2] < 0)
+        F.only[FIG_TABLE2] = F.quick || F.smoke;
     resolutions(&F);
     if (F.only[7] || F.only[8]) { /* the tool's figures: the path and the spacing of tool_cup as shipped */
         char path[1024];
