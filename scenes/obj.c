@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 /* An OBJ file larger than this is surely not one we can voxelise. */
 #define MAX_FILE_BYTES (1024L * 1024 * 1024)
@@ -347,6 +348,11 @@ int fl_obj_read(const char *path, fl_mesh *out, fl_error *err)
     memset(out, 0, sizeof *out);
     if (!f)
         return fl_fail(err, FL_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
+    struct stat sb;
+    if (fstat(fileno(f), &sb) == 0 && S_ISDIR(sb.st_mode)) { /* fopen opens a folder; its size is nonsense */
+        fclose(f);
+        return fl_fail(err, FL_ERR_IO, "%s: a folder, not a file", path);
+    }
     if (fseek(f, 0, SEEK_END) != 0 || (size = ftell(f)) < 0 || fseek(f, 0, SEEK_SET) != 0) {
         fclose(f);
         return fl_fail(err, FL_ERR_IO, "%s: cannot read: %s", path, strerror(errno));
@@ -372,7 +378,9 @@ int fl_obj_read(const char *path, fl_mesh *out, fl_error *err)
         free(text);
         return fl_fail(err, FL_ERR_INPUT, "%s: expected text, got a NUL byte", path);
     }
-    rc = fl_obj_parse(text, path, out, err);
+    /* a UTF-8 byte order mark, which some editors write, is not text */
+    const size_t bom = size >= 3 && memcmp(text, "\xef\xbb\xbf", 3) == 0 ? 3 : 0;
+    rc = fl_obj_parse(text + bom, path, out, err);
     free(text);
     return rc;
 }

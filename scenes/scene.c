@@ -286,11 +286,37 @@ static int read_vec3(const check *c, const cJSON *v, const char *kp, double out[
         return fail_value(c, kp, expected, v);
     out[2] = 0.0;
     cJSON_ArrayForEach(e, v) {
-        if (!cJSON_IsNumber(e) || !isfinite(e->valuedouble))
+        if (!cJSON_IsNumber(e))
             return fail_value(c, kp, expected, v);
+        if (!isfinite(e->valuedouble)) /* JSON has no infinity: a number beyond a double's range */
+            return fail_value(c, kp, c->dims == 2 ? "finite numbers (x, y), each within a double's range"
+                                                  : "finite numbers, each within a double's range", v);
         out[k++] = e->valuedouble;
     }
     return FL_OK;
+}
+
+/* 1 when the n bytes at s are well-formed UTF-8 (no overlong forms, no
+ * surrogates, nothing past U+10FFFF). */
+static int is_utf8(const unsigned char *s, size_t n)
+{
+    for (size_t i = 0; i < n;) {
+        const unsigned char b = s[i];
+        const int len = b < 0x80 ? 1 : (b >> 5) == 6 ? 2 : (b >> 4) == 14 ? 3 : (b >> 3) == 30 ? 4 : 0;
+        if (len == 0 || i + (size_t)len > n)
+            return 0;
+        unsigned long cp = len == 1 ? b : len == 2 ? b & 0x1fu : len == 3 ? b & 0x0fu : b & 0x07u;
+        for (int k = 1; k < len; k++) {
+            if ((s[i + (size_t)k] & 0xc0) != 0x80)
+                return 0;
+            cp = (cp << 6) | (s[i + (size_t)k] & 0x3fu);
+        }
+        static const unsigned long least[5] = {0, 0, 0x80, 0x800, 0x10000};
+        if (cp < least[len] || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
+            return 0;
+        i += (size_t)len;
+    }
+    return 1;
 }
 
 /* {"min": [x,y,z], "max": [x,y,z]} with max > min on every axis, inside
@@ -349,6 +375,9 @@ static int get_string(const check *c, const cJSON *obj, const char *key, char *d
         return FL_OK;
     if (!cJSON_IsString(v))
         return fail_value(c, key, expected, v);
+    /* it goes into run.json, which must stay valid JSON */
+    if (!is_utf8((const unsigned char *)v->valuestring, strlen(v->valuestring)))
+        return fail_got(c, key, "UTF-8 text", "bytes that are not UTF-8");
     if (strlen(v->valuestring) >= cap) {
         char got[64];
         snprintf(got, sizeof got, "%zu characters", strlen(v->valuestring));
@@ -1127,8 +1156,13 @@ static int read_mesh(const check *c, const cJSON *v, const char *kp, const fl_bo
     out->volume = fl_mesh_volume(&out->mesh);
     fl_mesh_bounds(&out->mesh, out->lo, out->hi);
     if (!(out->volume > 0.0)) {
-        char got[96];
-        snprintf(got, sizeof got, "a volume of %g m^3 (its faces turn inwards)", out->volume);
+        /* flat: no volume against its bounding box's, to rounding */
+        double box = 1.0;
+        for (int k = 0; k < 3; k++)
+            box *= out->hi[k] - out->lo[k];
+        char got[1400];
+        snprintf(got, sizeof got, "%.1000s: a volume of %g m^3 (%s)", path, out->volume,
+                 fabs(out->volume) <= 1e-9 * box ? "it encloses none: flat" : "its faces turn inwards");
         return fail_got(c, sub, "a mesh whose faces are counter-clockwise seen from outside", got);
     }
     for (int k = 0; k < 3; k++) {
@@ -1322,12 +1356,28 @@ static int read_scene(const check *c3, const cJSON *root, fl_scene *s)
 
     if ((rc = read_box(c, member(root, "domain"), "domain", NULL, &s->domain)) != FL_OK)
         return rc;
+    /* a domain of 1e308 m was blamed on fluid.spacing (infinitely many boundary particles) */
+    for (int a = 0; a < c->dims; a++)
+        if (!(fabs(s->domain.lo[a]) <= 1e6 && fabs(s->domain.hi[a]) <= 1e6)) {
+            char got[160], lo[64], hi[64];
+            format_vec3(lo, sizeof lo, s->domain.lo);
+            format_vec3(hi, sizeof hi, s->domain.hi);
+            snprintf(got, sizeof got, "%s..%s", lo, hi);
+            return fail_got(c, "domain", "coordinates within 1e6 m of the origin", got);
+        }
 
     s->gravity[0] = 0.0;
     s->gravity[1] = -9.81;
     s->gravity[2] = 0.0;
     if ((v = member(root, "gravity")) != NULL && (rc = read_vec3(c, v, "gravity", s->gravity)))
         return rc;
+    /* about a thousand g: beyond it a step's velocity overflows the floats (NaN positions at step 1) */
+    for (int a = 0; a < 3; a++)
+        if (!(fabs(s->gravity[a]) <= 1e4)) {
+            char got[96];
+            format_vec3(got, sizeof got, s->gravity);
+            return fail_got(c, "gravity", "components of at most 1e4 m/s^2 in size", got);
+        }
 
     /* The tank, then what stands in it, then the water: errors come in the
      * order a reader checks a scene. */
