@@ -304,6 +304,8 @@ static int jobs_option(const char *command, const char *a, const char *v, fl_job
         o->resume = 1;
     } else if (strcmp(a, "--quiet") == 0) {
         o->quiet = 1;
+    } else if ((strcmp(a, "--out") == 0 || strcmp(a, "--threads") == 0) && !v) {
+        return -fl_command_fail(command, "%s: expected a value", a);
     } else if (strcmp(a, "--out") == 0 && v) {
         if (!*v || strlen(v) > FL_MAX_PATH)
             return -fl_command_fail(command, "--out: expected a folder name of 1 to %d characters, got %zu",

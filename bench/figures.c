@@ -1655,6 +1655,8 @@ static void device_note(const figures *F, char *out, int len)
 static int figures_option(const char *a, const char *v, void *ctx)
 {
     figures *F = ctx;
+    if ((strcmp(a, "--only") == 0 || strcmp(a, "--device") == 0) && !v)
+        return -fail_line("%s: expected a value", a);
     if (strcmp(a, "--quick") == 0) {
         F->quick = 1;
     } else if (strcmp(a, "--smoke") == 0) {

@@ -665,14 +665,27 @@ static int run_load(const fl_run_config *c, run_state *r, fl_error *err)
     return fl_scene_load(path, c->sets, c->set_count, &r->scene, err);
 }
 
-/* The scene's solver names checked, then its world and tool built, and
+/* The scene's solver names and their sections' keys checked, then its world and tool built, and
  * the solver, the metrics and the step's stats set up. */
 static int run_build(const fl_run_config *c, run_state *r, fl_error *err)
 {
     const fl_scene *s = &r->scene;
-    for (int k = 0; k < s->solver_count; k++)
-        if (!fl_solver_find(s->solvers[k].name))
+    for (int k = 0; k < s->solver_count; k++) {
+        const fl_solver_ops *o = fl_solver_find(s->solvers[k].name);
+        if (!o)
             return fl_fail(err, FL_ERR_INPUT, "%s: solvers.%s: unknown solver", s->path, s->solvers[k].name);
+        /* a mistyped key for a solver that does not run would go unseen */
+        if (o->param_keys && fl_params_check_known(&s->solvers[k].params, o->param_keys, err))
+            return FL_ERR_INPUT;
+    }
+    /* a surface grid coarser than a quarter of the tank cannot close the
+     * surface at its walls (10 m put vertices 1.6 m outside it) */
+    double least = INFINITY;
+    for (int a = 0; a < s->dims; a++)
+        least = fmin(least, s->domain.hi[a] - s->domain.lo[a]);
+    if (c->surface_spacing > 0.25 * least)
+        return fl_fail(err, FL_ERR_INPUT, "--surface-spacing %g m: expected at most a quarter of the domain's "
+                       "smallest extent, %g m", c->surface_spacing, 0.25 * least);
     int rc = fl_build_world_tool(s, &r->world, &r->tool, err);
     if (rc)
         return rc;

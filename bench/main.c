@@ -861,15 +861,20 @@ static int cmd_compare(int argc, char **argv)
 #define FL_MAX_SWEEP 64
 
 /* Splits a comma-separated list of positive numbers into out (at most max);
- * the count, or -1 on a bad entry. whole: each must be a whole number. */
+ * the count, -1 on a bad entry (or a list too long to read), or -2 when it
+ * holds more than max. whole: each must be a whole number. */
 static int parse_list(const char *list, double *out, int max, int whole)
 {
     char buf[1024];
+    if (strlen(list) >= sizeof buf)
+        return -1;
     snprintf(buf, sizeof buf, "%s", list);
     int n = 0;
     for (char *save = NULL, *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
         double v;
-        if (n == max || !fl_parse_number(t, &v) || !(v > 0.0) || (whole && v != floor(v)))
+        if (n == max)
+            return -2;
+        if (!fl_parse_number(t, &v) || !(v > 0.0) || (whole && v != floor(v)))
             return -1;
         out[n++] = v;
     }
@@ -939,6 +944,8 @@ static int cmd_sweep(int argc, char **argv)
         return die("%s", "sweep: expected one of --dt LIST (seconds) or --substeps LIST (steps per frame)");
     double steps[FL_MAX_SWEEP], iters[FL_MAX_SWEEP];
     int ns = parse_list(dt_list ? dt_list : sub_list, steps, FL_MAX_SWEEP, sub_list != NULL);
+    if (ns == -2)
+        return die("%s: more than 64 values (a sweep runs at most 64 cases)", dt_list ? "--dt" : "--substeps");
     for (int k = 0; sub_list && k < ns; k++)
         if (steps[k] > FL_SCENE_MAX_STEPS_PER_FRAME) /* the bound of time.substeps */
             ns = -1;
@@ -952,6 +959,8 @@ static int cmd_sweep(int argc, char **argv)
         if (!ops->iteration_keys)
             return die("--iters: solver '%s' has no iteration count to set", c.solver);
         ni = parse_list(it_list, iters, FL_MAX_SWEEP, 1);
+        if (ni == -2)
+            return die("%s", "--iters: more than 64 values (a sweep runs at most 64 cases)");
         if (ni <= 0)
             return die("--iters %s: expected a comma-separated list of whole numbers >= 1", it_list);
     }

@@ -788,7 +788,9 @@ static int validate_option(const char *a, const char *v, void *ctx)
         V->quick = 1;
         return 1;
     }
-    if (strcmp(a, "--only") != 0 || !v)
+    if (strcmp(a, "--only") == 0 && !v)
+        return -fail_line("%s: expected a value", a);
+    if (strcmp(a, "--only") != 0)
         return 0;
     memset(V->only, 0, sizeof V->only);
     char buf[256], names[256] = "";

@@ -1540,6 +1540,7 @@ const fl_solver_ops fl_flip_ops = {
     .create = flip_create,
     .step = flip_step,
     .destroy = flip_destroy,
+    .param_keys = flip_keys,
 };
 
 const fl_solver_ops fl_pic_ops = {
@@ -1548,4 +1549,5 @@ const fl_solver_ops fl_pic_ops = {
     .create = pic_create,
     .step = flip_step,
     .destroy = flip_destroy,
+    .param_keys = flip_keys,
 };

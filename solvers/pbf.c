@@ -1004,4 +1004,5 @@ const fl_solver_ops fl_pbf_ops = {
     .step = pbf_step,
     .destroy = pbf_destroy,
     .iteration_keys = pbf_iteration_keys,
+    .param_keys = pbf_keys,
 };

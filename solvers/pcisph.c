@@ -313,4 +313,5 @@ const fl_solver_ops fl_pcisph_ops = {
     .step = pcisph_step,
     .destroy = pcisph_destroy,
     .iteration_keys = pcisph_iteration_keys,
+    .param_keys = pcisph_keys,
 };

@@ -94,6 +94,9 @@ typedef struct fl_solver_ops {
      * the same count by `fluidlab sweep --iters` (NULL-terminated; NULL for
      * a solver without such a count) */
     const char *const *iteration_keys;
+    /* every parameter of its scene section solvers.<name> (NULL-terminated),
+     * so that a run checks the sections of the solvers it does not run too */
+    const char *const *param_keys;
     /* where the particles live: "cpu", or a device backend ("cuda", "emu"; solvers/dev.h) */
     const char *device;
     /* a device solver (NULL on the CPU): its backend, which fl_solver_create

@@ -305,4 +305,5 @@ const fl_solver_ops fl_sph_ops = {
     .create = sph_create,
     .step = sph_step,
     .destroy = sph_destroy,
+    .param_keys = sph_keys,
 };

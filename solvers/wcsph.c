@@ -225,4 +225,5 @@ const fl_solver_ops fl_wcsph_ops = {
     .create = wcsph_create,
     .step = wcsph_step,
     .destroy = wcsph_destroy,
+    .param_keys = wcsph_keys,
 };

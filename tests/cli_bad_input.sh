@@ -221,6 +221,10 @@ run_case "domain 1e308 m" 'domain: expected coordinates within 1e6 m of the orig
     --set 'domain={"min": [-1e308, 0, 0], "max": [1e308, 1, 1]}'
 # bytes that are not UTF-8 in the name made run.json invalid JSON
 run_case "name not UTF-8" 'name: expected UTF-8 text' "$s" --set $'name="\xff\xfe"'
+# a mistyped key for a solver that does not run went unseen
+run_case "a key of a solver not run" 'solvers\.pbf\.iterations: unknown parameter' "$s" --per-solver pbf.iterations=2
+# a surface grid of 10 m put the surface's vertices outside the tank
+run_case "--surface-spacing 10" '--surface-spacing 10 m: expected at most a quarter' "$s" --save obj --surface-spacing 10
 
 # 2D scenes ("dimensions": 2): vectors of two numbers, no tool, no meshes,
 # no surfaces.
@@ -324,6 +328,9 @@ arg_case "bench --particles abc" "bench --particles: expected a number, got 'abc
 arg_case "bench --steps ''" "bench --steps: expected a number, got ''" bench sph --steps '' --no-log
 # an empty item of --sizes was skipped
 arg_case "bench --sizes 2000," 'bench --sizes 2000,: expected up to 8 whole numbers' bench --tool --sizes 2000, --no-log
+# 65 steps were "not a list of positive seconds"; a missing --only value an "unknown option"
+arg_case "sweep: 65 steps" '--dt: more than 64 values' sweep "$s" --dt "$(seq -s, 1 65 | sed 's/\([0-9]*\)/0.000\1/g')" --out "$dir/sweep65"
+arg_case "figures --only without a value" 'figures: --only: expected a value' figures --only
 # every command's --help is help (exit 0, the usage on stdout), not an
 # unknown option
 for c in run compare sweep bench list tool figures render surface; do
