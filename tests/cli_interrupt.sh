@@ -64,14 +64,21 @@ for sig in INT TERM; do
   [ ! -e "$out/summary.png" ]; check "run ($sig): no summary drawn" $?
 done
 
-# a second signal stops at once: one FLIP step of a whole second takes
-# seconds; the first SIGINT waits for its end, the second does not
-out="$dir/twice"
-"$bin" run dam_break --solver flip --dt 1 --frames 1 --set time.fps=1 --set fluid.spacing=0.005 --quiet \
-  --out "$out" 2> "$out.err" &
-pid=$!
-wait_for "$out/run.json" 1 $pid; check "twice: the step is under way" $?
-sleep 0.3
+# long_steps NAME FRAMES: FRAMES FLIP steps of a whole second each (each
+# takes seconds) in the background into $dir/NAME; sets out and pid once
+# the first step is under way
+long_steps() {
+  out="$dir/$1"
+  "$bin" run dam_break --solver flip --dt 1 --frames "$2" --set time.fps=1 --set fluid.spacing=0.005 --quiet \
+    --out "$out" 2> "$out.err" &
+  pid=$!
+  wait_for "$out/run.json" 1 $pid; check "$1: the step is under way" $?
+  sleep 0.3
+}
+
+# a second signal stops at once: the first SIGINT waits for the step's
+# end, the second does not
+long_steps twice 1
 kill -INT $pid
 sleep 0.3
 kill -0 $pid 2>/dev/null; check "twice: the first SIGINT lets the step finish" $?
@@ -85,12 +92,7 @@ rc=$?
 # the same request delivered twice (timeout -s INT signals the process and
 # then its group): two SIGINTs at once are one, the first of two steps
 # finishes and run.json says interrupted
-out="$dir/double"
-"$bin" run dam_break --solver flip --dt 1 --frames 2 --set time.fps=1 --set fluid.spacing=0.005 --quiet \
-  --out "$out" 2> "$out.err" &
-pid=$!
-wait_for "$out/run.json" 1 $pid; check "double: the step is under way" $?
-sleep 0.3
+long_steps double 2
 kill -INT $pid; kill -INT $pid
 wait $pid
 rc=$?
