@@ -150,14 +150,6 @@ static void log_prefix(FILE *f, const bench_opts *o, const char *bench, int part
             particles, o->command);
 }
 
-/* One row of benchmark name appended to its log (open_log; the header
- * when the file is new): the common columns (log_prefix), then the row's
- * own, printed with fmt, which begins with a comma and ends the line.
- * Returns 0 (and writes nothing with --no-log), or 2 with one line when
- * the log cannot be opened or the row did not reach it. After SIGINT or
- * SIGTERM nothing is written (bench_stopped), which ends the command: the
- * tool loop's timings stop at the signal, the other benchmarks' at their
- * end (a second signal stops them at once). */
 /* After SIGINT or SIGTERM: one line, benchmark name's row not logged, and
  * 128 + the signal. */
 static int bench_stopped(const char *name)
@@ -166,6 +158,15 @@ static int bench_stopped(const char *name)
             fl_interrupted() == SIGINT ? "SIGINT" : "SIGTERM", name);
     return 128 + fl_interrupted();
 }
+
+/* One row of benchmark name appended to its log (open_log; the header
+ * when the file is new): the common columns (log_prefix), then the row's
+ * own, printed with fmt, which begins with a comma and ends the line.
+ * Returns 0 (and writes nothing with --no-log), or 2 with one line when
+ * the log cannot be opened or the row did not reach it. After SIGINT or
+ * SIGTERM nothing is written (bench_stopped), which ends the command: the
+ * tool loop's timings stop at the signal, the other benchmarks' at their
+ * end (a second signal stops them at once). */
 
 __attribute__((format(printf, 5, 6))) static int log_row(const bench_opts *o, const char *name,
                                                          const char *header, int particles, const char *fmt, ...)

@@ -539,13 +539,9 @@ static void draw(figures *F, int f)
 {
     if (!F->plot || F->plots_skipped)
         return;
-    char script[1024], msg[512], png[1200], svg[1200];
+    char script[1024], msg[512];
     snprintf(script, sizeof script, "%s/plots/%s.gp", FL_SOURCE_DIR, fig_files[f]);
-    snprintf(png, sizeof png, "%s/%s.png", F->opt.out, fig_files[f]);
-    snprintf(svg, sizeof svg, "%s/%s.svg", F->opt.out, fig_files[f]);
-    if (fl_plot_render(script, F->opt.out, "png", msg, sizeof msg) ||
-        fl_plot_render(script, F->opt.out, "svg", msg, sizeof msg) || !fl_plot_written(png, msg, sizeof msg) ||
-        !fl_plot_written(svg, msg, sizeof msg)) {
+    if (fl_plot_render_pair(script, F->opt.out, fig_files[f], msg, sizeof msg)) {
         fprintf(stderr, "fluidlab: figures: figure %d not drawn: %s\n", f, msg);
         F->not_drawn = 1;
     }
@@ -1842,10 +1838,11 @@ int fl_figures_main(int argc, char **argv)
     F.opt.out = "out/figures";
     F.plot = 1;
     /* every figure; the report's Table 2 too at --quick and --smoke, but at
-     * the full sizes (hours) only when --only names it */
-    for (int f = 1; f <= FIG_TABLE2; f++)
-        F.only[f] = f != FIG_TABLE2;
-    F.only[FIG_TABLE2] = -1; /* not decided: no --only */
+     * the full sizes (hours) only when --only names it (-1: decided after
+     * the options, which --only replaces) */
+    for (int f = 1; f < FIG_TABLE2; f++)
+        F.only[f] = 1;
+    F.only[FIG_TABLE2] = -1;
     int prc = parse_args(&F, argc, argv);
     if (prc)
         return prc < 0 ? 0 : 1;

@@ -294,18 +294,13 @@ static int has_rows(const char *path)
  * full disk); when gnuplot fails, one line (what says which) and 0. */
 static int plot_pair(const char *script, const char *dir, const char *name, const char *what)
 {
-    char msg[512], png[1200], svg[1200];
-    snprintf(png, sizeof png, "%s/%s.png", dir, name);
-    snprintf(svg, sizeof svg, "%s/%s.svg", dir, name);
-    if (fl_plot_render(script, dir, "png", msg, sizeof msg) || fl_plot_render(script, dir, "svg", msg, sizeof msg)) {
+    char msg[512];
+    const int rc = fl_plot_render_pair(script, dir, name, msg, sizeof msg);
+    if (rc == 1)
         fprintf(stderr, "fluidlab: %s skipped: %s\n", what, msg);
-        return 0;
-    }
-    if (!fl_plot_written(png, msg, sizeof msg) || !fl_plot_written(svg, msg, sizeof msg)) {
+    else if (rc == 2)
         fprintf(stderr, "fluidlab: %s\n", msg);
-        return 2;
-    }
-    return 0;
+    return rc == 2 ? 2 : 0;
 }
 
 /* DIR/summary.png and .svg from DIR/stats.csv, or one line saying why not:

@@ -137,6 +137,16 @@ int fl_plot_written(const char *path, char *msg, int len)
     return whole;
 }
 
+int fl_plot_render_pair(const char *script, const char *dir, const char *name, char *msg, int len)
+{
+    char png[1200], svg[1200];
+    snprintf(png, sizeof png, "%.900s/%s.png", dir, name);
+    snprintf(svg, sizeof svg, "%.900s/%s.svg", dir, name);
+    if (fl_plot_render(script, dir, "png", msg, len) || fl_plot_render(script, dir, "svg", msg, len))
+        return 1;
+    return fl_plot_written(png, msg, len) && fl_plot_written(svg, msg, len) ? 0 : 2;
+}
+
 int fl_plot_render(const char *script, const char *dir, const char *fmt, char *msg, int len)
 {
     if (strchr(dir, '\'')) {

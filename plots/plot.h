@@ -28,4 +28,10 @@ int fl_plot_run(const char *script, const char *const *vars, const char *log, ch
  * pictures it claims. */
 int fl_plot_written(const char *path, char *msg, int len);
 
+/* fl_plot_render of script over dir as PNG and then SVG, and both
+ * pictures, DIR/NAME.png and .svg, checked whole (fl_plot_written): 0; 1
+ * when gnuplot failed, 2 when a picture is not whole, with one line in
+ * msg either way. */
+int fl_plot_render_pair(const char *script, const char *dir, const char *name, char *msg, int len);
+
 #endif
