@@ -213,10 +213,8 @@ int fl_surface_main(int argc, char **argv)
                       : strcmp(a, "--search-radius") == 0  ? &support
                       : NULL;
         if (num || strcmp(a, "--threads") == 0) {
-            char *end = NULL;
-            double x = v ? strtod(v, &end) : NAN;
-            if (!v || end == v || *end != '\0' || strpbrk(v, "xX") || !isfinite(x) || x <= 0.0 ||
-                (!num && (x != floor(x) || x > 256)))
+            double x = NAN;
+            if (!v || !fl_parse_number(v, &x) || x <= 0.0 || (!num && (x != floor(x) || x > 256)))
                 return fail(num ? "%s: expected a positive number, got '%s'"
                                 : "%s: expected a whole number in [1, 256], got '%s'",
                             a, v ? v : "nothing");
