@@ -38,6 +38,8 @@ typedef struct fl_run_config {
     int threads;                  /* 0 = OpenMP's default */
     int progress;                 /* progress line on stderr */
     int live_plot;                /* --plot live: compression and speed streamed to gnuplot (plots/live.h) */
+    int measure_every;            /* fluidlab tool: the density metric every N steps (default 1), the last
+                                     measurement standing between */
 } fl_run_config;
 
 /* How a run ended; run.json's result.status is its name
@@ -97,7 +99,9 @@ int fl_run(const fl_run_config *c, fl_run_result *res, fl_error *err);
  * (s, after the previous tick's) and the centre (m) to reach by then.
  * Each tick is cut into steps of c->dt (0: the scene's), the last one
  * shortened to land on t, each the tool loop's fl_tool_loop_step with the
- * run's metrics and stability criteria; then "t fx fy fz" (the last step's
+ * run's stability criteria and metrics (the density, a neighbor search,
+ * every c->measure_every steps from the first; between, the last
+ * measurement stands for the compression criterion and the mean); then "t fx fy fz" (the last step's
  * force on the tool, N) goes to stdout, flushed. Blank lines and lines
  * starting with '#' are skipped. c->out_dir gets tool.csv (a row per step)
  * and run.json, as fl_run writes them.

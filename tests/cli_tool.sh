@@ -7,6 +7,8 @@
 #     times, tool.csv with a row per step (a tick of 2.5 steps is 3 of
 #     them, the last one landing on the tick; one of 1.01 steps is two
 #     even ones, no sliver), run.json stable;
+#   --measure-every N: the same forces, N in run.json, a crushed loop still
+#     stopped by the compression criterion; bad values refused;
 #   bad input: a line that is not four numbers, times out of order, a
 #     tick of more than 1e5 steps, a target outside the domain: exit 1, one line naming the input and the
 #     line, run.json incomplete; a scene without a tool: exit 1, one line,
@@ -55,6 +57,30 @@ check "--input FILE: the same output and steps (step_ms aside) as stdin" $?
 printf '0.00101 0.1 0.109 0.1\n' | tool --out "$dir/sl" > /dev/null 2>&1 &&
   [ "$(tail -n +2 "$dir/sl/tool.csv" | cut -d, -f2 | tr '\n' ' ')" = "0.000505 0.00101 " ]
 check "stream: a tick that would leave a sliver lands in two even steps" $?
+
+# --measure-every: the density (the metrics) only on steps 1, 1 + N, ...;
+# the physics is untouched, and the compression criterion still stops a
+# loop that is crushed (gravity 2000 m/s^2, one PBF iteration: above 20 %
+# from about step 4), at most N - 1 steps after the step it stops at when
+# measuring every step
+tool --measure-every 3 --out "$dir/m3" < "$dir/ticks.txt" > "$dir/m3.out" 2> /dev/null &&
+  cmp -s "$dir/s.out" "$dir/m3.out" && grep -Eq '"measure_every":[[:space:]]*3' "$dir/m3/run.json"
+check "--measure-every 3: the same forces, run.json says 3" $?
+awk 'BEGIN { for (k = 1; k <= 100; k++) printf "%.3f 0.1 0.109 0.1\n", k * 0.001 }' > "$dir/crush.txt"
+crushed() { # N: the step at which the crushed loop stops
+  tool --measure-every "$1" --set 'gravity=[0,-2000,0]' --set solvers.pbf.solver_iterations=1 --out "$dir/crush$1" \
+    --input "$dir/crush.txt" > /dev/null 2> "$dir/crush$1.err"
+  [ $? -eq 3 ] && grep -q 'compression error above 20 %' "$dir/crush$1.err" &&
+    sed -E 's/.*unstable at step ([0-9]+) .*/\1/' "$dir/crush$1.err"
+}
+s1=$(crushed 1) && s4=$(crushed 4) && [ "$s4" -ge "$s1" ] && [ "$s4" -le $((s1 + 3)) ]
+check "--measure-every 4: a crushed loop still stops on compression (step ${s4:-none}; every step: ${s1:-none})" $?
+for v in 0 1.5 abc 1000001; do
+  echo '0.001 0.1 0.109 0.1' | tool --measure-every "$v" --out "$dir/mbad" > /dev/null 2> "$dir/mbad.err"
+  [ $? -eq 1 ] && one_line "$dir/mbad.err" && grep -q -- "--measure-every $v: expected a whole number" "$dir/mbad.err" &&
+    [ ! -e "$dir/mbad" ]
+  check "--measure-every $v: exit 1, one line, nothing written" $?
+done
 
 # the stream on the device emulator: the same steps; the forces are the
 # CPU's up to float sums in another order (1e-6 relative a step, grown over
