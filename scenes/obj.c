@@ -1,8 +1,8 @@
 /* obj.c: the Wavefront OBJ reader and the mesh queries of obj.h (signed
  * volume, bounding box, closedness).
  *
- * The reader walks the text line by line without copying it; a line is
- * split into whitespace-separated tokens, '#' starts a comment, and every
+ * The reader walks the text line by line without copying it (a line ends
+ * at LF, CR LF or CR); a line is split into whitespace-separated tokens, '#' starts a comment, and every
  * failure is one message "<file>:<line>: <statement>: expected ..., got ...".
  * Vertices and triangles go to arrays that double when full. */
 
@@ -320,16 +320,15 @@ int fl_obj_parse(const char *text, const char *name, fl_mesh *out, fl_error *err
     memset(out, 0, sizeof *out);
     set_source(out, name);
     while (*line != '\0') {
-        const char *end = strchr(line, '\n');
-        if (!end)
-            end = line + strlen(line);
+        /* a line ends at LF, CR LF or a lone CR (classic Mac OS files) */
+        const char *end = line + strcspn(line, "\r\n");
         ps.line++;
         int rc = parse_line(&ps, line, end);
         if (rc != FL_OK) {
             fl_mesh_free(out);
             return rc;
         }
-        line = *end == '\n' ? end + 1 : end;
+        line = end[0] == '\r' && end[1] == '\n' ? end + 2 : end[0] ? end + 1 : end;
     }
     if (out->triangle_count == 0) {
         fl_mesh_free(out);

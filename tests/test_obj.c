@@ -109,6 +109,20 @@ static void test_face_forms(void)
     ENSURE(m.v == NULL && m.tri == NULL);
 }
 
+/* Lines that end in a lone CR (classic Mac OS) are lines: the same mesh
+ * as with LF, and an error names the line it is on. */
+static void test_cr_endings(void)
+{
+    fl_mesh lf, cr;
+    parse_ok("v 0 0 0\nv 1 0 0\nv 0 1 0\nv 0 0 1\nf 1 3 2\nf 1 2 4\nf 1 4 3\nf 2 3 4\n", &lf);
+    parse_ok("v 0 0 0\rv 1 0 0\rv 0 1 0\r\rv 0 0 1\rf 1 3 2\rf 1 2 4\r\nf 1 4 3\rf 2 3 4", &cr);
+    ENSURE(lf.vertex_count == 4 && cr.vertex_count == 4 && lf.triangle_count == 4 && cr.triangle_count == 4);
+    ENSURE(memcmp(lf.v, cr.v, 12 * sizeof *lf.v) == 0 && memcmp(lf.tri, cr.tri, 12 * sizeof *lf.tri) == 0);
+    fl_mesh_free(&lf);
+    fl_mesh_free(&cr);
+    expect_bad("v 0 0 0\rv 1 0 0\r\rf 1 2 x\r", "bad.obj:4: ", "f: expected");
+}
+
 static void test_polygons_and_negative_indices(void)
 {
     fl_mesh m;
@@ -538,6 +552,7 @@ static void test_refused(void)
 int main(void)
 {
     test_face_forms();
+    test_cr_endings();
     test_polygons_and_negative_indices();
     test_bad_files();
     test_read_file();
