@@ -81,7 +81,7 @@ static const char *usage =
     "                         CSV); --quick: about 80 s on two cores; see fluidlab\n"
     "                         validate --help\n"
     "  tool SCENE --solver NAME [--input FILE|-] [--out DIR] [--threads N]\n"
-    "       [--set KEY=VALUE]... [--dt S]\n"
+    "       [--set KEY=VALUE]... [--dt S] [--measure-every N]\n"
     "                         the streamed tool loop: SCENE's tool driven by lines\n"
     "                         \"t x y z\" on stdin (or FILE), one \"t fx fy fz\" (the\n"
     "                         fluid's force on it, N) on stdout per line; tool.csv\n"
