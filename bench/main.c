@@ -115,7 +115,7 @@ static const char *usage =
     "  list                   the solvers, the devices and the shipped scenes\n"
     "  --help, --version\n"
     "\n"
-    "run options:\n"
+    "run options (each given once, but --set, --per-solver and --save, which add up):\n"
     "  --solver NAME          solver to use (see `fluidlab list`), default sph\n"
     "  --dt S | cfl           fixed step in seconds, or cfl: each step at the solver's\n"
     "                         stability limit (overrides the scene's time.dt)\n"
@@ -425,6 +425,27 @@ static int run_option(const char *a, const char *v, fl_run_config *c, int *plot,
     return 1;
 }
 
+/* Options seen so far on a command line, for given_twice. */
+typedef struct seen_options {
+    const char *name[32];
+    int count;
+} seen_options;
+
+/* An option that takes one value (a, just read) given a second time: the
+ * first value would be dropped unseen, so it is refused (1 and one line;
+ * else 0). --set, --per-solver and --save add up, and may repeat. */
+static int given_twice(const char *a, seen_options *seen)
+{
+    if (strcmp(a, "--set") == 0 || strcmp(a, "--per-solver") == 0 || strcmp(a, "--save") == 0)
+        return 0;
+    for (int q = 0; q < seen->count; q++)
+        if (strcmp(seen->name[q], a) == 0)
+            return die("%s: given twice, expected it once (only --set, --per-solver and --save repeat)", a);
+    if (seen->count < 32)
+        seen->name[seen->count++] = a;
+    return 0;
+}
+
 /* The command line of run, compare and sweep: each command's own options
  * that take a value (own[k], its value into *val[k]; checked first, so a
  * command may take over a run option's name), --resume where resume is
@@ -434,6 +455,7 @@ static int parse_command(int argc, char **argv, fl_run_config *c, int *plot, con
                          const char **const *val, int *resume)
 {
     const char *first_scene = c->scene;
+    seen_options seen = {.count = 0};
     for (int k = 0; k < argc; k++) {
         const char *a = argv[k];
         const char *v = k + 1 < argc ? argv[k + 1] : NULL;
@@ -448,6 +470,8 @@ static int parse_command(int argc, char **argv, fl_run_config *c, int *plot, con
         if (mine >= 0) {
             if (!v)
                 return die("%s: expected a value", a);
+            if (given_twice(a, &seen))
+                return 1;
             *val[mine] = v;
             k++;
             continue;
@@ -455,6 +479,8 @@ static int parse_command(int argc, char **argv, fl_run_config *c, int *plot, con
         int takes = 0, rc = run_option(a, v, c, plot, &takes);
         if (rc < 0)
             return -rc;
+        if (takes && given_twice(a, &seen))
+            return 1;
         if (rc == 0 && a[0] == '-')
             return die("%s: unknown option (see fluidlab --help)", a);
         if (rc == 0 && c->scene && c->scene != first_scene)
@@ -581,6 +607,7 @@ static int cmd_tool(int argc, char **argv)
     const char *input = "-";
     /* the run options that apply to the loop */
     static const char *const shared[] = {"--out", "--threads", "--set", "--per-solver", "--dt", "--device", NULL};
+    seen_options seen = {.count = 0};
     for (int k = 0; k < argc; k++) {
         const char *a = argv[k], *v = k + 1 < argc ? argv[k + 1] : NULL;
         if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
@@ -588,6 +615,8 @@ static int cmd_tool(int argc, char **argv)
             return 0;
         }
         if (strcmp(a, "--measure-every") == 0) {
+            if (given_twice(a, &seen))
+                return 1;
             if (!v || !parse_count(v, &c.measure_every) || c.measure_every > 1000000)
                 return die("--measure-every %s: expected a whole number of steps from 1 to 1000000", v ? v : "");
             k++;
@@ -596,6 +625,8 @@ static int cmd_tool(int argc, char **argv)
         if (strcmp(a, "--solver") == 0 || strcmp(a, "--input") == 0) {
             if (!v || !*v)
                 return die("%s: expected a value", a);
+            if (given_twice(a, &seen))
+                return 1;
             *(strcmp(a, "--solver") == 0 ? &c.solver : &input) = v;
             k++;
             continue;
@@ -607,6 +638,8 @@ static int cmd_tool(int argc, char **argv)
             int takes, rc = run_option(a, v, &c, &plot, &takes);
             if (rc < 0)
                 return -rc;
+            if (given_twice(a, &seen))
+                return 1;
             k += takes;
         } else if (a[0] == '-') {
             return die("%s: unknown option (see fluidlab tool --help)", a);

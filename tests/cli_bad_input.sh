@@ -73,10 +73,13 @@ run_case() {
         solver_args=(--solver "$2")
         shift 2
     fi
+    # one frame, unless the case gives its own --frames (an option given twice is refused)
+    local frames=(--frames 1) a
+    for a in "$@"; do [ "$a" = --frames ] && frames=(); done
     rm -rf "$out"
     local status=0
     # The timeout turns a hang (a loop over 1e15 lattice points) into a failure.
-    timeout 120 "$bin" run "$scene" "${solver_args[@]}" --out "$out" --frames 1 "$@" \
+    timeout 120 "$bin" run "$scene" "${solver_args[@]}" --out "$out" "${frames[@]}" "$@" \
         >/dev/null 2>"$err" || status=$?
 
     local lines first why=""
@@ -321,6 +324,18 @@ arg_case "bench sph --solves" 'bench sph --solves: only for the solvers on a MAC
 arg_case "bench --tool --solves" 'bench --solves: .*not with --tool' bench --tool flip --solves 3 --no-log
 arg_case "bench flip --solves 0" "bench --solves: '0' is out of range" bench flip --solves 0 --no-log
 arg_case "bench flip --solves 2.5" "bench --solves: expected a whole number, got '2.5'" bench flip --solves 2.5 --no-log
+# an option of one value given twice: the last one won in silence
+arg_case "run --solver twice" '^fluidlab: --solver: given twice, expected it once' run "$s" --solver sph --solver pbf \
+    --out "$dir/twice"
+arg_case "run --frames twice" '--frames: given twice' run "$s" --frames 2 --frames 3 --out "$dir/twice"
+arg_case "compare --solvers twice" '--solvers: given twice' compare "$s" --solvers sph --solvers pbf --out "$dir/twice"
+arg_case "sweep --dt twice" '--dt: given twice' sweep "$s" --dt 0.001 --dt 0.002 --out "$dir/twice"
+arg_case "tool --input twice" '--input: given twice' tool tool_cup --solver pbf --input - --input - --out "$dir/twice"
+n=$((n + 1))
+: > "$dir/twice.stderr"
+why=""
+[ ! -e "$dir/twice" ] || why="a refused command wrote its folder"
+verdict "an option given twice: nothing written" "$why" "$dir/twice.stderr"
 # --substeps beside --dt was ignored in silence
 arg_case "--dt with --substeps" '--substeps: not with --dt' run "$s" --solver sph --dt 1e-4 --substeps 5
 # junk was read as 0 (atof): --particles abc ran the scene as it is

@@ -20,7 +20,7 @@ if ! command -v gnuplot >/dev/null; then
   exit 77
 fi
 
-tiny=(dam_break --set fluid.spacing=0.04 --frames 4 --threads 1 --quiet)
+tiny=(dam_break --set fluid.spacing=0.04 --threads 1 --quiet)
 out=$dir/run
 env -u DISPLAY "$bin" run "${tiny[@]}" --frames 16 --solver sph --plot live --out "$out" >"$dir/run.out" 2>"$dir/run.err"
 check "run --plot live exits 0" $?
@@ -37,28 +37,28 @@ check "stderr: only the run's summary line (gnuplot silent)" $?
 
 terminals=$(gnuplot -e "set print '-'; print GPVAL_TERMINALS")
 if ! [[ " $terminals " =~ " qt " || " $terminals " =~ " x11 " ]]; then
-  DISPLAY=:99 "$bin" run "${tiny[@]}" --solver sph --plot live --no-plot --out "$dir/display" >"$dir/display.out" 2>&1
+  DISPLAY=:99 "$bin" run "${tiny[@]}" --frames 4 --solver sph --plot live --no-plot --out "$dir/display" >"$dir/display.out" 2>&1
   [ $? -eq 0 ] && grep -q "fluidlab: sph on dam_break, t = 0.133 s" "$dir/display.out"
   check "DISPLAY set, but gnuplot has neither qt nor x11: the text plot" $?
 fi
 
-env -u DISPLAY "$bin" compare "${tiny[@]}" --solvers sph,flip --plot live --out "$dir/cmp" >"$dir/cmp.out" 2>"$dir/cmp.err"
+env -u DISPLAY "$bin" compare "${tiny[@]}" --frames 4 --solvers sph,flip --plot live --out "$dir/cmp" >"$dir/cmp.out" 2>"$dir/cmp.err"
 check "compare --plot live exits 0" $?
 grep -q "fluidlab: sph on dam_break" "$dir/cmp.out" && grep -q "fluidlab: flip on dam_break" "$dir/cmp.out"
 check "compare: one plot per solver" $?
 [ -s "$dir/cmp/compare.csv" ]; check "compare: compare.csv written" $?
 
-env -u DISPLAY PATH=/nonexistent "$bin" run "${tiny[@]}" --plot live --out "$dir/nognuplot" >"$dir/nognuplot.out" \
+env -u DISPLAY PATH=/nonexistent "$bin" run "${tiny[@]}" --frames 4 --plot live --out "$dir/nognuplot" >"$dir/nognuplot.out" \
   2>"$dir/nognuplot.err"
 check "without gnuplot: the run goes on, exit 0" $?
 [ "$(grep -c 'live plotting skipped: gnuplot not found (install it' "$dir/nognuplot.err")" -eq 1 ]
 check "without gnuplot: one line saying live plotting is skipped and how to install gnuplot" $?
 [ -s "$dir/nognuplot/stats.csv" ] && [ ! -s "$dir/nognuplot.out" ]; check "without gnuplot: stats.csv, no plot" $?
 
-"$bin" run "${tiny[@]}" --plot none --out "$dir/none" >/dev/null 2>&1
+"$bin" run "${tiny[@]}" --frames 4 --plot none --out "$dir/none" >/dev/null 2>&1
 [ $? -eq 0 ] && [ -s "$dir/none/stats.csv" ] && [ ! -e "$dir/none/summary.png" ]
 check "--plot none: no summary.png" $?
-"$bin" run "${tiny[@]}" --plot window --out "$dir/bad" >/dev/null 2>"$dir/bad.err"
+"$bin" run "${tiny[@]}" --frames 4 --plot window --out "$dir/bad" >/dev/null 2>"$dir/bad.err"
 [ $? -eq 1 ] && [ "$(wc -l < "$dir/bad.err")" -eq 1 ] && grep -q "expected live or none, got 'window'" "$dir/bad.err"
 check "--plot window: one line, exit 1" $?
 [ ! -e "$dir/bad" ]; check "--plot window: nothing written" $?
