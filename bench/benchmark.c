@@ -10,6 +10,7 @@
  * instead of scaling the scene's. Rows are appended to
  * docs/perf/<benchmark>.csv (or --log DIR) for docs/PERFORMANCE.md. */
 #define _POSIX_C_SOURCE 200809L
+#include <cjson/cJSON.h>
 #include <errno.h>
 #include <math.h>
 #include <omp.h>
@@ -240,9 +241,55 @@ static int bench_grid(const bench_opts *o)
     return rc;
 }
 
+/* bench surface --frame F: where F lies in a run's frames/ folder beside
+ * its run.json, that run's domain and fluid spacing must be the scene's
+ * (w): they set the surface's grid, and the default --scene is another
+ * scene's. Returns 0, or 1 with one line naming the run's scene. */
+static int frame_matches_scene(const char *frame, const fl_world *w)
+{
+    char dir[FL_MAX_PATH + 64];
+    snprintf(dir, sizeof dir, "%s", frame);
+    char *slash = strrchr(dir, '/');
+    if (slash)
+        *slash = '\0';
+    else
+        snprintf(dir, sizeof dir, ".");
+    const char *base = strrchr(dir, '/');
+    if (strcmp(base ? base + 1 : dir, "frames") != 0)
+        return 0;
+    snprintf(dir + strlen(dir), sizeof dir - strlen(dir), "/..");
+    char path[FL_MAX_PATH + 80];
+    snprintf(path, sizeof path, "%s/run.json", dir);
+    struct stat sb;
+    if (stat(path, &sb) != 0)
+        return 0; /* frames without their run: the scene is all there is */
+    cJSON *root;
+    fl_error err;
+    if (fl_run_json_read(dir, &root, &err)) {
+        fprintf(stderr, "fluidlab: bench surface --frame: %s\n", err.msg);
+        return 1;
+    }
+    fl_box box;
+    const cJSON *scene = cJSON_GetObjectItemCaseSensitive(root, "scene");
+    const cJSON *d = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(scene, "fluid"), "spacing");
+    const cJSON *file = cJSON_GetObjectItemCaseSensitive(root, "scene_file");
+    int same = fl_run_json_domain(root, &box) && cJSON_IsNumber(d) &&
+               fabs(d->valuedouble - w->spacing) <= 1e-9 * w->spacing;
+    for (int a = 0; a < 3 && same; a++)
+        same = fabs(box.lo[a] - w->domain.lo[a]) <= 1e-9 * (1.0 + fabs(box.lo[a])) &&
+               fabs(box.hi[a] - w->domain.hi[a]) <= 1e-9 * (1.0 + fabs(box.hi[a]));
+    if (!same)
+        fprintf(stderr, "fluidlab: bench surface --frame %s: its run (%s) has another domain or fluid.spacing than "
+                "--scene's; give its scene (%s) as --scene, with the run's --set overrides\n", frame, path,
+                cJSON_IsString(file) ? file->valuestring : "see run.json");
+    cJSON_Delete(root);
+    return !same;
+}
+
 /* bench surface: the scene's particles at rest (its initial state, as the
  * world is built), or with --frame those of a saved frame (a run's
- * frames/NNNN.bin, the scene giving the domain and the spacing),
+ * frames/NNNN.bin, the scene giving the domain and the spacing: the run's,
+ * checked where its run.json is beside the frames, frame_matches_scene),
  * reconstructed --repeat times, each timed in its two stages: the
  * blobbies field (fl_blobby_sample) and marching cubes with the wall
  * padding (fl_marching_cubes), as --save obj runs them. */
@@ -252,12 +299,19 @@ static int bench_surface(const bench_opts *o)
     fl_world w;
     fl_error err;
     double dt;
-    if (load_scaled_scene(o, &s, &dt, &err) || fl_build_world(&s, &w, &err)) {
+    bench_opts as_saved = *o; /* a frame's particles are as they were saved: the scene is not resampled */
+    if (o->frame)
+        as_saved.particles = 0;
+    if (load_scaled_scene(&as_saved, &s, &dt, &err) || fl_build_world(&s, &w, &err)) {
         fprintf(stderr, "fluidlab: %s\n", err.msg);
         return 1;
     }
-    if (o->frame && fl_frame_read_bin(o->frame, &w.fluid, NULL, &err)) {
+    int bad = o->frame && frame_matches_scene(o->frame, &w);
+    if (o->frame && !bad && fl_frame_read_bin(o->frame, &w.fluid, NULL, &err)) {
         fprintf(stderr, "fluidlab: bench surface --frame: %s\n", err.msg);
+        bad = 1;
+    }
+    if (bad) {
         fl_world_free(&w);
         fl_scene_free(&s);
         return 1;
@@ -988,6 +1042,11 @@ int fl_bench_main(int argc, char **argv)
         o.repeat = o.repeat ? o.repeat : 7;
         o.steps = o.steps ? o.steps : 10;
         o.warmup = o.warmup >= 0 ? o.warmup : 3;
+    }
+    if (o.frame && o.particles > 0) {
+        fprintf(stderr, "fluidlab: bench surface --frame: not with --particles (the frame's particles are the "
+                "workload, on its scene as it is)\n");
+        return 1;
     }
     if (o.particles < 0) /* default: 100 000 for the dam break, any other scene as it is */
         o.particles = strcmp(o.scene, "dam_break") == 0 ? 100000 : 0;

@@ -6,7 +6,8 @@
 # surface` rebuilds the same OBJ, byte for byte, from the .bin frames
 # alone (with 1 and 2 threads, and with run.json's --surface-spacing); bad
 # input ends with one line on stderr, exit 1, and no OBJ for a frame that
-# cannot be read.
+# cannot be read; bench surface --frame refuses a scene whose domain or
+# spacing is not the frame's run's.
 # usage: cli_surface.sh FLUIDLAB SCRATCH_DIR TEST_BLOBBY
 set -u
 source "$(dirname "$0")/cli_common.sh"
@@ -76,9 +77,19 @@ one_line 1 "$bin" run dam_break --surface-spacing 0.01 --out "$dir/x"; check "ru
 "$bin" --help | grep -q "surface RUN_DIR"; check "fluidlab --help lists surface" $?
 # the benchmarks on a saved frame and on the bunny, logging nowhere
 "$bin" bench surface --scene dam_break --frame "$out/frames/0002.bin" --repeat 1 --warmup 0 --no-log \
-  --set fluid.spacing=0.04 >"$dir/bench.txt" 2>&1 && grep -q "triangles" "$dir/bench.txt"
+  --set fluid.spacing=0.02 >"$dir/bench.txt" 2>&1 && grep -q "triangles" "$dir/bench.txt"
 check "bench surface --frame: a saved frame rebuilt" $?
 one_line 1 "$bin" bench surface --frame "$dir/none.bin" --no-log; check "bench surface --frame: a missing frame" $?
+# the frame's run says which scene it is: another domain or spacing (here
+# the default scene, flip_case1, or the run's scene at another spacing)
+# would set the surface's grid wrong
+for other in "" "--scene dam_break --set fluid.spacing=0.04"; do
+  # shellcheck disable=SC2086
+  one_line 1 "$bin" bench surface $other --frame "$out/frames/0002.bin" --repeat 1 --no-log &&
+    grep -q "its run (.*run.json) has another domain or fluid.spacing than --scene's; give its scene (.*dam_break.json)" \
+      "$dir/err"
+  check "bench surface --frame with ${other:-the default scene}: refused, naming the run's scene" $?
+done
 "$bin" bench voxelize --scene pbf_bunny --set fluid.spacing=0.2 --repeat 1 --warmup 0 --no-log >"$dir/vox.txt" 2>&1 &&
   grep -q "inside" "$dir/vox.txt"
 check "bench voxelize: the bunny" $?
