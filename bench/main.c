@@ -8,6 +8,7 @@
  * alone prints its errors and writes the command's files. */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <signal.h>
 #include <stdio.h>
@@ -426,6 +427,10 @@ static int run_option(const char *a, const char *v, fl_run_config *c, int *plot,
     return 1;
 }
 
+/* Whether the caller started the program with standard output closed
+ * (main, reopen_closed_std). */
+static int stdout_closed;
+
 /* Options seen so far on a command line, for given_twice. */
 typedef struct seen_options {
     const char *name[32];
@@ -601,6 +606,11 @@ static const char *tool_usage =
 
 static int cmd_tool(int argc, char **argv)
 {
+    if (stdout_closed) { /* the loop's answers have nowhere to go */
+        fprintf(stderr, "fluidlab: tool: standard output is closed: the loop writes each tick's force there (give "
+                "it a pipe or a file)\n");
+        return 2;
+    }
     int plot = 0;
     fl_run_config c;
     fl_run_config_default(&c);
@@ -1143,11 +1153,28 @@ static int command(int argc, char **argv)
     return die("%s: unknown command (see fluidlab --help)", cmd);
 }
 
+/* Standard input, output and error that the caller closed are opened on
+ * /dev/null, so that the next file opened does not take their number (a
+ * run's CSV would get what is printed); returns 1 when stdout was closed. */
+static int reopen_closed_std(void)
+{
+    int stdout_closed = 0;
+    for (int fd = 0; fd < 3; fd++)
+        if (fcntl(fd, F_GETFD) == -1 && errno == EBADF) {
+            stdout_closed |= fd == 1;
+            if (open("/dev/null", fd == 0 ? O_RDONLY : O_WRONLY) != fd)
+                return -1;
+        }
+    return stdout_closed;
+}
+
 int main(int argc, char **argv)
 {
     /* a file-size limit (ulimit -f) then fails a write with EFBIG, which is
      * reported like a full disk, instead of killing the process */
     signal(SIGXFSZ, SIG_IGN);
+    if ((stdout_closed = reopen_closed_std()) < 0)
+        return 2;
     fl_error err;
     if (fl_dispatch_init(&argc, &argv, &err) != FL_OK) {
         if (err.msg[0])

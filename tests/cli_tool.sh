@@ -13,7 +13,8 @@
 #     tick of more than 1e5 steps, a target outside the domain: exit 1, one line naming the input and the
 #     line, run.json incomplete; a scene without a tool: exit 1, one line,
 #     nothing written;
-#   a closed stdout: exit 2, run.json incomplete; SIGINT while it waits for
+#   a closed stdout: exit 2, run.json incomplete (closed from the start:
+#     exit 2, nothing written); SIGINT while it waits for
 #     a tick: exit 130, run.json interrupted;
 #   the stream on the device emulator (--device emu): the same steps, and
 #     each tick's force within 1 % of the CPU's;
@@ -142,6 +143,13 @@ awk 'BEGIN { for (i = 1; i <= 200; i++) printf "%g 0.1 0.11 0.1\n", i * 0.001 }'
 rc=${PIPESTATUS[1]}
 [ "$rc" -eq 2 ] && grep -q 'standard output: write failed' "$dir/pipe.err"; check "a closed stdout: exit 2 ($rc)" $?
 [ "$(status "$dir/pipe")" = incomplete ]; check "a closed stdout: run.json says incomplete" $?
+# stdout closed from the start: tool.csv took its descriptor and the
+# answers went into it, with exit 0
+echo '0.001 0.1 0.11 0.1' | tool --out "$dir/noout" 2> "$dir/noout.err" >&-
+rc=$?
+[ "$rc" -eq 2 ] && one_line "$dir/noout.err" && grep -q 'standard output is closed' "$dir/noout.err" &&
+  [ ! -e "$dir/noout" ]
+check "stdout closed at the start: exit 2 ($rc), one line, nothing written" $?
 
 # SIGINT while waiting for the next tick: the input a FIFO held open
 mkfifo "$dir/ticks.fifo"
