@@ -1236,7 +1236,14 @@ int fl_tool_stream(const fl_run_config *c, const char *input, fl_run_result *res
                          name, lineno);
             break;
         }
-        line[strcspn(line, "\r\n")] = '\0';
+        const size_t end = strcspn(line, "\r\n");
+        if (line[end] == '\r' && line[end + 1] != '\n' && line[end + 1] != '\0') {
+            /* a CR inside: the rest of the line (old Mac line ends) would go unseen */
+            rc = fl_fail(err, FL_ERR_INPUT, "%s:%ld: expected one tick a line, ended by LF or CR LF, got a CR inside "
+                         "the line", name, lineno);
+            break;
+        }
+        line[end] = '\0';
         const char *text = line + strspn(line, " \t");
         if (!*text || *text == '#')
             continue;

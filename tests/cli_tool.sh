@@ -115,6 +115,11 @@ bad order "stdin:3: time t = 0.001 s is not after the previous tick's 0.002 s" \
 printf '\0junk\n' | tool --out "$dir/nul" > /dev/null 2> "$dir/nul.err"
 [ $? -eq 1 ] && one_line "$dir/nul.err" && grep -q 'stdin:1: .*a NUL byte' "$dir/nul.err"
 check "a line with a NUL byte: exit 1, one line naming it" $?
+bad cr "stdin:1: expected one tick a line, ended by LF or CR LF, got a CR inside the line" \
+  "$(printf '0.001 0.1 0.11 0.1\r0.002 0.1 0.11 0.1\r')"
+printf '0.001 0.1 0.109 0.1\r\n0.002 0.1 0.108 0.1\r\n' | tool --out "$dir/crlf" > "$dir/crlf.out" 2> /dev/null &&
+  [ "$(wc -l < "$dir/crlf.out")" -eq 2 ]
+check "CR LF line ends: two ticks" $?
 bad far "stdin:1: time t = 1000 s is 1e+06 steps of 0.001 s after the loop's start" '1000 0.1 0.11 0.1'
 bad outside "stdin:2: the target (0.1, 0.19, 0.1) puts the tool outside the domain" \
   '0.001 0.1 0.11 0.1' '0.002 0.1 0.19 0.1'
