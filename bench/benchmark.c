@@ -9,9 +9,10 @@
  * (solver parameters among them) as in `fluidlab run`; --dt fixes the step
  * instead of scaling the scene's. Rows are appended to
  * docs/perf/<benchmark>.csv (or --log DIR) for docs/PERFORMANCE.md. */
-#define _POSIX_C_SOURCE 200809L
+#define _XOPEN_SOURCE 700 /* realpath */
 #include <cjson/cJSON.h>
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <omp.h>
 #include <signal.h>
@@ -247,18 +248,21 @@ static int bench_grid(const bench_opts *o)
  * scene's. Returns 0, or 1 with one line naming the run's scene. */
 static int frame_matches_scene(const char *frame, const fl_world *w)
 {
-    char dir[FL_MAX_PATH + 64];
-    snprintf(dir, sizeof dir, "%s", frame);
+    /* the folder the frame is really in, whatever the path's spelling (./, //, links) */
+    char *real = realpath(frame, NULL), dir[PATH_MAX + 64];
+    if (!real)
+        return 0; /* reading it says why */
+    snprintf(dir, sizeof dir, "%s", real);
+    free(real);
     char *slash = strrchr(dir, '/');
-    if (slash)
-        *slash = '\0';
-    else
-        snprintf(dir, sizeof dir, ".");
+    if (!slash || slash == dir)
+        return 0;
+    *slash = '\0';
     const char *base = strrchr(dir, '/');
     if (strcmp(base ? base + 1 : dir, "frames") != 0)
         return 0;
     snprintf(dir + strlen(dir), sizeof dir - strlen(dir), "/..");
-    char path[FL_MAX_PATH + 80];
+    char path[PATH_MAX + 80];
     snprintf(path, sizeof path, "%s/run.json", dir);
     struct stat sb;
     if (stat(path, &sb) != 0)
@@ -1042,6 +1046,11 @@ int fl_bench_main(int argc, char **argv)
         o.repeat = o.repeat ? o.repeat : 7;
         o.steps = o.steps ? o.steps : 10;
         o.warmup = o.warmup >= 0 ? o.warmup : 3;
+    }
+    if (o.frame && (ntargets != 1 || strcmp(targets[0], "surface") != 0 || o.tool)) {
+        fprintf(stderr, "fluidlab: bench --frame: only with bench surface (a saved frame's particles as its "
+                "workload)\n");
+        return 1;
     }
     if (o.frame && o.particles > 0) {
         fprintf(stderr, "fluidlab: bench surface --frame: not with --particles (the frame's particles are the "

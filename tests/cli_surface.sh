@@ -90,6 +90,17 @@ for other in "" "--scene dam_break --set fluid.spacing=0.04"; do
       "$dir/err"
   check "bench surface --frame with ${other:-the default scene}: refused, naming the run's scene" $?
 done
+# the run is found whatever the path's spelling: //, ./, from inside frames/, a link
+ln -sfn "$out/frames" "$dir/frames_link"
+for f in "$out/frames//0002.bin" "$out/frames/./0002.bin" "$dir/frames_link/0002.bin"; do
+  one_line 1 "$bin" bench surface --frame "$f" --repeat 1 --no-log && grep -q "has another domain" "$dir/err"
+  check "bench surface --frame $f: the run found, refused" $?
+done
+(cd "$out/frames" && one_line 1 "$bin" bench surface --frame ./0002.bin --repeat 1 --no-log) &&
+  grep -q "has another domain" "$dir/err"
+check "bench surface --frame ./0002.bin from inside frames/: the run found, refused" $?
+one_line 1 "$bin" bench grid --frame "$out/frames/0002.bin" --no-log && grep -q "only with bench surface" "$dir/err"
+check "bench grid --frame: refused (only bench surface takes a frame)" $?
 "$bin" bench voxelize --scene pbf_bunny --set fluid.spacing=0.2 --repeat 1 --warmup 0 --no-log >"$dir/vox.txt" 2>&1 &&
   grep -q "inside" "$dir/vox.txt"
 check "bench voxelize: the bunny" $?
