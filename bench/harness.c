@@ -6,6 +6,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include <cjson/cJSON.h>
 #include <dirent.h>
+#include <ctype.h>
 #include <errno.h>
 #include <math.h>
 #include <omp.h>
@@ -62,8 +63,9 @@ int fl_parse_number(const char *s, double *out)
     char *end;
     errno = 0;
     double v = strtod(s, &end);
-    /* strtod also reads hexadecimal ("0x10" = 16): not what a user means */
-    if (end == s || *end != '\0' || errno || !isfinite(v) || strpbrk(s, "xX"))
+    /* strtod also reads hexadecimal ("0x10" = 16): not what a user means;
+     * and it skips leading blanks, which the end may not have either */
+    if (end == s || *end != '\0' || errno || !isfinite(v) || strpbrk(s, "xX") || isspace((unsigned char)s[0]))
         return 0;
     *out = v;
     return 1;
@@ -1260,8 +1262,8 @@ int fl_tool_stream(const fl_run_config *c, const char *input, fl_run_result *res
         }
         const double steps = ceil((v[0] - r.world.time) / clk.dt - 1e-9);
         if (!(steps <= FL_SCENE_MAX_STEPS_PER_FRAME)) {
-            rc = fl_fail(err, FL_ERR_INPUT, "%s:%ld: time t = %.15g s is %.3g steps of %g s after the %s %.15g s, "
-                         "expected at most 1e5 (a time in the wrong unit?)", name, lineno, v[0], steps, clk.dt,
+            rc = fl_fail(err, FL_ERR_INPUT, "%s:%ld: time t = %.15g s is %.0f steps of %g s after the %s %.15g s, "
+                         "expected at most 100000 (a time in the wrong unit?)", name, lineno, v[0], steps, clk.dt,
                          res->ticks ? "previous tick's" : "loop's start,", r.world.time);
             break;
         }

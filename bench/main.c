@@ -117,7 +117,7 @@ static const char *usage =
     "  list                   the solvers, the devices and the shipped scenes\n"
     "  --help, --version\n"
     "\n"
-    "run options (each given once, but --set, --per-solver and --save, which add up):\n"
+    "run options (each given once, but --set, --per-solver, --save and --plot, which add up):\n"
     "  --solver NAME          solver to use (see `fluidlab list`), default sph\n"
     "  --dt S | cfl           fixed step in seconds, or cfl: each step at the solver's\n"
     "                         stability limit (overrides the scene's time.dt)\n"
@@ -439,14 +439,20 @@ typedef struct seen_options {
 
 /* An option that takes one value (a, just read) given a second time: the
  * first value would be dropped unseen, so it is refused (1 and one line;
- * else 0). --set, --per-solver and --save add up, and may repeat. */
-static int given_twice(const char *a, seen_options *seen)
+ * else 0). --set, --per-solver, --save and --plot (live and none are
+ * switches of their own) add up, and may repeat (repeats: the command's
+ * of them, for the message). */
+static int given_twice(const char *a, seen_options *seen, const char *repeats)
 {
-    if (strcmp(a, "--set") == 0 || strcmp(a, "--per-solver") == 0 || strcmp(a, "--save") == 0)
+    if (strcmp(a, "--set") == 0 || strcmp(a, "--per-solver") == 0 || strcmp(a, "--save") == 0 ||
+        strcmp(a, "--plot") == 0)
         return 0;
     for (int q = 0; q < seen->count; q++)
-        if (strcmp(seen->name[q], a) == 0)
-            return die("%s: given twice, expected it once (only --set, --per-solver and --save repeat)", a);
+        if (strcmp(seen->name[q], a) == 0) {
+            char msg[160];
+            snprintf(msg, sizeof msg, "%s: given twice, expected it once (only %s repeat)", a, repeats);
+            return die("%s", msg);
+        }
     if (seen->count < 32)
         seen->name[seen->count++] = a;
     return 0;
@@ -476,7 +482,7 @@ static int parse_command(int argc, char **argv, fl_run_config *c, int *plot, con
         if (mine >= 0) {
             if (!v)
                 return die("%s: expected a value", a);
-            if (given_twice(a, &seen))
+            if (given_twice(a, &seen, "--set, --per-solver, --save and --plot"))
                 return 1;
             *val[mine] = v;
             k++;
@@ -485,7 +491,7 @@ static int parse_command(int argc, char **argv, fl_run_config *c, int *plot, con
         int takes = 0, rc = run_option(a, v, c, plot, &takes);
         if (rc < 0)
             return -rc;
-        if (takes && given_twice(a, &seen))
+        if (takes && given_twice(a, &seen, "--set, --per-solver, --save and --plot"))
             return 1;
         if (rc == 0 && a[0] == '-')
             return die("%s: unknown option (see fluidlab --help)", a);
@@ -626,17 +632,19 @@ static int cmd_tool(int argc, char **argv)
             return 0;
         }
         if (strcmp(a, "--measure-every") == 0) {
-            if (given_twice(a, &seen))
+            if (given_twice(a, &seen, "--set and --per-solver"))
                 return 1;
-            if (!v || !parse_count(v, &c.measure_every) || c.measure_every > 1000000)
-                return die("--measure-every %s: expected a whole number of steps from 1 to 1000000", v ? v : "");
+            if (!v)
+                return die("%s: expected a value", a);
+            if (!parse_count(v, &c.measure_every) || c.measure_every > 1000000)
+                return die("--measure-every %s: expected a whole number of steps from 1 to 1000000", v);
             k++;
             continue;
         }
         if (strcmp(a, "--solver") == 0 || strcmp(a, "--input") == 0) {
             if (!v || !*v)
                 return die("%s: expected a value", a);
-            if (given_twice(a, &seen))
+            if (given_twice(a, &seen, "--set and --per-solver"))
                 return 1;
             *(strcmp(a, "--solver") == 0 ? &c.solver : &input) = v;
             k++;
@@ -649,7 +657,7 @@ static int cmd_tool(int argc, char **argv)
             int takes, rc = run_option(a, v, &c, &plot, &takes);
             if (rc < 0)
                 return -rc;
-            if (given_twice(a, &seen))
+            if (given_twice(a, &seen, "--set and --per-solver"))
                 return 1;
             k += takes;
         } else if (a[0] == '-') {

@@ -325,12 +325,15 @@ arg_case "bench --tool --solves" 'bench --solves: .*not with --tool' bench --too
 arg_case "bench flip --solves 0" "bench --solves: '0' is out of range" bench flip --solves 0 --no-log
 arg_case "bench flip --solves 2.5" "bench --solves: expected a whole number, got '2.5'" bench flip --solves 2.5 --no-log
 # an option of one value given twice: the last one won in silence
-arg_case "run --solver twice" '^fluidlab: --solver: given twice, expected it once' run "$s" --solver sph --solver pbf \
+arg_case "run --solver twice" '^fluidlab: --solver: given twice, expected it once \(only --set, --per-solver, --save and --plot repeat\)' run "$s" --solver sph --solver pbf \
     --out "$dir/twice"
 arg_case "run --frames twice" '--frames: given twice' run "$s" --frames 2 --frames 3 --out "$dir/twice"
 arg_case "compare --solvers twice" '--solvers: given twice' compare "$s" --solvers sph --solvers pbf --out "$dir/twice"
 arg_case "sweep --dt twice" '--dt: given twice' sweep "$s" --dt 0.001 --dt 0.002 --out "$dir/twice"
-arg_case "tool --input twice" '--input: given twice' tool tool_cup --solver pbf --input - --input - --out "$dir/twice"
+arg_case "tool --input twice" '--input: given twice, expected it once \(only --set and --per-solver repeat\)' tool \
+    tool_cup --solver pbf --input - --input - --out "$dir/twice"
+# strtod skips leading blanks: ' 3' was taken where '3 ' was refused
+arg_case "--frames ' 3'" "--frames: expected a whole number >= 1, got ' 3'" run "$s" --frames ' 3' --out "$dir/twice"
 n=$((n + 1))
 : > "$dir/twice.stderr"
 why=""

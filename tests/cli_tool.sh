@@ -120,7 +120,7 @@ bad cr "stdin:1: expected one tick a line, ended by LF or CR LF, got a CR inside
 printf '0.001 0.1 0.109 0.1\r\n0.002 0.1 0.108 0.1\r\n' | tool --out "$dir/crlf" > "$dir/crlf.out" 2> /dev/null &&
   [ "$(wc -l < "$dir/crlf.out")" -eq 2 ]
 check "CR LF line ends: two ticks" $?
-bad far "stdin:1: time t = 1000 s is 1e+06 steps of 0.001 s after the loop's start" '1000 0.1 0.11 0.1'
+bad far "stdin:1: time t = 1000 s is 1000000 steps of 0.001 s after the loop.s start, 0 s, expected at most 100000" '1000 0.1 0.11 0.1'
 bad outside "stdin:2: the target (0.1, 0.19, 0.1) puts the tool outside the domain" \
   '0.001 0.1 0.11 0.1' '0.002 0.1 0.19 0.1'
 printf '# ticks\n0.001 0.1 0.11 0.1\nnan 0.1 0.11 0.1\n' > "$dir/nan.txt"
