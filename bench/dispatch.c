@@ -162,7 +162,7 @@ static void run_request(const fl_run_config *c, char out[17])
     snprintf(out, 17, "%016llx", h);
 }
 
-fl_job_state fl_run_job(const fl_run_config *c, int input_fatal, void (*finish)(const char *dir, void *ctx),
+fl_job_state fl_run_job(const fl_run_config *c, int input_fatal, int (*finish)(const char *dir, void *ctx),
                         void *finish_ctx, fl_run_outcome *out)
 {
     memset(out, 0, sizeof *out);
@@ -184,8 +184,14 @@ fl_job_state fl_run_job(const fl_run_config *c, int input_fatal, void (*finish)(
     }
     if (out->result.status != FL_RUN_STABLE && out->result.status != FL_RUN_UNSTABLE)
         return FL_JOB_DONE; /* interrupted: a rerun with --resume runs it again */
-    if (finish)
-        finish(c->out_dir, finish_ctx);
+    if (finish && finish(c->out_dir, finish_ctx)) { /* a picture not written: the run is not whole */
+        out->code = FL_ERR_IO;
+        snprintf(out->error, sizeof out->error, "%.500s: its summary plot could not be written", c->out_dir);
+        out->result.status = FL_RUN_INCOMPLETE;
+        if (fl_run_json_mark_incomplete(c->out_dir, "an output could not be written: the summary plot", &err))
+            snprintf(out->error, sizeof out->error, "%s", err.msg);
+        return FL_JOB_FATAL;
+    }
     FILE *f = fl_open_written(marker, &err);
     if (f) {
         char request[17];

@@ -110,11 +110,12 @@ typedef struct fl_run_outcome {
 /* Runs c into c->out_dir as a job: its completion marker removed first,
  * fl_run, and the marker written when the run finished (stable or
  * unstable; after, if given, finish(c->out_dir, finish_ctx), which draws
- * what the command draws of a run). Returns FL_JOB_FATAL for an output
- * error, and for bad input when input_fatal is set (the first case of a
- * command: the scene or an override is wrong for every case); else
- * FL_JOB_DONE. */
-fl_job_state fl_run_job(const fl_run_config *c, int input_fatal, void (*finish)(const char *dir, void *ctx),
+ * what the command draws of a run and returns non-zero when a picture
+ * could not be written: then run.json says "incomplete" and no marker is
+ * written). Returns FL_JOB_FATAL for an output error, and for bad input
+ * when input_fatal is set (the first case of a command: the scene or an
+ * override is wrong for every case); else FL_JOB_DONE. */
+fl_job_state fl_run_job(const fl_run_config *c, int input_fatal, int (*finish)(const char *dir, void *ctx),
                         void *finish_ctx, fl_run_outcome *out);
 
 /* The estimated cost of a run, fluid particles x steps, for the order of

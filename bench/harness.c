@@ -460,6 +460,32 @@ int fl_close_written(FILE *f, const char *path, fl_error *err)
  * the file already holds. */
 #define RUN_JSON_RESERVE 4096
 
+/* Writes run.json's text to path: first (the run starts) a new file with
+ * RUN_JSON_RESERVE blanks after the text, so that the final status still
+ * fits on a full disk, else in place, cut to the text. */
+static int put_run_json(const char *path, const char *text, int first, fl_error *err)
+{
+    errno = 0;
+    FILE *f = first ? fopen(path, "w") : fopen(path, "r+");
+    if (!f && !first)
+        f = fopen(path, "w");
+    if (!f)
+        return fl_fail(err, FL_ERR_IO, "%s: cannot write: %s", path, strerror(errno));
+    const size_t len = strlen(text);
+    int ok = fwrite(text, 1, len, f) == len && fputc('\n', f) != EOF;
+    for (int k = 0; ok && first && k < RUN_JSON_RESERVE; k += 64)
+        ok = fputs("                                                               \n", f) >= 0;
+    ok = ok && fflush(f) == 0;
+    if (ok && !first)
+        ok = ftruncate(fileno(f), (off_t)(len + 1)) == 0;
+    int e = errno;
+    if (!ok) {
+        fclose(f);
+        return fl_fail(err, FL_ERR_IO, "%s: write failed: %s", path, e ? strerror(e) : "unknown error");
+    }
+    return fl_close_written(f, path, err);
+}
+
 /* status: "running" before the first step, else the result's. input:
  * the streamed tool loop's input (`fluidlab tool`), NULL for a run. */
 static int write_run_json(const fl_run_config *c, const fl_scene *s, const fl_params *prm,
@@ -518,30 +544,34 @@ static int write_run_json(const fl_run_config *c, const fl_scene *s, const fl_pa
     if (!text)
         return fl_fail(err, FL_ERR_MEMORY, "out of memory for run.json");
     snprintf(path, sizeof path, "%s/run.json", c->out_dir);
-    const int first = strcmp(status, "running") == 0;
-    errno = 0;
-    FILE *f = first ? fopen(path, "w") : fopen(path, "r+");
-    if (!f && !first)
-        f = fopen(path, "w");
-    if (!f) {
-        free(text);
-        return fl_fail(err, FL_ERR_IO, "%s: cannot write: %s", path, strerror(errno));
-    }
-    size_t len = strlen(text);
-    int ok = fwrite(text, 1, len, f) == len && fputc('\n', f) != EOF;
+    int rc = put_run_json(path, text, strcmp(status, "running") == 0, err);
     free(text);
-    len++;
-    for (int k = 0; ok && first && k < RUN_JSON_RESERVE; k += 64)
-        ok = fputs("                                                               \n", f) >= 0;
-    ok = ok && fflush(f) == 0;
-    if (ok && !first)
-        ok = ftruncate(fileno(f), (off_t)len) == 0;
-    int e = errno;
-    if (!ok) {
-        fclose(f);
-        return fl_fail(err, FL_ERR_IO, "%s: write failed: %s", path, e ? strerror(e) : "unknown error");
+    return rc;
+}
+
+int fl_run_json_mark_incomplete(const char *dir, const char *reason, fl_error *err)
+{
+    cJSON *root;
+    int rc = fl_run_json_read(dir, &root, err);
+    if (rc)
+        return rc;
+    cJSON *r = cJSON_GetObjectItemCaseSensitive(root, "result");
+    char *text = NULL;
+    if (cJSON_IsObject(r)) {
+        cJSON_DeleteItemFromObjectCaseSensitive(r, "status");
+        cJSON_DeleteItemFromObjectCaseSensitive(r, "reason");
+        cJSON_AddStringToObject(r, "status", fl_run_status_name(FL_RUN_INCOMPLETE));
+        cJSON_AddStringToObject(r, "reason", reason);
+        text = cJSON_Print(root);
     }
-    return fl_close_written(f, path, err);
+    cJSON_Delete(root);
+    char path[FL_MAX_PATH + 300];
+    snprintf(path, sizeof path, "%s/run.json", dir);
+    if (!text)
+        return fl_fail(err, FL_ERR_INPUT, "%s: no result to mark incomplete", path);
+    rc = put_run_json(path, text, 0, err);
+    free(text);
+    return rc;
 }
 
 static void progress(const char *solver, double t, double t_end, long long step, double wall_ms)

@@ -82,6 +82,11 @@ int fl_run_json_read(const char *dir, struct cJSON **root, fl_error *err);
  * none with min < max on every axis. */
 int fl_run_json_domain(const struct cJSON *root, fl_box *box);
 
+/* Rewrites DIR/run.json's result as "incomplete" with reason (an output
+ * written after the run, such as its summary plot, could not be): FL_OK, or
+ * FL_ERR_IO / FL_ERR_INPUT with one line in err. */
+int fl_run_json_mark_incomplete(const char *dir, const char *reason, fl_error *err);
+
 /* The dimensions of the scene a parsed run.json records: 2 or 3. */
 int fl_run_json_dims(const struct cJSON *root);
 

@@ -560,8 +560,11 @@ static int cmd_run(int argc, char **argv)
                 res.reason, c.out_dir);
         return interrupted_exit();
     }
-    if (plot && plot_summary(c.out_dir))
+    if (plot && plot_summary(c.out_dir)) { /* run.json says so: the run's output is not whole */
+        if (fl_run_json_mark_incomplete(c.out_dir, "an output could not be written: the summary plot", &err))
+            die("%s", err.msg);
         return 2;
+    }
     if (res.status == FL_RUN_UNSTABLE) {
         fprintf(stderr, "fluidlab: %s: unstable at %s\n", c.solver, res.reason);
         return 3;
@@ -745,11 +748,11 @@ typedef struct compare_jobs {
     int n;                  /* jobs */
 } compare_jobs;
 
-/* a run's summary plot, when the comparison draws them */
-static void compare_finish(const char *dir, void *ctx)
+/* a run's summary plot, when the comparison draws them: 0, or 2 when it
+ * could not be written (plot_summary) */
+static int compare_finish(const char *dir, void *ctx)
 {
-    if (((const compare_jobs *)ctx)->plot)
-        plot_summary(dir);
+    return ((const compare_jobs *)ctx)->plot ? plot_summary(dir) : 0;
 }
 
 /* The run of job k. */

@@ -144,7 +144,10 @@ int fl_plot_render_pair(const char *script, const char *dir, const char *name, c
     snprintf(svg, sizeof svg, "%.900s/%s.svg", dir, name);
     if (fl_plot_render(script, dir, "png", msg, len) || fl_plot_render(script, dir, "svg", msg, len))
         return 1;
-    return fl_plot_written(png, msg, len) && fl_plot_written(svg, msg, len) ? 0 : 2;
+    if (fl_plot_written(png, msg, len) && fl_plot_written(svg, msg, len))
+        return 0;
+    remove(png), remove(svg); /* no picture cut short is left to look whole */
+    return 2;
 }
 
 int fl_plot_render(const char *script, const char *dir, const char *fmt, char *msg, int len)

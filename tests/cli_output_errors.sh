@@ -51,6 +51,23 @@ expect "file-size limit" $? "$out.err" "stats.csv: write failed: File too large"
 [ "$(tail -c 2 "$out/run.json" | head -c 1)" = "}" ]
 check "file-size limit: run.json rewritten whole (ends with its closing brace)" $?
 
+# the summary plot cut short by the limit after the run: the run is not
+# whole (run.json said stable, and compare marked it finished for --resume)
+if command -v gnuplot > /dev/null; then
+  tiny=(hydrostatic --set fluid.spacing=0.05 --frames 1 --quiet)
+  out="$dir/plot_fsize"
+  (ulimit -f 40; "$bin" run "${tiny[@]}" --out "$out" 2> "$out.err")
+  expect "summary plot cut short" $? "$out.err" "summary.png: not written whole"
+  [ "$(status_of "$out/run.json")" = incomplete ] && grep -q '"reason":.*the summary plot' "$out/run.json"
+  check "summary plot cut short: run.json says incomplete, naming the plot" $?
+  [ ! -e "$out/summary.png" ] && [ ! -e "$out/summary.svg" ]; check "summary plot cut short: no picture left" $?
+  out="$dir/plot_fsize_compare"
+  (ulimit -f 40; "$bin" compare "${tiny[@]}" --solvers sph,pbf --out "$out" 2> "$out.err")
+  rc=$?
+  [ "$rc" -eq 2 ] && [ "$(status_of "$out/sph/run.json")" = incomplete ] && [ ! -e "$out/sph/run.complete" ]
+  check "compare, summary plot cut short: exit 2 ($rc), run.json incomplete, not marked finished" $?
+fi
+
 # compare, sweep, figures: their own files on a full device
 out="$dir/compare"
 mkdir -p "$out"
