@@ -799,7 +799,8 @@ static int run_prepare(const fl_run_config *c, run_state *r, run_clock *clk, fl_
     clk->dt = c->dt > 0.0 ? c->dt : fl_scene_dt(s);
     if (c->substeps > 0 && c->dt == 0.0)
         clk->dt = 1.0 / (s->fps * c->substeps);
-    clk->adaptive = c->dt_cfl || (s->dt_cfl && c->dt == 0.0);
+    /* --dt S and --substeps N each fix the step, over a scene's "cfl" too */
+    clk->adaptive = c->dt_cfl || (s->dt_cfl && c->dt == 0.0 && c->substeps == 0);
     if (clk->adaptive)
         clk->dt = clk->frame_dt; /* the largest step: one frame */
     clk->t_end = c->frames > 0 ? c->frames * clk->frame_dt : s->duration;

@@ -68,5 +68,12 @@ awk -F, 'NR > 1 { n++; if ($3 != first && n > 1) varied = 1; if (n == 1) first =
 check "adaptive dt varies, stays under a frame, no step under 0.45 of the last, ends at 3 frames (0.1 s)" $?
 grep -Eq '"dt":[[:space:]]*"cfl"' "$dir/cfl/run.json"
 check "run.json records dt = cfl" $?
+# --substeps fixes the step over a scene's "cfl", as --dt does (it was
+# ignored: a sweep over --substeps ran the same adaptive case each time)
+"$bin" run dam_break --solver wcsph --set 'time.dt="cfl"' --substeps 50 --frames 1 --set fluid.spacing=0.02 --quiet \
+  --no-plot --out "$dir/cfl_sub" >/dev/null 2>&1 &&
+  [ "$(tail -n +2 "$dir/cfl_sub/stats.csv" | wc -l)" -eq 50 ] &&
+  grep -Eq '"steps_per_frame":[[:space:]]*50' "$dir/cfl_sub/run.json"
+check "--substeps 50 over time.dt cfl: 50 steps for a frame" $?
 
 report
