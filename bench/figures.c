@@ -194,6 +194,8 @@ static int set_iterations(fig_case *k, int n)
         return 0;
     for (int q = 0; ops->iteration_keys[q] && k->nsets < MAX_CASE_SETS; q++)
         add_set(k, "solvers.%s.%s=%d", k->solver, ops->iteration_keys[q], n);
+    for (int q = 0; ops->iteration_fixed && ops->iteration_fixed[q] && k->nsets < MAX_CASE_SETS; q++)
+        add_set(k, "solvers.%s.%s", k->solver, ops->iteration_fixed[q]);
     return 1;
 }
 

@@ -1050,8 +1050,15 @@ static int cmd_sweep(int argc, char **argv)
             for (int q = 0; it_list && q < 4 && ops->iteration_keys[q]; q++) {
                 if (c.set_count + nsets[k] == FL_MAX_SETS)
                     return die("%s", "sweep: too many --set overrides");
-                snprintf(set_text[k][q], sizeof set_text[k][q], "solvers.%s.%s=%d", c.solver,
+                snprintf(set_text[k][nsets[k]], sizeof set_text[k][0], "solvers.%s.%s=%d", c.solver,
                          ops->iteration_keys[q], sc->iterations);
+                nsets[k]++;
+            }
+            for (int q = 0; it_list && ops->iteration_fixed && ops->iteration_fixed[q] && nsets[k] < 4; q++) {
+                if (c.set_count + nsets[k] == FL_MAX_SETS)
+                    return die("%s", "sweep: too many --set overrides");
+                snprintf(set_text[k][nsets[k]], sizeof set_text[k][0], "solvers.%s.%s", c.solver,
+                         ops->iteration_fixed[q]);
                 nsets[k]++;
             }
         }

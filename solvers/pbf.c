@@ -995,6 +995,7 @@ static int pbf_step(void *self, fl_world *w, double dt, fl_step_stats *st)
 }
 
 static const char *const pbf_iteration_keys[] = {"solver_iterations", NULL};
+static const char *const pbf_iteration_fixed[] = {"eta=0", NULL}; /* no early stop */
 
 const fl_solver_ops fl_pbf_ops = {
     .name = "pbf",
@@ -1004,5 +1005,6 @@ const fl_solver_ops fl_pbf_ops = {
     .step = pbf_step,
     .destroy = pbf_destroy,
     .iteration_keys = pbf_iteration_keys,
+    .iteration_fixed = pbf_iteration_fixed,
     .param_keys = pbf_keys,
 };

@@ -94,6 +94,9 @@ typedef struct fl_solver_ops {
      * the same count by `fluidlab sweep --iters` (NULL-terminated; NULL for
      * a solver without such a count) */
     const char *const *iteration_keys;
+    /* what `--iters` sets besides, so that nothing stops the iterations
+     * early ("KEY=VALUE", NULL-terminated; NULL for none): PBF's eta 0 */
+    const char *const *iteration_fixed;
     /* every parameter of its scene section solvers.<name> (NULL-terminated),
      * so that a run checks the sections of the solvers it does not run too */
     const char *const *param_keys;

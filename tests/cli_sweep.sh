@@ -46,6 +46,11 @@ check "a substeps x iterations sweep exits 0" $?
 iters() { cut -d, -f"$(head -1 "$1" | tr ',' '\n' | grep -n '^iterations$' | cut -d: -f1)" "$1" | tail -n +2 | sort -u; }
 [ "$(iters "$out/case_01/stats.csv")" = 2 ] && [ "$(iters "$out/case_02/stats.csv")" = 4 ]
 check "--iters 2,4 gives PCISPH 2 and 4 iterations per step" $?
+# PBF's eta stopped its iterations early, whatever --iters said
+out=$dir/pbf
+"$bin" sweep dam_break --solver pbf "${tiny[@]}" --dt 0.004 --iters 3 --per-solver pbf.eta=0.5 --out "$out" 2>/dev/null &&
+  [ "$(iters "$out/case_01/stats.csv")" = 3 ]
+check "--iters 3 gives PBF 3 iterations per step, its eta 0.5 set aside" $?
 
 bad() { # name, args...: one line on stderr, exit 1, nothing written
   local name=$1
