@@ -873,12 +873,13 @@ static int remove_earlier(const char *path, fl_error *err)
 
 /* Removes what an earlier run into dir left that this one may not write
  * again: its completion marker (a command's run.complete), its summary
- * pictures, run.gif, frames.pvd and its frames (frames/NNNN.* and the
+ * pictures, run.gif, frames.pvd, tool.csv and its frames (frames/NNNN.* and the
  * folder when it is left empty), so that a run cut short does not sit
  * beside the last one's finished-looking files. Other files stay. */
 static int clear_earlier_run(const char *dir, fl_error *err)
 {
-    static const char *const files[] = {"run.complete", "summary.png", "summary.svg", "run.gif", "frames.pvd"};
+    static const char *const files[] = {"run.complete", "summary.png", "summary.svg", "run.gif", "frames.pvd",
+                                        "tool.csv"};
     char path[1200];
     for (size_t k = 0; k < sizeof files / sizeof files[0]; k++) {
         snprintf(path, sizeof path, "%.900s/%s", dir, files[k]);

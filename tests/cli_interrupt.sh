@@ -47,11 +47,12 @@ for sig in INT TERM; do
   out="$dir/run_$sig"
   # an earlier run's finished-looking files in the folder: a command's
   # marker, the summary, a frame; the new run removes them as it starts
-  mkdir -p "$out/frames" && echo stable > "$out/run.complete" && : > "$out/summary.png" && : > "$out/frames/0003.bin"
+  mkdir -p "$out/frames" && echo stable > "$out/run.complete" && : > "$out/summary.png" && : > "$out/frames/0003.bin" &&
+    : > "$out/tool.csv"
   interrupt $sig "$out/stats.csv" 20 "$bin" run "${long_run[@]}" --out "$out" 2> "$out.err"
   check "run ($sig): steps under way" $started
-  [ ! -e "$out/run.complete" ] && [ ! -e "$out/summary.png" ] && [ ! -e "$out/frames" ]
-  check "run ($sig): no earlier run's marker, summary or frame left beside it" $?
+  [ ! -e "$out/run.complete" ] && [ ! -e "$out/summary.png" ] && [ ! -e "$out/frames" ] && [ ! -e "$out/tool.csv" ]
+  check "run ($sig): no earlier run's marker, summary, frame or tool.csv left beside it" $?
   [ $rc -eq $code ]; check "run: SIG$sig exits $code (got $rc)" $?
   [ "$(json "$out/run.json" status)" = interrupted ]; check "run ($sig): run.json says interrupted" $?
   steps=$(json "$out/run.json" steps)
