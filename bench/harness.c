@@ -512,6 +512,7 @@ static int write_run_json(const fl_run_config *c, const fl_scene *s, const fl_pa
         cJSON_AddStringToObject(stream, "input", input);
         cJSON_AddNumberToObject(stream, "ticks", (double)res->ticks);
         cJSON_AddNumberToObject(stream, "measure_every", c->measure_every);
+        cJSON_AddNumberToObject(stream, "ticks_without_a_step", (double)res->deferred);
     } else if (clk->adaptive) {
         cJSON_AddStringToObject(root, "dt", "cfl");
         cJSON_AddNumberToObject(root, "dt_max", clk->dt);
@@ -1251,6 +1252,9 @@ int fl_tool_stream(const fl_run_config *c, const char *input, fl_run_result *res
     char *line = NULL;
     size_t cap = 0;
     long lineno = 0;
+    double last_t = r.world.time; /* the last tick's time */
+    fl_tool_report row;           /* the last step's report (no step yet: no force) */
+    memset(&row, 0, sizeof row);
     for (;;) {
         errno = 0;
         ssize_t len = fl_interrupted() ? -1 : getline(&line, &cap, in);
@@ -1287,16 +1291,16 @@ int fl_tool_stream(const fl_run_config *c, const char *input, fl_run_result *res
                          line, strlen(line) > 120 ? "..." : "");
             break;
         }
-        if (!(v[0] > r.world.time)) {
+        if (!(v[0] > last_t)) {
             rc = fl_fail(err, FL_ERR_INPUT, "%s:%ld: time t = %.15g s is not after the %s %.15g s", name, lineno, v[0],
-                         res->ticks ? "previous tick's" : "loop's start,", r.world.time);
+                         res->ticks ? "previous tick's" : "loop's start,", last_t);
             break;
         }
-        const double steps = ceil((v[0] - r.world.time) / clk.dt - 1e-9);
+        const double steps = ceil((v[0] - last_t) / clk.dt - 1e-9);
         if (!(steps <= FL_SCENE_MAX_STEPS_PER_FRAME)) {
             rc = fl_fail(err, FL_ERR_INPUT, "%s:%ld: time t = %.15g s is %.0f steps of %g s after the %s %.15g s, "
                          "expected at most 100000 (a time in the wrong unit?)", name, lineno, v[0], steps, clk.dt,
-                         res->ticks ? "previous tick's" : "loop's start,", r.world.time);
+                         res->ticks ? "previous tick's" : "loop's start,", last_t);
             break;
         }
         char why[160];
@@ -1305,10 +1309,20 @@ int fl_tool_stream(const fl_run_config *c, const char *input, fl_run_result *res
                          lineno, v[1], v[2], v[3], why);
             break;
         }
-        fl_tool_stream_to(&r.tool, r.world.time, v[0], v + 1);
-        fl_tool_report row;
-        if ((rc = tool_tick(&r, &clk, c->measure_every, v[0], &stab, &row, res, err)) || res->status != FL_RUN_STABLE)
-            break;
+        last_t = v[0];
+        /* a tick less than half a step after the simulation's time takes no
+         * step of its own (a solver's step that short: PBF's velocities and
+         * FLIP's pressure forces go as 1 / dt): the next tick's steps carry
+         * the tool on from where it is, and this one is answered with the
+         * force as it stands */
+        if (v[0] - r.world.time >= 0.5 * clk.dt * (1.0 - 1e-9)) {
+            fl_tool_stream_to(&r.tool, r.world.time, v[0], v + 1);
+            rc = tool_tick(&r, &clk, c->measure_every, v[0], &stab, &row, res, err);
+            if (rc || res->status != FL_RUN_STABLE)
+                break;
+        } else {
+            res->deferred++;
+        }
         res->ticks++;
         if ((rc = write_tick(stdout, v[0], &row, err)))
             break;

@@ -63,6 +63,7 @@ typedef struct fl_run_result {
     double wall_s;                /* s */
     double mean_err_avg;          /* mean over steps of the avg compression error */
     long long ticks;              /* fl_tool_stream: the input's ticks run to their end */
+    long long deferred;           /* and those of them less than dt / 2 after the simulation's time: no step */
 } fl_run_result;
 
 void fl_run_config_default(fl_run_config *c);

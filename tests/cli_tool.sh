@@ -6,7 +6,8 @@
 #   the stream: 5 ticks in, 5 lines "t fx fy fz" out with the input's
 #     times, tool.csv with a row per step (a tick of 2.5 steps is 3 of
 #     them, the last one landing on the tick; one of 1.01 steps is two
-#     even ones, no sliver), run.json stable;
+#     even ones, no sliver), run.json stable; a tick under dt/2 after the
+#     simulated time takes no step and answers the force as it stands;
 #   --measure-every N: the same forces, N in run.json, a crushed loop still
 #     stopped by the compression criterion; bad values refused;
 #   bad input: a line that is not four numbers, times out of order, a
@@ -58,6 +59,17 @@ check "--input FILE: the same output and steps (step_ms aside) as stdin" $?
 printf '0.00101 0.1 0.109 0.1\n' | tool --out "$dir/sl" > /dev/null 2>&1 &&
   [ "$(tail -n +2 "$dir/sl/tool.csv" | cut -d, -f2 | tr '\n' ' ')" = "0.000505 0.00101 " ]
 check "stream: a tick that would leave a sliver lands in two even steps" $?
+
+# a tick less than dt/2 after the simulated time takes no step (FLIP's
+# force went as 1 / step: 3e13 N for a tick 1e-12 s after the last): it is
+# answered with the force as it stands, and run.json counts it
+printf '0.001 0.1 0.109 0.1\n0.001000000000001 0.1 0.109 0.1\n0.0014 0.1 0.109 0.1\n0.002 0.1 0.108 0.1\n' |
+  "$bin" tool "$scene" --solver flip --out "$dir/short" > "$dir/short.out" 2> /dev/null &&
+  [ "$(tail -n +2 "$dir/short/tool.csv" | cut -d, -f2 | tr '\n' ' ')" = "0.001 0.002 " ] &&
+  [ "$(sed -n 1p "$dir/short.out" | cut -d' ' -f2-)" = "$(sed -n 2p "$dir/short.out" | cut -d' ' -f2-)" ] &&
+  [ "$(sed -n 3p "$dir/short.out" | cut -d' ' -f2-)" = "$(sed -n 1p "$dir/short.out" | cut -d' ' -f2-)" ] &&
+  grep -Eq '"ticks_without_a_step":[[:space:]]*2' "$dir/short/run.json"
+check "ticks under dt/2 after the simulated time: no step, the force as it stands" $?
 
 # --measure-every: the density (the metrics) only on steps 1, 1 + N, ...;
 # the physics is untouched, and the compression criterion still stops a
