@@ -136,9 +136,10 @@ static unsigned long long hash_text(unsigned long long h, const char *s)
 }
 
 /* The request a run's marker names: a hash of what decides the run's
- * result (the scene file's path and bytes, the solver, the device, the
- * step, the frames, the overrides in order, what it saves), as 16 hex
- * digits in out. Not its folder, threads or progress line. */
+ * result (the scene file's path and bytes, its meshes as read, the
+ * solver, the device, the step, the frames, the overrides in order, what
+ * it saves), as 16 hex digits in out. Not its folder, threads or progress
+ * line. */
 static void run_request(const fl_run_config *c, char out[17])
 {
     char path[1024];
@@ -150,6 +151,17 @@ static void run_request(const fl_run_config *c, char out[17])
         for (size_t got; (got = fread(buf, 1, sizeof buf, f)) > 0;)
             h = hash_bytes(h, buf, got);
         fclose(f);
+    }
+    /* an OBJ file the scene names may change while the scene does not */
+    fl_scene s;
+    fl_error err;
+    if (fl_scene_load(path, c->sets, c->set_count, &s, &err) == FL_OK) {
+        for (int k = 0; k < s.mesh_count; k++) {
+            const fl_mesh *m = &s.meshes[k].mesh;
+            h = hash_bytes(h, m->v, 3 * (size_t)m->vertex_count * sizeof *m->v);
+            h = hash_bytes(h, m->tri, 3 * (size_t)m->triangle_count * sizeof *m->tri);
+        }
+        fl_scene_free(&s);
     }
     h = hash_text(hash_text(h, c->solver), c->device ? c->device : "cpu");
     char num[160];

@@ -39,6 +39,30 @@ check "--resume with the same command runs nothing again" $?
   [ "$(stat -c %Y.%s "$out/case_02/stats.csv")" != "$(echo "$before" | cut -d' ' -f2)" ] &&
   grep -q '^2,[^,]*,0.001,0,0,stable,-1,' "$out/sweep.csv" && grep -q '"dt":[[:space:]]*0.001,' "$out/case_02/run.json"
 check "--resume with another step list reruns the case whose step changed, keeps the other" $?
+# ... and an edited OBJ file the scene names is another request (the scene's
+# own bytes did not change, and --resume kept the run of the old mesh)
+cube='v 0 0 0\nv 1 0 0\nv 1 1 0\nv 0 1 0\nv 0 0 1\nv 1 0 1\nv 1 1 1\nv 0 1 1\n'
+faces='f 1 4 3\nf 1 3 2\nf 5 6 7\nf 5 7 8\nf 1 2 6\nf 1 6 5\nf 4 8 7\nf 4 7 3\nf 1 5 8\nf 1 8 4\nf 2 3 7\nf 2 7 6\n'
+printf "$cube$faces" > "$dir/cube.obj"
+cat > "$dir/mesh_scene.json" <<EOF
+{
+  "domain": { "min": [0, 0, 0], "max": [1, 1, 1] },
+  "fluid": { "spacing": 0.1, "blocks": [ { "min": [0, 0, 0], "max": [0.5, 0.5, 1] } ] },
+  "meshes": [ { "mesh": "cube.obj", "scale": 0.2, "translate": [0.7, 0, 0.4], "as": "solid" } ],
+  "time": { "duration": 0.1, "fps": 30, "substeps": 4 }
+}
+EOF
+out=$dir/mesh
+"$bin" sweep "$dir/mesh_scene.json" --solver wcsph --dt 0.001 --frames 1 --quiet --out "$out" 2>/dev/null
+first=$(stat -c %Y.%s "$out/case_01/stats.csv")
+sleep 1
+"$bin" sweep "$dir/mesh_scene.json" --solver wcsph --dt 0.001 --frames 1 --quiet --out "$out" --resume 2>/dev/null &&
+  [ "$(stat -c %Y.%s "$out/case_01/stats.csv")" = "$first" ]
+check "--resume, the mesh unchanged: runs nothing again" $?
+printf "$(printf "$cube" | sed 's/1/0.8/g')\n$faces" > "$dir/cube.obj"
+"$bin" sweep "$dir/mesh_scene.json" --solver wcsph --dt 0.001 --frames 1 --quiet --out "$out" --resume 2>/dev/null &&
+  [ "$(stat -c %Y.%s "$out/case_01/stats.csv")" != "$first" ]
+check "--resume, the OBJ file edited: the case runs again" $?
 
 out=$dir/pcisph
 "$bin" sweep dam_break --solver pcisph "${tiny[@]}" --substeps 10 --iters 2,4 --out "$out" 2>/dev/null
