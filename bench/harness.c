@@ -1229,6 +1229,11 @@ int fl_tool_stream(const fl_run_config *c, const char *input, fl_run_result *res
     FILE *in = from_stdin ? stdin : fopen(input, "r");
     if (!in)
         return fl_fail(err, FL_ERR_INPUT, "%s: cannot read: %s", input, strerror(errno));
+    struct stat sb;
+    if (!from_stdin && fstat(fileno(in), &sb) == 0 && S_ISDIR(sb.st_mode)) { /* fopen takes a folder */
+        fclose(in);
+        return fl_fail(err, FL_ERR_INPUT, "%s: cannot read: %s", input, strerror(EISDIR));
+    }
     int rc = tool_prepare(c, &r, &clk, err);
     if (rc == FL_OK)
         rc = fl_make_dirs(c->out_dir, err);

@@ -139,6 +139,9 @@ printf '# ticks\n0.001 0.1 0.11 0.1\nnan 0.1 0.11 0.1\n' > "$dir/nan.txt"
 tool --out "$dir/nan" --input "$dir/nan.txt" > /dev/null 2> "$dir/nan.err"
 [ $? -eq 1 ] && one_line "$dir/nan.err" && grep -q -- "$dir/nan.txt:3: expected four numbers" "$dir/nan.err"
 check "--input FILE: a bad line is named FILE:LINE" $?
+tool --out "$dir/dirin" --input "$dir" > /dev/null 2> "$dir/dirin.err"
+[ $? -eq 1 ] && one_line "$dir/dirin.err" && grep -q "Is a directory" "$dir/dirin.err" && [ ! -e "$dir/dirin" ]
+check "--input a folder: exit 1, one line, nothing written" $?
 
 # a start pose outside the domain is named by the scene's key: the path's
 # first key when the scene gives a path (the stream starts from it), not a
