@@ -1344,7 +1344,7 @@ static int figure8(figures *F)
                "CPU threads. ",
             F->opt.threads);
     fprintf(r, "These rates leave out the metrics a run computes after each step (`fluidlab tool` computes them "
-               "too, for its stability criteria).\n");
+               "too, for its stability criteria, every step or with `--measure-every N` every N-th).\n");
     draw(F, 8);
     return 0;
 }
