@@ -922,6 +922,7 @@ int fl_bench_main(int argc, char **argv)
     int ntargets = 0, threads = 0, rc = 0;
     for (int k = 0; k < argc && len < sizeof o.command; k++)
         len += (size_t)snprintf(o.command + len, sizeof o.command - len, " %s", argv[k]);
+    fl_seen_options seen = {.count = 0};
     for (int k = 0; k < argc; k++) {
         const char *a = argv[k], *v = k + 1 < argc ? argv[k + 1] : NULL;
         int takes = !strcmp(a, "--particles") || !strcmp(a, "--repeat") || !strcmp(a, "--steps") ||
@@ -931,6 +932,10 @@ int fl_bench_main(int argc, char **argv)
                     !strcmp(a, "--out") || !strcmp(a, "--solves");
         if (takes && !v) {
             fprintf(stderr, "fluidlab: bench %s: expected a value\n", a);
+            return 1;
+        }
+        if (takes && strcmp(a, "--set") != 0 && fl_option_repeated(&seen, a)) {
+            fprintf(stderr, "fluidlab: bench %s: given twice, expected it once (only --set repeats)\n", a);
             return 1;
         }
         /* the numeric options: the whole value a decimal number, and the

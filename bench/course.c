@@ -920,6 +920,7 @@ int fl_course_main(int argc, char **argv)
 {
     int check = 0, lesson_n = 0, only[LESSON_COUNT] = {0}, any_only = 0;
     const char *out = "out/course";
+    fl_seen_options seen = {.count = 0};
     for (int i = 0; i < argc; i++) {
         const char *a = argv[i];
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
@@ -930,6 +931,10 @@ int fl_course_main(int argc, char **argv)
         } else if (!strcmp(a, "--only") || !strcmp(a, "--out")) {
             if (i + 1 >= argc || !argv[i + 1][0]) {
                 fprintf(stderr, "fluidlab: course %s: expected a value\n", a);
+                return 1;
+            }
+            if (fl_option_repeated(&seen, a)) {
+                fprintf(stderr, "fluidlab: course %s: given twice, expected it once\n", a);
                 return 1;
             }
             if (!strcmp(a, "--out"))

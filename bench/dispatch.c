@@ -346,6 +346,7 @@ static int jobs_option(const char *command, const char *a, const char *v, fl_job
 int fl_jobs_parse(const char *command, const char *usage, int argc, char **argv, fl_jobs_options *o,
                   int (*own)(const char *word, const char *value, void *ctx), void *ctx)
 {
+    fl_seen_options seen = {.count = 0};
     for (int i = 0; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
@@ -361,6 +362,8 @@ int fl_jobs_parse(const char *command, const char *usage, int argc, char **argv,
         if (took == 0)
             return fl_command_fail(command, "%s: unknown option%s (see fluidlab %s --help)", a,
                                    v || a[0] != '-' ? "" : " or missing value", command);
+        if (took == 2 && fl_option_repeated(&seen, a)) /* the first value would be dropped unseen */
+            return fl_command_fail(command, "%s: given twice, expected it once", a);
         i += took - 1;
     }
     snprintf(o->command, sizeof o->command, "fluidlab %s", command);

@@ -71,6 +71,16 @@ int fl_parse_number(const char *s, double *out)
     return 1;
 }
 
+int fl_option_repeated(fl_seen_options *seen, const char *a)
+{
+    for (int q = 0; q < seen->count; q++)
+        if (strcmp(seen->name[q], a) == 0)
+            return 1;
+    if (seen->count < (int)(sizeof seen->name / sizeof seen->name[0]))
+        seen->name[seen->count++] = a;
+    return 0;
+}
+
 void fl_run_config_default(fl_run_config *c)
 {
     memset(c, 0, sizeof *c);

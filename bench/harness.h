@@ -242,6 +242,17 @@ void fl_machine_description(char *out, int len);
 /* `fluidlab bench`: argv are the words after "bench". Returns an exit code. */
 int fl_bench_main(int argc, char **argv);
 
+/* The options of one value seen so far on a command line. */
+typedef struct fl_seen_options {
+    const char *name[32];
+    int count;
+} fl_seen_options;
+
+/* 1 when option a was seen before on this command line (given twice: the
+ * first value would be dropped unseen, and the commands refuse it), else
+ * 0, and a is remembered. */
+int fl_option_repeated(fl_seen_options *seen, const char *a);
+
 /* Parses the whole string s as a finite decimal number into *out; 0 when it
  * is not one (empty, trailing characters, out of range, hexadecimal). */
 int fl_parse_number(const char *s, double *out);

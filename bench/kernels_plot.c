@@ -137,6 +137,7 @@ int fl_kernels_main(int argc, char **argv)
     int dims = 3;
     double h = 1.0;
     const char *out = "out/kernels";
+    fl_seen_options seen = {.count = 0};
     for (int i = 0; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
@@ -149,6 +150,10 @@ int fl_kernels_main(int argc, char **argv)
         }
         if (!v) {
             fprintf(stderr, "fluidlab: kernels %s: expected a value\n", a);
+            return 1;
+        }
+        if (fl_option_repeated(&seen, a)) {
+            fprintf(stderr, "fluidlab: kernels %s: given twice, expected it once\n", a);
             return 1;
         }
         i++;

@@ -431,31 +431,19 @@ static int run_option(const char *a, const char *v, fl_run_config *c, int *plot,
  * (main, reopen_closed_std). */
 static int stdout_closed;
 
-/* Options seen so far on a command line, for given_twice. */
-typedef struct seen_options {
-    const char *name[32];
-    int count;
-} seen_options;
-
 /* An option that takes one value (a, just read) given a second time: the
  * first value would be dropped unseen, so it is refused (1 and one line;
  * else 0). --set, --per-solver, --save and --plot (live and none are
  * switches of their own) add up, and may repeat (repeats: the command's
  * of them, for the message). */
-static int given_twice(const char *a, seen_options *seen, const char *repeats)
+static int given_twice(const char *a, fl_seen_options *seen, const char *repeats)
 {
     if (strcmp(a, "--set") == 0 || strcmp(a, "--per-solver") == 0 || strcmp(a, "--save") == 0 ||
-        strcmp(a, "--plot") == 0)
+        strcmp(a, "--plot") == 0 || !fl_option_repeated(seen, a))
         return 0;
-    for (int q = 0; q < seen->count; q++)
-        if (strcmp(seen->name[q], a) == 0) {
-            char msg[160];
-            snprintf(msg, sizeof msg, "%s: given twice, expected it once (only %s repeat)", a, repeats);
-            return die("%s", msg);
-        }
-    if (seen->count < 32)
-        seen->name[seen->count++] = a;
-    return 0;
+    char msg[160];
+    snprintf(msg, sizeof msg, "%s: given twice, expected it once (only %s repeat)", a, repeats);
+    return die("%s", msg);
 }
 
 /* The command line of run, compare and sweep: each command's own options
@@ -467,7 +455,7 @@ static int parse_command(int argc, char **argv, fl_run_config *c, int *plot, con
                          const char **const *val, int *resume)
 {
     const char *first_scene = c->scene;
-    seen_options seen = {.count = 0};
+    fl_seen_options seen = {.count = 0};
     for (int k = 0; k < argc; k++) {
         const char *a = argv[k];
         const char *v = k + 1 < argc ? argv[k + 1] : NULL;
@@ -630,7 +618,7 @@ static int cmd_tool(int argc, char **argv)
     const char *input = "-";
     /* the run options that apply to the loop */
     static const char *const shared[] = {"--out", "--threads", "--set", "--per-solver", "--dt", "--device", NULL};
-    seen_options seen = {.count = 0};
+    fl_seen_options seen = {.count = 0};
     for (int k = 0; k < argc; k++) {
         const char *a = argv[k], *v = k + 1 < argc ? argv[k + 1] : NULL;
         if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {

@@ -173,6 +173,7 @@ static int render_frame(const render_opts *o, const run_info *r, const fl_scene 
 static int parse(int argc, char **argv, render_opts *o)
 {
     *o = (render_opts){.frame = -1, .w = 800, .h = 600, .az = 30.0, .el = 25.0};
+    fl_seen_options seen = {.count = 0};
     for (int i = 0; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         char tail;
@@ -183,6 +184,10 @@ static int parse(int argc, char **argv, render_opts *o)
         else if (!strcmp(a, "--frame") || !strcmp(a, "--size") || !strcmp(a, "--view")) {
             if (!v) {
                 fprintf(stderr, "fluidlab: render %s: expected a value\n", a);
+                return 1;
+            }
+            if (fl_option_repeated(&seen, a)) {
+                fprintf(stderr, "fluidlab: render %s: given twice, expected it once\n", a);
                 return 1;
             }
             i++;

@@ -202,6 +202,7 @@ int fl_surface_main(int argc, char **argv)
     const char *run_dir = NULL;
     double spacing = 0.0, radius = 0.0, support = 0.0;
     int threads = 0, quiet = 0;
+    fl_seen_options seen = {.count = 0};
     for (int k = 0; k < argc; k++) {
         const char *a = argv[k], *v = k + 1 < argc ? argv[k + 1] : NULL;
         if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
@@ -213,6 +214,8 @@ int fl_surface_main(int argc, char **argv)
                       : strcmp(a, "--search-radius") == 0  ? &support
                       : NULL;
         if (num || strcmp(a, "--threads") == 0) {
+            if (fl_option_repeated(&seen, a))
+                return fail("%s: given twice, expected it once", a);
             double x = NAN;
             if (!v || !fl_parse_number(v, &x) || x <= 0.0 || (!num && (x != floor(x) || x > 256)))
                 return fail(num ? "%s: expected a positive number, got '%s'"

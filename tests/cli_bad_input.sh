@@ -332,6 +332,13 @@ arg_case "compare --solvers twice" '--solvers: given twice' compare "$s" --solve
 arg_case "sweep --dt twice" '--dt: given twice' sweep "$s" --dt 0.001 --dt 0.002 --out "$dir/twice"
 arg_case "tool --input twice" '--input: given twice, expected it once \(only --set and --per-solver repeat\)' tool \
     tool_cup --solver pbf --input - --input - --out "$dir/twice"
+arg_case "figures --only twice" 'figures: --only: given twice' figures --smoke --only 8 --only 9 --out "$dir/twice"
+arg_case "validate --out twice" 'validate: --out: given twice' validate --quick --out "$dir/twice" --out "$dir/twice2"
+arg_case "bench --particles twice" 'bench --particles: given twice' bench sph --particles 500 --particles 600 --no-log
+arg_case "kernels --out twice" 'kernels --out: given twice' kernels --out "$dir/twice" --out "$dir/twice2"
+arg_case "render --frame twice" 'render --frame: given twice' render "$dir/twice" --frame 0 --frame 1
+arg_case "surface --spacing twice" 'surface: --spacing: given twice' surface "$dir/twice" --spacing 0.1 --spacing 0.2
+arg_case "course --out twice" 'course --out: given twice' course 1 --out "$dir/twice" --out "$dir/twice2"
 # strtod skips leading blanks: ' 3' was taken where '3 ' was refused
 arg_case "--frames ' 3'" "--frames: expected a whole number >= 1, got ' 3'" run "$s" --frames ' 3' --out "$dir/twice"
 n=$((n + 1))
