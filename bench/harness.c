@@ -3,7 +3,7 @@
  * The harness owns the metrics: after every step it bins the fluid in its
  * own neighbor grid and evaluates the shared poly6 density estimator
  * (fl_density_poly6), so that every solver is measured the same way. */
-#define _POSIX_C_SOURCE 200809L
+#define _XOPEN_SOURCE 700 /* realpath */
 #include <cjson/cJSON.h>
 #include <dirent.h>
 #include <ctype.h>
@@ -509,7 +509,10 @@ static int write_run_json(const fl_run_config *c, const fl_scene *s, const fl_pa
     cJSON_AddStringToObject(root, "commit", FL_COMMIT);
     cJSON_AddStringToObject(root, "machine", machine);
     cJSON_AddNumberToObject(root, "threads", omp_get_max_threads());
-    cJSON_AddStringToObject(root, "scene_file", s->path);
+    /* absolute, so that the meshes it names are found from anywhere (fluidlab render) */
+    char *scene_file = realpath(s->path, NULL);
+    cJSON_AddStringToObject(root, "scene_file", scene_file ? scene_file : s->path);
+    free(scene_file);
     cJSON_AddItemToObject(root, "scene", cJSON_Parse(s->json));
     cJSON_AddStringToObject(root, "solver", c->solver);
     cJSON_AddStringToObject(root, "device", c->device ? c->device : "cpu");

@@ -5,8 +5,9 @@
  * (`--save bin`), as spheres of half the particle spacing, with the
  * scene's solid meshes in grey, inside the domain's edges, and written to
  * frames/NNNN.png; `--gif` then joins the
- * pictures into RUN_DIR/run.gif with gnuplot. The domain, the spacing and
- * the frame rate come from RUN_DIR/run.json. */
+ * pictures into RUN_DIR/run.gif with gnuplot. The domain, the spacing, the
+ * frame rate and the scene as it ran (its solids: their meshes read from
+ * beside the scene file it names) come from RUN_DIR/run.json. */
 #include "render.h"
 
 #include <cjson/cJSON.h>
@@ -57,7 +58,7 @@ typedef struct run_info {
     double lo[3], hi[3];
     double spacing, fps;
     int dims;              /* 2 for a 2D run */
-    char scene_file[1024]; /* the scene it ran, for its solid meshes; "" when run.json names none */
+    char scene_file[1024]; /* the scene file it ran: its meshes lie beside it; "" when run.json names none */
 } run_info;
 
 static int read_run_info(const char *dir, run_info *r, fl_error *err)
@@ -83,6 +84,23 @@ static int read_run_info(const char *dir, run_info *r, fl_error *err)
         return fl_fail(err, FL_ERR_INPUT, "%s/run.json: expected fluidlab's run.json with scene.domain.min, .max "
                        "and scene.fluid.spacing", dir);
     return FL_OK;
+}
+
+/* The scene of the run in dir as it ran: run.json's (its --set overrides
+ * applied), its meshes read from beside file, the scene file it names. */
+static int run_scene(const char *dir, const char *file, fl_scene *s, fl_error *err)
+{
+    cJSON *root;
+    int rc = fl_run_json_read(dir, &root, err);
+    if (rc)
+        return rc;
+    char *text = cJSON_PrintUnformatted(cJSON_GetObjectItemCaseSensitive(root, "scene"));
+    cJSON_Delete(root);
+    if (!text)
+        return fl_fail(err, FL_ERR_INPUT, "%s/run.json: no scene", dir);
+    rc = fl_scene_parse(text, file, NULL, 0, s, err);
+    cJSON_free(text);
+    return rc;
 }
 
 static int readable(const char *path)
@@ -261,9 +279,10 @@ int fl_render_main(int argc, char **argv)
         fprintf(stderr, "fluidlab: render: %s/frames/: no saved frame (run with --save bin or --save obj)\n", o.dir);
         return 1;
     }
-    /* the solids of the scene it ran, when its file is still there */
+    /* the solids of the scene as it ran, their meshes read from beside its
+     * file when they are still there */
     fl_scene scene;
-    const int solids = r.scene_file[0] && fl_scene_load(r.scene_file, NULL, 0, &scene, &err) == FL_OK;
+    const int solids = r.scene_file[0] && run_scene(o.dir, r.scene_file, &scene, &err) == FL_OK;
     if (r.scene_file[0] && !solids && !o.quiet)
         fprintf(stderr, "fluidlab render: no solids drawn: %s\n", err.msg);
     const int first = o.frame >= 0 ? o.frame : 0, last = o.frame >= 0 ? o.frame : count - 1;

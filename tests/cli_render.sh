@@ -42,6 +42,23 @@ solid="$dir/solid"
   "$bin" render "$solid" --frame 1 --size 160x120 2>"$dir/nosolid.txt" && grep -q "no solids drawn" "$dir/nosolid.txt" &&
   ! cmp -s "$dir/with.png" "$solid/frames/0001.png"
 check "the scene's solid mesh drawn (and a missing scene file: drawn without it, said once)" $?
+# the scene as it ran: run.json's, its meshes found from any folder (it
+# named the scene file relative to where the run started), and not the
+# file as it is now (render read the file again: an edit moved the bunny);
+# without its file the same picture has no bunny
+case3="$dir/case3"
+mkdir -p "$case3" "$dir/reference"
+cp "$(dirname "$0")/../scenes/flip_case3.json" "$case3/scene.json"
+cp "$(dirname "$0")/../reference/bunny.obj" "$dir/reference/"
+(cd "$case3" && "$bin" run scene.json --solver flip --frames 1 --set fluid.spacing=0.02 --set solvers.flip.dx=0.04 \
+  --save bin --quiet --no-plot --out out 2>/dev/null) &&
+  (cd / && "$bin" render "$case3/out" --frame 1 --size 160x120 --quiet) && cp "$case3/out/frames/0001.png" "$dir/as_run.png" &&
+  sed -i 's#"translate": \[0.8, 0.001, 0.14\]#"translate": [0.3, 0.001, 0.3]#' "$case3/scene.json" &&
+  grep -q '"translate": \[0.3, 0.001, 0.3\]' "$case3/scene.json" &&
+  (cd / && "$bin" render "$case3/out" --frame 1 --size 160x120 --quiet) && cmp -s "$dir/as_run.png" "$case3/out/frames/0001.png" &&
+  sed -i 's#"scene_file":.*#"scene_file": "/nonexistent.json",#' "$case3/out/run.json" &&
+  "$bin" render "$case3/out" --frame 1 --size 160x120 --quiet && ! cmp -s "$dir/as_run.png" "$case3/out/frames/0001.png"
+check "the solids of the scene as it ran, from any folder, whatever its file says now" $?
 # bad input: one line on stderr, exit 1, no picture
 refused() { # name, expected text, arguments...
   local name=$1 want=$2
