@@ -738,6 +738,14 @@ static int run_build(const fl_run_config *c, run_state *r, fl_error *err)
     int rc = fl_build_world_tool(s, &r->world, &r->tool, err);
     if (rc)
         return rc;
+    /* the values in the sections of the solvers it does not run: a bad one
+     * would stop only the run that uses it (compare's, after the others) */
+    for (int k = 0; k < s->solver_count; k++) {
+        const fl_solver_ops *o = fl_solver_find(s->solvers[k].name);
+        if (strcmp(s->solvers[k].name, c->solver) != 0 && o->check_params &&
+            (rc = o->check_params(&r->world, &s->solvers[k].params, err)))
+            return rc;
+    }
     fl_scene_solver_params(s, c->solver, &r->params);
     r->solver = fl_solver_create(r->ops, &r->world, &r->params, err);
     if (!r->solver)

@@ -1302,38 +1302,43 @@ static int flip_default_precond(const fl_mac_grid *g)
     return !g->wrap && fl_mg_level_count(g->nx, g->ny, g->nz) >= 3 ? FL_PRECOND_MG : FL_PRECOND_MIC0;
 }
 
+/* The parameters of p into prm (alpha's default alpha_default; dx, which
+ * must also tile the domain, is checked when the grid is made): FL_OK, or
+ * FL_ERR_INPUT naming the key. */
+static int flip_read_params(const fl_world *w, const fl_params *p, double alpha_default, flip_params *prm,
+                            fl_error *err)
+{
+    double pre, warm;
+    if (fl_params_check_known(p, flip_keys, err) ||
+        fl_params_get(p, "alpha", alpha_default, 0.0, 1.0, &prm->alpha, err) ||
+        fl_params_get(p, "dx", 2.0 * w->spacing, 1e-6, 1e3, &prm->dx, err) ||
+        fl_params_get(p, "tolerance", 1e-6, 1e-14, 1.0, &prm->tol, err) ||
+        fl_params_get_int(p, "max_iterations", 1000, 1, 1000000, &prm->max_iter, err) ||
+        fl_params_get(p, "preconditioner", -1.0, FL_PRECOND_MIC0, FL_PRECOND_MG, &pre, err) ||
+        fl_params_get(p, "cfl", 1.0, 0.01, 1.0, &prm->cfl, err) ||
+        fl_params_get(p, "jitter", 1.0, 0.0, 1.0, &prm->jitter, err) ||
+        fl_params_get(p, "seed", 1.0, 0.0, 1e15, &prm->seed, err) ||
+        fl_params_get(p, "volume_correction", 0.5, 0.0, 1.0, &prm->volume, err) ||
+        fl_params_get(p, "warm_start", 1.0, 0.0, 1.0, &warm, err) ||
+        fl_params_get_bool(p, "grid_viscosity", 0, &prm->viscosity, err))
+        return FL_ERR_INPUT;
+    if (pre != floor(pre))
+        return fl_fail(err, FL_ERR_INPUT, "%s.preconditioner: expected 0 (MIC(0)), 1 (Jacobi), 2 (none) or 3 "
+                       "(multigrid), got %g", p->source, pre);
+    if (warm != 0.0 && warm != 1.0)
+        return fl_fail(err, FL_ERR_INPUT, "%s.warm_start: expected 0 or 1, got %g", p->source, warm);
+    if (prm->seed != floor(prm->seed))
+        return fl_fail(err, FL_ERR_INPUT, "%s.seed: expected a whole number, got %g", p->source, prm->seed);
+    prm->precond = (int)pre;
+    prm->warm_start = (int)warm;
+    return FL_OK;
+}
+
 static void *flip_create_alpha(fl_world *w, const fl_params *p, double alpha_default, fl_error *err)
 {
     flip_params prm;
-    double pre, warm;
-    if (fl_params_check_known(p, flip_keys, err) ||
-        fl_params_get(p, "alpha", alpha_default, 0.0, 1.0, &prm.alpha, err) ||
-        fl_params_get(p, "dx", 2.0 * w->spacing, 1e-6, 1e3, &prm.dx, err) ||
-        fl_params_get(p, "tolerance", 1e-6, 1e-14, 1.0, &prm.tol, err) ||
-        fl_params_get_int(p, "max_iterations", 1000, 1, 1000000, &prm.max_iter, err) ||
-        fl_params_get(p, "preconditioner", -1.0, FL_PRECOND_MIC0, FL_PRECOND_MG, &pre, err) ||
-        fl_params_get(p, "cfl", 1.0, 0.01, 1.0, &prm.cfl, err) ||
-        fl_params_get(p, "jitter", 1.0, 0.0, 1.0, &prm.jitter, err) ||
-        fl_params_get(p, "seed", 1.0, 0.0, 1e15, &prm.seed, err) ||
-        fl_params_get(p, "volume_correction", 0.5, 0.0, 1.0, &prm.volume, err) ||
-        fl_params_get(p, "warm_start", 1.0, 0.0, 1.0, &warm, err) ||
-        fl_params_get_bool(p, "grid_viscosity", 0, &prm.viscosity, err))
+    if (flip_read_params(w, p, alpha_default, &prm, err))
         return NULL;
-    if (pre != floor(pre)) {
-        fl_fail(err, FL_ERR_INPUT, "%s.preconditioner: expected 0 (MIC(0)), 1 (Jacobi), 2 (none) or 3 (multigrid), got %g",
-                p->source, pre);
-        return NULL;
-    }
-    if (warm != 0.0 && warm != 1.0) {
-        fl_fail(err, FL_ERR_INPUT, "%s.warm_start: expected 0 or 1, got %g", p->source, warm);
-        return NULL;
-    }
-    if (prm.seed != floor(prm.seed)) {
-        fl_fail(err, FL_ERR_INPUT, "%s.seed: expected a whole number, got %g", p->source, prm.seed);
-        return NULL;
-    }
-    prm.precond = (int)pre;
-    prm.warm_start = (int)warm;
     flip_solver *s = calloc(1, sizeof *s);
     if (!s) {
         fl_fail(err, FL_ERR_MEMORY, "out of memory for the FLIP solver");
@@ -1450,6 +1455,12 @@ static void *pic_create(fl_world *w, const fl_params *p, fl_error *err)
     return flip_create_alpha(w, p, 1.0, err);
 }
 
+static int flip_check_params(const fl_world *w, const fl_params *p, fl_error *err)
+{
+    flip_params prm;
+    return flip_read_params(w, p, 0.05, &prm, err);
+}
+
 static int flip_step(void *self, fl_world *w, double dt, fl_step_stats *st)
 {
     flip_solver *s = self;
@@ -1541,6 +1552,7 @@ const fl_solver_ops fl_flip_ops = {
     .step = flip_step,
     .destroy = flip_destroy,
     .param_keys = flip_keys,
+    .check_params = flip_check_params,
 };
 
 const fl_solver_ops fl_pic_ops = {
@@ -1550,4 +1562,5 @@ const fl_solver_ops fl_pic_ops = {
     .step = flip_step,
     .destroy = flip_destroy,
     .param_keys = flip_keys,
+    .check_params = flip_check_params,
 };

@@ -997,6 +997,13 @@ static int pbf_step(void *self, fl_world *w, double dt, fl_step_stats *st)
 static const char *const pbf_iteration_keys[] = {"solver_iterations", NULL};
 static const char *const pbf_iteration_fixed[] = {"eta=0", NULL}; /* no early stop */
 
+static int pbf_check_params(const fl_world *w, const fl_params *p, fl_error *err)
+{
+    pbf_params prm;
+    (void)w;
+    return fl_pbf_read_params(p, &prm, err);
+}
+
 const fl_solver_ops fl_pbf_ops = {
     .name = "pbf",
     .summary = "position based fluids (Macklin & Müller 2013): Jacobi density constraints (or averaged Jacobi, "
@@ -1007,4 +1014,5 @@ const fl_solver_ops fl_pbf_ops = {
     .iteration_keys = pbf_iteration_keys,
     .iteration_fixed = pbf_iteration_fixed,
     .param_keys = pbf_keys,
+    .check_params = pbf_check_params,
 };

@@ -306,6 +306,12 @@ static int pcisph_step(void *self, fl_world *w, double dt, fl_step_stats *st)
 
 static const char *const pcisph_iteration_keys[] = {"min_iterations", "max_iterations", NULL};
 
+static int pcisph_check_params(const fl_world *w, const fl_params *p, fl_error *err)
+{
+    pcisph_params prm;
+    return fl_pcisph_read_params(w, p, &prm, err);
+}
+
 const fl_solver_ops fl_pcisph_ops = {
     .name = "pcisph",
     .summary = "predictive-corrective incompressible SPH (Solenthaler & Pajarola 2009)",
@@ -314,4 +320,5 @@ const fl_solver_ops fl_pcisph_ops = {
     .destroy = pcisph_destroy,
     .iteration_keys = pcisph_iteration_keys,
     .param_keys = pcisph_keys,
+    .check_params = pcisph_check_params,
 };

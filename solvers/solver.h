@@ -100,6 +100,10 @@ typedef struct fl_solver_ops {
     /* every parameter of its scene section solvers.<name> (NULL-terminated),
      * so that a run checks the sections of the solvers it does not run too */
     const char *const *param_keys;
+    /* the parameters of a section solvers.<name> read as create reads them,
+     * nothing built (so that a run checks the sections of the solvers it does
+     * not run too): FL_OK, or FL_ERR_INPUT with one line naming the key */
+    int (*check_params)(const fl_world *w, const fl_params *p, fl_error *err);
     /* where the particles live: "cpu", or a device backend ("cuda", "emu"; solvers/dev.h) */
     const char *device;
     /* a device solver (NULL on the CPU): its backend, which fl_solver_create

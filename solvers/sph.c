@@ -299,6 +299,12 @@ static int sph_step(void *self, fl_world *w, double dt, fl_step_stats *st)
     return FL_OK;
 }
 
+static int sph_check_params(const fl_world *w, const fl_params *p, fl_error *err)
+{
+    sph_params prm;
+    return fl_sph_read_params(w, p, &prm, err);
+}
+
 const fl_solver_ops fl_sph_ops = {
     .name = "sph",
     .summary = "standard SPH (Müller et al. 2003): p = k (rho - rho0), symmetric pressure, viscosity",
@@ -306,4 +312,5 @@ const fl_solver_ops fl_sph_ops = {
     .step = sph_step,
     .destroy = sph_destroy,
     .param_keys = sph_keys,
+    .check_params = sph_check_params,
 };

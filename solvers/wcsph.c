@@ -219,6 +219,12 @@ static int wcsph_step(void *self, fl_world *w, double dt, fl_step_stats *st)
     return FL_OK;
 }
 
+static int wcsph_check_params(const fl_world *w, const fl_params *p, fl_error *err)
+{
+    wcsph_params prm;
+    return fl_wcsph_read_params(w, p, &prm, err);
+}
+
 const fl_solver_ops fl_wcsph_ops = {
     .name = "wcsph",
     .summary = "weakly compressible SPH (Becker & Teschner 2007): Tait EOS, artificial viscosity",
@@ -226,4 +232,5 @@ const fl_solver_ops fl_wcsph_ops = {
     .step = wcsph_step,
     .destroy = wcsph_destroy,
     .param_keys = wcsph_keys,
+    .check_params = wcsph_check_params,
 };

@@ -339,6 +339,14 @@ arg_case "kernels --out twice" 'kernels --out: given twice' kernels --out "$dir/
 arg_case "render --frame twice" 'render --frame: given twice' render "$dir/twice" --frame 0 --frame 1
 arg_case "surface --spacing twice" 'surface: --spacing: given twice' surface "$dir/twice" --spacing 0.1 --spacing 0.2
 arg_case "course --out twice" 'course --out: given twice' course 1 --out "$dir/twice" --out "$dir/twice2"
+# a bad value in the section of a solver the run does not use went unseen
+# (compare ran the other solvers, then recorded that one as failed)
+arg_case "run sph, pcisph's max_iterations 2.5" 'solvers\.pcisph\.max_iterations: expected a whole number, got 2\.5' \
+    run "$s" --solver sph --per-solver pcisph.max_iterations=2.5 --out "$dir/twice"
+arg_case "compare, pcisph's max_iterations 2.5" 'solvers\.pcisph\.max_iterations: expected a whole number' \
+    compare "$s" --per-solver pcisph.max_iterations=2.5 --out "$dir/twice"
+arg_case "run sph, flip's warm_start 0.5" 'solvers\.flip\.warm_start: expected 0 or 1, got 0\.5' \
+    run "$s" --solver sph --per-solver flip.warm_start=0.5 --out "$dir/twice"
 # strtod skips leading blanks: ' 3' was taken where '3 ' was refused
 arg_case "--frames ' 3'" "--frames: expected a whole number >= 1, got ' 3'" run "$s" --frames ' 3' --out "$dir/twice"
 n=$((n + 1))
