@@ -898,7 +898,8 @@ static int cmd_compare(int argc, char **argv)
     for (int k = 0; k < n; k++) {
         const fl_run_result *r = &e[k].result;
         if (!e[k].ran)
-            fprintf(stderr, "fluidlab: %-*s did not run: %s\n", width, e[k].label, e[k].error);
+            fprintf(stderr, "fluidlab: %-*s %s: %s\n", width, e[k].label,
+                    e[k].unsupported ? "unsupported" : "did not run", e[k].error);
         else
             fprintf(stderr, "fluidlab: %-*s %s%s%s, %lld steps, %.1f s, mean compression %.3f %%\n", width,
                     e[k].label, fl_run_status_name(r->status), r->status == FL_RUN_STABLE ? "" : ": ",

@@ -131,6 +131,8 @@ static int list_frames(const char *dir, char ***names)
 {
     DIR *d = opendir(dir);
     *names = NULL;
+    if (!d && errno == ENOENT)
+        return -fail("%s: no such folder: the run saved no frames (run with --save bin)", dir);
     if (!d)
         return -fail("%s: cannot read the frames' folder: %s", dir, strerror(errno));
     int n = 0, cap = 0;
