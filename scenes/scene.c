@@ -551,8 +551,8 @@ static int apply_set(const check *c, cJSON *root, const char *set)
             if (last)
                 break;   /* handled below with the parent and the index */
             child = index < size ? cJSON_GetArrayItem(cur, (int)index) : NULL;
-            if (child == NULL) {   /* index == size appends */
-                child = cJSON_CreateObject();
+            if (child == NULL) {   /* index == size appends (an array when an index follows) */
+                child = tok[t + 1].bracket ? cJSON_CreateArray() : cJSON_CreateObject();
                 if (child == NULL || !cJSON_AddItemToArray(cur, child)) {
                     cJSON_Delete(child);
                     return fl_fail(c->err, FL_ERR_MEMORY, "--set %s: out of memory", shown);
@@ -568,8 +568,10 @@ static int apply_set(const check *c, cJSON *root, const char *set)
             child = cJSON_GetObjectItemCaseSensitive(cur, tok[t].name);
             if (child == NULL) {
                 /* So that --set solvers.sph.stiffness=2000 works on a scene
-                 * without "solvers": validation then judges the keys. */
-                child = cJSON_CreateObject();
+                 * without "solvers" (and obstacles[0]=... on one without
+                 * obstacles: an array when an index follows): validation
+                 * then judges the keys. */
+                child = tok[t + 1].bracket ? cJSON_CreateArray() : cJSON_CreateObject();
                 if (child == NULL || !cJSON_AddItemToObject(cur, tok[t].name, child)) {
                     cJSON_Delete(child);
                     return fl_fail(c->err, FL_ERR_MEMORY, "--set %s: out of memory", shown);

@@ -323,6 +323,15 @@ static void test_set(void)
         ENSURE_NEAR(param(&p, "stiffness", -1), 3000.0, 0.0);
         fl_scene_free(&s);
     }
+    /* an array created where the scene has none: its first element
+     * appended (it was an object, and [0] was refused) */
+    {
+        const char *sets[1] = {"obstacles[0]={\"min\": [0.3, 0, 0], \"max\": [0.4, 0.1, 0.1]}"};
+        ENSURE(load(FL_SOURCE_DIR "/scenes/drop.json", sets, 1, &s) == FL_OK);
+        ENSURE(s.obstacle_count == 1);
+        ENSURE_NEAR(s.obstacles[0].hi[0], 0.4, 0.0);
+        fl_scene_free(&s);
+    }
     /* time.dt through --set. */
     {
         const char *sets[1] = {"time.dt=0.0005"};
