@@ -739,11 +739,11 @@ typedef struct compare_jobs {
     int n;                  /* jobs */
 } compare_jobs;
 
-/* a run's summary plot, when the comparison draws them: 0, or 2 when it
- * could not be written (plot_summary) */
-static int compare_finish(const char *dir, void *ctx)
+/* a run's summary plot, when the command draws them (ctx: its plot
+ * flag, an int): 0, or 2 when it could not be written (plot_summary) */
+static int summary_finish(const char *dir, void *ctx)
 {
-    return ((const compare_jobs *)ctx)->plot ? plot_summary(dir) : 0;
+    return *(const int *)ctx ? plot_summary(dir) : 0;
 }
 
 /* The run of job k. */
@@ -781,7 +781,7 @@ static fl_job_state compare_job(int k, void *record, void *ctx)
     if (c.progress)
         fprintf(stderr, "fluidlab: compare: run %d of %d, %s%s\n", k + 1, cj->n, cj->e[cj->entry[k]].label,
                 rank_text(rank, sizeof rank));
-    return fl_run_job(&c, k == 0, compare_finish, cj, record);
+    return fl_run_job(&c, k == 0, summary_finish, (void *)&cj->plot, record);
 }
 
 static int cmd_compare(int argc, char **argv)
@@ -945,6 +945,7 @@ typedef struct sweep_jobs {
     char (*sets)[4][128];   /* each case's iteration overrides */
     int *nsets;
     int n;
+    int plot;               /* each case's summary plot drawn */
 } sweep_jobs;
 
 static fl_run_config sweep_config(const sweep_jobs *sj, int k)
@@ -971,7 +972,7 @@ static fl_job_state sweep_job(int k, void *record, void *ctx)
     char rank[32];
     if (c.progress)
         fprintf(stderr, "fluidlab: sweep: case %d of %d%s\n", k + 1, sj->n, rank_text(rank, sizeof rank));
-    return fl_run_job(&c, k == 0, NULL, NULL, record);
+    return fl_run_job(&c, k == 0, summary_finish, (void *)&sj->plot, record);
 }
 
 static int cmd_sweep(int argc, char **argv)
@@ -1030,7 +1031,7 @@ static int cmd_sweep(int argc, char **argv)
     static fl_run_outcome out[FL_MAX_SWEEP];
     fl_job_state state[FL_MAX_SWEEP];
     const int n = ns * ni;
-    sweep_jobs sj = {c, cases, set_text, nsets, n};
+    sweep_jobs sj = {c, cases, set_text, nsets, n, plot};
     for (int a = 0, k = 0; a < ns; a++) /* the plan, so that sweep.csv lists the cases an interrupt leaves out */
         for (int b = 0; b < ni; b++, k++) {
             fl_sweep_case *sc = &cases[k];

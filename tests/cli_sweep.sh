@@ -22,6 +22,10 @@ grep -q '^1,[^,]*,0.01,0,0,unstable,0.03,".*max speed' "$out/sweep.csv"
 check "dt = 0.01 s: unstable at t = 0.03 s, the reason recorded" $?
 grep -q '^2,[^,]*,0.0005,0,0,stable,-1,' "$out/sweep.csv"; check "dt = 0.5 ms, after it: stable" $?
 [ -s "$out/case_01/run.json" ] && [ -s "$out/case_02/stats.csv" ]; check "each case has its run folder" $?
+if command -v gnuplot > /dev/null; then
+  [ -s "$out/case_01/summary.png" ] && [ -s "$out/case_02/summary.svg" ]
+  check "each case has its summary plot, as a run's and compare's do" $?
+fi
 grep -q '"status":[[:space:]]*"unstable"' "$out/case_01/run.json"; check "the case's run.json says unstable" $?
 [ "$(grep -c '^| [0-9]' "$out/sweep.md")" -eq 2 ]; check "sweep.md: two cases" $?
 
