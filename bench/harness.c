@@ -387,6 +387,7 @@ typedef struct run_state {
     fl_pictures pictures;         /* --save png */
     const fl_mac_grid *mac;       /* --save grid: the solver's MAC grid */
     double last_density_err;      /* fluidlab tool: the last measured avg compression */
+    fl_params taken;              /* the parameters the solver ran with (fl_params.taken) */
 } run_state;
 
 /* Frame number frame of the world into DIR/frames/ in every format asked
@@ -499,7 +500,7 @@ static int put_run_json(const char *path, const char *text, int first, fl_error 
 /* status: "running" before the first step, else the result's. input:
  * the streamed tool loop's input (`fluidlab tool`), NULL for a run. */
 static int write_run_json(const fl_run_config *c, const fl_scene *s, const fl_params *prm,
-                          const fl_world *w, const run_clock *clk, const fl_run_result *res, const char *status,
+                          const fl_params *taken, const fl_world *w, const run_clock *clk, const fl_run_result *res, const char *status,
                           const char *input, fl_error *err)
 {
     char machine[256], path[1200];
@@ -519,6 +520,9 @@ static int write_run_json(const fl_run_config *c, const fl_scene *s, const fl_pa
     cJSON *params = cJSON_AddObjectToObject(root, "parameters");
     for (int k = 0; k < prm->count; k++)
         cJSON_AddNumberToObject(params, prm->items[k].key, prm->items[k].value);
+    cJSON *ran = cJSON_AddObjectToObject(root, "parameters_taken");
+    for (int k = 0; k < taken->count; k++)
+        cJSON_AddNumberToObject(ran, taken->items[k].key, taken->items[k].value);
     if (input) { /* ticks of any length, each cut into steps of dt */
         cJSON_AddNumberToObject(root, "dt", clk->dt);
         cJSON *stream = cJSON_AddObjectToObject(root, "tool_stream");
@@ -747,7 +751,10 @@ static int run_build(const fl_run_config *c, run_state *r, fl_error *err)
             return rc;
     }
     fl_scene_solver_params(s, c->solver, &r->params);
+    fl_params_init(&r->taken, r->params.source);
+    r->params.taken = &r->taken; /* what the solver reads, defaults included */
     r->solver = fl_solver_create(r->ops, &r->world, &r->params, err);
+    r->params.taken = NULL;
     if (!r->solver)
         return FL_ERR_INPUT;
     if ((rc = fl_metrics_init(&r->metrics, r->ops, r->solver, &r->world, err)))
@@ -998,7 +1005,7 @@ int fl_run(const fl_run_config *c, fl_run_result *res, fl_error *err)
     if (rc == FL_OK)
         rc = open_outputs(c, &r, err);
     if (rc == FL_OK)
-        rc = write_run_json(c, &r.scene, &r.params, &r.world, &clk, res, "running", NULL, err);
+        rc = write_run_json(c, &r.scene, &r.params, &r.taken, &r.world, &clk, res, "running", NULL, err);
     if (rc == FL_OK && (rc = write_frame(c, &r, 0, err)) == FL_OK)
         res->frames_saved = saves_frames(c);
     if (rc) {
@@ -1101,7 +1108,7 @@ int fl_run(const fl_run_config *c, fl_run_result *res, fl_error *err)
         snprintf(res->reason, sizeof res->reason, "an output could not be written: %.200s", err->msg);
     }
     fl_error json_err;
-    int jrc = write_run_json(c, &r.scene, &r.params, &r.world, &clk, res, fl_run_status_name(res->status), NULL,
+    int jrc = write_run_json(c, &r.scene, &r.params, &r.taken, &r.world, &clk, res, fl_run_status_name(res->status), NULL,
                              rc ? &json_err : err);
     run_state_free(&r);
     return rc ? rc : jrc;
@@ -1263,7 +1270,7 @@ int fl_tool_stream(const fl_run_config *c, const char *input, fl_run_result *res
     if (rc == FL_OK)
         rc = open_tool_csv(c, &r, err);
     if (rc == FL_OK)
-        rc = write_run_json(c, &r.scene, &r.params, &r.world, &clk, res, "running", name, err);
+        rc = write_run_json(c, &r.scene, &r.params, &r.taken, &r.world, &clk, res, "running", name, err);
     if (rc) {
         if (!from_stdin)
             fclose(in);
@@ -1366,7 +1373,7 @@ int fl_tool_stream(const fl_run_config *c, const char *input, fl_run_result *res
         snprintf(res->reason, sizeof res->reason, "%s: %.200s",
                  rc == FL_ERR_IO ? "an output could not be written" : "stopped by its input", err->msg);
     }
-    int jrc = write_run_json(c, &r.scene, &r.params, &r.world, &clk, res, fl_run_status_name(res->status), name,
+    int jrc = write_run_json(c, &r.scene, &r.params, &r.taken, &r.world, &clk, res, fl_run_status_name(res->status), name,
                              rc ? &json_err : err);
     run_state_free(&r);
     return rc ? rc : jrc;

@@ -77,6 +77,10 @@ int fl_params_get(const fl_params *p, const char *key, double def, double lo, do
                            p->source, key, lo, hi, v);
         *out = v;
     }
+    if (p->taken) {
+        fl_error full; /* a key past the list's room is not recorded */
+        fl_params_set(p->taken, key, *out, &full);
+    }
     return FL_OK;
 }
 

@@ -72,6 +72,10 @@ typedef struct fl_params {
     char source[256];
     int count;
     fl_param items[FL_MAX_PARAMS];
+    /* when set, the getters below record there every key they read with the
+     * value taken, its default when the list does not give it (what a run
+     * ran with: run.json's parameters_taken) */
+    struct fl_params *taken;
 } fl_params;
 
 /* Empty parameter list with a source description. */

@@ -1364,6 +1364,11 @@ static void *flip_create_alpha(fl_world *w, const fl_params *p, double alpha_def
     fl_mac_grid *g = s->g;
     if (prm.precond < 0)
         prm.precond = s->prm.precond = flip_default_precond(g);
+    if (p->taken) { /* what the grid and the solve took: the cell that tiles, the preconditioner chosen */
+        fl_error full;
+        fl_params_set(p->taken, "dx", g->dx, &full);
+        fl_params_set(p->taken, "preconditioner", prm.precond, &full);
+    }
     if (g->wrap && prm.precond == FL_PRECOND_MG) {
         fl_fail(err, FL_ERR_INPUT, "%s.preconditioner: multigrid (3) does not support periodic axes; use 0 (MIC(0)), "
                 "1 (Jacobi) or 2 (none)", p->source);

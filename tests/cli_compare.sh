@@ -37,6 +37,13 @@ fi
 check "compare with --per-solver exits 0" $?
 grep -A2 '"parameters"' "$dir/per/flip/run.json" | grep -q '"alpha":[[:space:]]*0.5'
 check "--per-solver flip.alpha=0.5 reaches flip's parameters (run.json)" $?
+# what the solver ran with, defaults included: the alpha given, the
+# tolerance it did not give, the cell it chose (0.05 m tiles the tank where
+# 2d = 0.08 m does not) and the preconditioner
+taken=$(sed -n '/"parameters_taken"/,/}/p' "$dir/per/flip/run.json")
+echo "$taken" | grep -q '"alpha":[[:space:]]*0.5,' && echo "$taken" | grep -q '"tolerance":[[:space:]]*1e-06,' &&
+  echo "$taken" | grep -Eq '"dx":[[:space:]]*0.05,' && echo "$taken" | grep -Eq '"preconditioner":[[:space:]]*[03],'
+check "run.json's parameters_taken: the given, the defaults and FLIP's chosen dx and preconditioner" $?
 "$bin" compare dam_break --solvers flip --per-solver alpha=0.5 --out "$dir/bad0" 2>"$dir/bad0.txt"
 [ $? -eq 1 ] && [ "$(wc -l < "$dir/bad0.txt")" -eq 1 ] && grep -q "expected SOLVER.KEY=VALUE" "$dir/bad0.txt"
 check "--per-solver without a solver: one line, exit 1" $?
