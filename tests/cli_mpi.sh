@@ -6,8 +6,8 @@
 # - figures --smoke (figures 1, 2, 4 to 8) on 3 ranks writes the same CSV
 #   rows as on one (the timing columns of figures 6 and 8 aside), the same
 #   run folders with the same files, and report.md says 3 MPI ranks;
-# - a run that fails (compare with --per-solver pbf.solver_iterations=0, bad
-#   for PBF alone) is recorded as failed with its reason, exit 4, and the
+# - a run that fails (compare with --per-solver flip.dx=0.07, which does not
+#   tile the tank: found by FLIP alone) is recorded as failed with its reason, exit 4, and the
 #   other solvers' runs and rows are kept, as on one rank;
 # - a rank killed (SIGKILL) in the middle of a sweep: mpirun fails, the
 #   cases finished keep their completion marker and sweep.csv says which
@@ -69,18 +69,21 @@ grep -q "3 MPI ranks x 1 thread," "$dir/three/out/report.md"; check "report.md s
 ! grep -q "MPI ranks" "$dir/one/out/report.md"; check "report.md of one rank says no ranks" $?
 grep -q "on 3 ranks" "$dir/three.err"; check "figures on 3 ranks says so on stderr" $?
 
-# ---- a failed run: recorded, exit 4, the others kept
+# ---- a failed run: recorded, exit 4, the others kept (FLIP's cell does
+# not tile the tank: found when FLIP makes its grid; a value out of range
+# is refused before any run)
 cmp_args=(compare dam_break --solvers sph,pbf,flip --set fluid.spacing=0.04 --frames 3 --dt 0.01 --quiet --no-plot
-  --threads 1 --per-solver pbf.solver_iterations=0 --out cmp)
+  --threads 1 --per-solver flip.dx=0.07 --out cmp)
 (cd "$dir/one" && "$bin" "${cmp_args[@]}" 2>/dev/null)
 check "compare with a failing solver on one rank exits 4 ($?)" $(($? != 4))
 (cd "$dir/three" && "${mpi[@]}" "$bin" "${cmp_args[@]}" 2>../fail.err)
 rc=$?
 [ $rc -eq 4 ]; check "on 3 ranks: exit 4 ($rc)" $?
-grep -q '^pbf,cpu,failed,".*solver_iterations: expected a value in \[1, 2048\], got 0"' "$dir/three/cmp/compare.csv"
+grep -q '^flip,cpu,failed,".*solvers.flip.dx: MAC grid: dx = 0.07 m: the x axis, 1.2 m long, is 17.1429 cells' \
+  "$dir/three/cmp/compare.csv"
 check "the failed run recorded with its reason" $?
 grep -q "1 of 3 runs failed or are missing" "$dir/fail.err"; check "stderr says a run failed" $?
-[ -e "$dir/three/cmp/sph/run.complete" ] && [ -e "$dir/three/cmp/flip/run.complete" ] && [ -s "$dir/three/cmp/flip/stats.csv" ]
+[ -e "$dir/three/cmp/sph/run.complete" ] && [ -e "$dir/three/cmp/pbf/run.complete" ] && [ -s "$dir/three/cmp/pbf/stats.csv" ]
 check "the other runs kept, finished" $?
 [ "$(without "$dir/one/cmp/compare.csv" wall_s ms_per_step)" = "$(without "$dir/three/cmp/compare.csv" wall_s ms_per_step)" ]
 check "compare.csv: the same rows on 3 ranks (wall times aside)" $?
