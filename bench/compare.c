@@ -147,6 +147,15 @@ int fl_compare_write(const char *dir, const fl_compare_entry *e, int n, fl_error
     return fl_close_written(dens, path, err);
 }
 
+/* A case's step: its dt, or a substeps case's as it ran (simulated time
+ * over steps; 0 before it ran). */
+static double case_dt(const fl_sweep_case *c)
+{
+    if (c->dt > 0.0)
+        return c->dt;
+    return c->ran && c->result.steps > 0 ? c->result.sim_time / (double)c->result.steps : 0.0;
+}
+
 int fl_sweep_write(const char *dir, const fl_sweep_case *c, int n, fl_error *err)
 {
     char path[1200];
@@ -162,7 +171,7 @@ int fl_sweep_write(const char *dir, const fl_sweep_case *c, int n, fl_error *err
         const int broke = c[k].ran && r->status == FL_RUN_UNSTABLE;
         char quoted[640];
         csv_text(reason_of(c[k].ran, r, c[k].error), quoted, sizeof quoted);
-        fprintf(csv, "%d,%s,%.6g,%d,%d,%s,%.6g,\"%s\",%lld,%.6g,%.6g,%.6g,%.6g\n", k + 1, c[k].dir, c[k].dt,
+        fprintf(csv, "%d,%s,%.6g,%d,%d,%s,%.6g,\"%s\",%lld,%.6g,%.6g,%.6g,%.6g\n", k + 1, c[k].dir, case_dt(&c[k]),
                 c[k].substeps, c[k].iterations, status_of(c[k].ran, 0, r, c[k].error), broke ? r->sim_time : -1.0,
                 quoted, r->steps, r->sim_time, r->wall_s, ms_per_step(r), 100.0 * r->mean_err_avg);
     }
@@ -184,7 +193,7 @@ int fl_sweep_write(const char *dir, const fl_sweep_case *c, int n, fl_error *err
         if (broke)
             snprintf(at, sizeof at, "%.4f", r->sim_time);
         fprintf(md, "| %d | %.6g | %d | %d | %s%s%s | %s | %lld | %.1f | %.3f %% |\n", k + 1,
-                c[k].ran && r->steps > 0 ? r->sim_time / (double)r->steps : c[k].dt, c[k].substeps, c[k].iterations,
+                case_dt(&c[k]), c[k].substeps, c[k].iterations,
                 status_of(c[k].ran, 0, r, c[k].error), plain ? "" : ": ",
                 plain ? "" : reason_of(c[k].ran, r, c[k].error),
                 at, r->steps, r->wall_s, 100.0 * r->mean_err_avg);

@@ -74,6 +74,8 @@ check "a substeps x iterations sweep exits 0" $?
 iters() { cut -d, -f"$(head -1 "$1" | tr ',' '\n' | grep -n '^iterations$' | cut -d: -f1)" "$1" | tail -n +2 | sort -u; }
 [ "$(iters "$out/case_01/stats.csv")" = 2 ] && [ "$(iters "$out/case_02/stats.csv")" = 4 ]
 check "--iters 2,4 gives PCISPH 2 and 4 iterations per step" $?
+[ "$(tail -n +2 "$out/sweep.csv" | cut -d, -f3,4 | sort -u)" = "0.00333333,10" ]
+check "sweep.csv: a substeps case's step, 1 / (30 fps x 10) (it said 0)" $?
 # PBF's eta stopped its iterations early, whatever --iters said
 out=$dir/pbf
 "$bin" sweep dam_break --solver pbf "${tiny[@]}" --dt 0.004 --iters 3 --per-solver pbf.eta=0.5 --out "$out" 2>/dev/null &&
