@@ -1242,7 +1242,7 @@ static int tool_tick(run_state *r, const run_clock *clk, int measure_every, doub
     return FL_OK;
 }
 
-int fl_tool_stream(const fl_run_config *c, const char *input, fl_run_result *res, fl_error *err)
+int fl_tool_stream(const fl_run_config *c, const char *input, FILE *out, fl_run_result *res, fl_error *err)
 {
     memset(res, 0, sizeof *res);
     if (c->threads > 0)
@@ -1258,11 +1258,15 @@ int fl_tool_stream(const fl_run_config *c, const char *input, fl_run_result *res
     if (!in)
         return fl_fail(err, FL_ERR_INPUT, "%s: cannot read: %s", input, strerror(errno));
     struct stat sb;
-    if (!from_stdin && fstat(fileno(in), &sb) == 0 && S_ISDIR(sb.st_mode)) { /* fopen takes a folder */
-        fclose(in);
-        return fl_fail(err, FL_ERR_INPUT, "%s: cannot read: %s", input, strerror(EISDIR));
+    if (fstat(fileno(in), &sb) == 0 && S_ISDIR(sb.st_mode)) { /* fopen takes a folder, and so does < */
+        if (!from_stdin)
+            fclose(in);
+        return fl_fail(err, FL_ERR_INPUT, "%s: cannot read: %s", name, strerror(EISDIR));
     }
     int rc = tool_prepare(c, &r, &clk, err);
+    if (rc == FL_OK && !out) /* the options and the scene are good, but the answers have nowhere to go */
+        rc = fl_fail(err, FL_ERR_IO, "tool: standard output is closed: the loop writes each tick's force there "
+                     "(give it a pipe or a file)");
     if (rc == FL_OK)
         rc = fl_make_dirs(c->out_dir, err);
     if (rc == FL_OK)
@@ -1308,6 +1312,8 @@ int fl_tool_stream(const fl_run_config *c, const char *input, fl_run_result *res
             break;
         }
         const size_t end = strcspn(line, "\r\n");
+        if (line[strspn(line, " \t")] == '#')
+            continue; /* a comment, whatever it holds */
         if (line[end] == '\r' && line[end + 1] != '\n' && line[end + 1] != '\0') {
             /* a CR inside: the rest of the line (old Mac line ends) would go unseen */
             rc = fl_fail(err, FL_ERR_INPUT, "%s:%ld: expected one tick a line, ended by LF or CR LF, got a CR inside "
@@ -1357,7 +1363,7 @@ int fl_tool_stream(const fl_run_config *c, const char *input, fl_run_result *res
             res->deferred++;
         }
         res->ticks++;
-        if ((rc = write_tick(stdout, v[0], &row, err)))
+        if ((rc = write_tick(out, v[0], &row, err)))
             break;
     }
     free(line);

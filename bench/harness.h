@@ -111,13 +111,15 @@ int fl_run(const fl_run_config *c, fl_run_result *res, fl_error *err);
  * force on the tool, N) goes to stdout, flushed. Blank lines and lines
  * starting with '#' are skipped. c->out_dir gets tool.csv (a row per step)
  * and run.json, as fl_run writes them.
+ * The answers go to out; NULL (the caller's stdout was closed): FL_ERR_IO
+ * once the options and the scene are checked, nothing written.
  * Bad options or scene: FL_ERR_INPUT before anything is written. Bad
  * input on a line (not four finite numbers, a time not after the last, a
  * target that puts the tool outside the domain): FL_ERR_INPUT with
  * "<input>:<line>: ..." in err, and run.json says "incomplete" with it; a
  * failed write (tool.csv, or stdout: a closed pipe) FL_ERR_IO, the same.
  * An unstable or interrupted loop is a result (res->status). */
-int fl_tool_stream(const fl_run_config *c, const char *input, fl_run_result *res, fl_error *err);
+int fl_tool_stream(const fl_run_config *c, const char *input, FILE *out, fl_run_result *res, fl_error *err);
 
 /* Builds the world of a scene with its tool, as fl_run does: the world
  * (fl_build_world) and, when the scene has a tool, the tool in it

@@ -142,6 +142,13 @@ check "--input FILE: a bad line is named FILE:LINE" $?
 tool --out "$dir/dirin" --input "$dir" > /dev/null 2> "$dir/dirin.err"
 [ $? -eq 1 ] && one_line "$dir/dirin.err" && grep -q "Is a directory" "$dir/dirin.err" && [ ! -e "$dir/dirin" ]
 check "--input a folder: exit 1, one line, nothing written" $?
+tool --out "$dir/dirin2" < "$dir" > /dev/null 2> "$dir/dirin2.err"
+[ $? -eq 1 ] && one_line "$dir/dirin2.err" && grep -q "stdin: cannot read: Is a directory" "$dir/dirin2.err" &&
+  [ ! -e "$dir/dirin2" ]
+check "stdin a folder: exit 1, one line, nothing written" $?
+printf '# a comment\rwith a CR\n0.001 0.1 0.109 0.1\n' | tool --out "$dir/crc" > "$dir/crc.out" 2> /dev/null &&
+  [ "$(wc -l < "$dir/crc.out")" -eq 1 ]
+check "a comment holding a CR: skipped" $?
 
 # a start pose outside the domain is named by the scene's key: the path's
 # first key when the scene gives a path (the stream starts from it), not a
@@ -170,6 +177,9 @@ rc=$?
 [ "$rc" -eq 2 ] && one_line "$dir/noout.err" && grep -q 'standard output is closed' "$dir/noout.err" &&
   [ ! -e "$dir/noout" ]
 check "stdout closed at the start: exit 2 ($rc), one line, nothing written" $?
+echo '0.001 0.1 0.11 0.1' | "$bin" tool "$scene" --solver nosuch --out "$dir/noout2" 2> /dev/null >&-
+rc=$?
+[ "$rc" -eq 1 ] && [ ! -e "$dir/noout2" ]; check "stdout closed, and a bad option: the option's exit 1 ($rc)" $?
 
 # SIGINT while waiting for the next tick: the input a FIFO held open
 mkfifo "$dir/ticks.fifo"
