@@ -197,10 +197,12 @@ fl_job_state fl_run_job(const fl_run_config *c, int input_fatal, int (*finish)(c
     if (out->result.status != FL_RUN_STABLE && out->result.status != FL_RUN_UNSTABLE)
         return FL_JOB_DONE; /* interrupted: a rerun with --resume runs it again */
     if (finish && finish(c->out_dir, finish_ctx)) { /* a picture not written: the run is not whole */
+        char reason[1200];
+        fl_summary_lost(c->out_dir, &out->result, reason, sizeof reason);
         out->code = FL_ERR_IO;
-        snprintf(out->error, sizeof out->error, "%.500s: its summary plot could not be written", c->out_dir);
+        snprintf(out->error, sizeof out->error, "%.590s", reason);
         out->result.status = FL_RUN_INCOMPLETE;
-        if (fl_run_json_mark_incomplete(c->out_dir, "an output could not be written: the summary plot", &err))
+        if (fl_run_json_mark_incomplete(c->out_dir, reason, &err))
             snprintf(out->error, sizeof out->error, "%s", err.msg);
         return FL_JOB_FATAL;
     }

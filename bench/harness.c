@@ -567,6 +567,12 @@ static int write_run_json(const fl_run_config *c, const fl_scene *s, const fl_pa
     return rc;
 }
 
+void fl_summary_lost(const char *dir, const fl_run_result *res, char *reason, int len)
+{
+    snprintf(reason, (size_t)len, "an output could not be written: %.600s/summary.png and .svg, not whole (the run "
+             "was %s%s%.300s)", dir, fl_run_status_name(res->status), res->reason[0] ? ": " : "", res->reason);
+}
+
 int fl_run_json_mark_incomplete(const char *dir, const char *reason, fl_error *err)
 {
     cJSON *root;

@@ -88,6 +88,10 @@ int fl_run_json_domain(const struct cJSON *root, fl_box *box);
  * FL_ERR_IO / FL_ERR_INPUT with one line in err. */
 int fl_run_json_mark_incomplete(const char *dir, const char *reason, fl_error *err);
 
+/* The reason a run becomes incomplete when its summary plot in dir cannot
+ * be written: the files, and the run's own result (res) kept in words. */
+void fl_summary_lost(const char *dir, const fl_run_result *res, char *reason, int len);
+
 /* The dimensions of the scene a parsed run.json records: 2 or 3. */
 int fl_run_json_dims(const struct cJSON *root);
 

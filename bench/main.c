@@ -549,7 +549,9 @@ static int cmd_run(int argc, char **argv)
         return interrupted_exit();
     }
     if (plot && plot_summary(c.out_dir)) { /* run.json says so: the run's output is not whole */
-        if (fl_run_json_mark_incomplete(c.out_dir, "an output could not be written: the summary plot", &err))
+        char reason[1200];
+        fl_summary_lost(c.out_dir, &res, reason, sizeof reason);
+        if (fl_run_json_mark_incomplete(c.out_dir, reason, &err))
             die("%s", err.msg);
         return 2;
     }
