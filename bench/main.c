@@ -1017,6 +1017,19 @@ static int cmd_sweep(int argc, char **argv)
             return die("%s", "--iters: more than 64 values (a sweep runs at most 64 cases)");
         if (ni <= 0)
             return die("--iters %s: expected a comma-separated list of whole numbers >= 1", it_list);
+        /* what --iters sets besides the counts must not be given too: it would be set aside unseen */
+        for (int q = 0; ops->iteration_fixed && ops->iteration_fixed[q]; q++) {
+            char key[128];
+            snprintf(key, sizeof key, "solvers.%s.%.*s=", c.solver,
+                     (int)strcspn(ops->iteration_fixed[q], "="), ops->iteration_fixed[q]);
+            for (int k = 0; k < c.set_count; k++)
+                if (strncmp(c.sets[k], key, strlen(key)) == 0) {
+                    char msg[300];
+                    snprintf(msg, sizeof msg, "--iters: sets solvers.%s.%s so that nothing ends the iterations "
+                             "early: not with --set %.100s", c.solver, ops->iteration_fixed[q], c.sets[k]);
+                    return die("%s", msg);
+                }
+        }
     }
     if (ns * ni > FL_MAX_SWEEP)
         return die("sweep: more than 64 cases", "");

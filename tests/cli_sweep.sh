@@ -76,11 +76,20 @@ iters() { cut -d, -f"$(head -1 "$1" | tr ',' '\n' | grep -n '^iterations$' | cut
 check "--iters 2,4 gives PCISPH 2 and 4 iterations per step" $?
 [ "$(tail -n +2 "$out/sweep.csv" | cut -d, -f3,4 | sort -u)" = "0.00333333,10" ]
 check "sweep.csv: a substeps case's step, 1 / (30 fps x 10) (it said 0)" $?
-# PBF's eta stopped its iterations early, whatever --iters said
+# PBF's eta (here the scene's) stopped its iterations early, whatever
+# --iters said; an eta given on the command line beside --iters is refused
+sed 's/"sph": { "stiffness"/"pbf": { "eta": 0.5 }, "sph": { "stiffness"/' "$(dirname "$0")/../scenes/dam_break.json" \
+  > "$dir/dam_eta.json"
 out=$dir/pbf
-"$bin" sweep dam_break --solver pbf "${tiny[@]}" --dt 0.004 --iters 3 --per-solver pbf.eta=0.5 --out "$out" 2>/dev/null &&
+grep -q '"eta": 0.5' "$dir/dam_eta.json" &&
+  "$bin" sweep "$dir/dam_eta.json" --solver pbf "${tiny[@]}" --dt 0.004 --iters 3 --out "$out" 2>/dev/null &&
   [ "$(iters "$out/case_01/stats.csv")" = 3 ]
-check "--iters 3 gives PBF 3 iterations per step, its eta 0.5 set aside" $?
+check "--iters 3 gives PBF 3 iterations per step, the scene's eta 0.5 set aside" $?
+"$bin" sweep dam_break --solver pbf "${tiny[@]}" --dt 0.004 --iters 3 --per-solver pbf.eta=0.5 --out "$dir/pbf2" \
+  2> "$dir/pbf2.err"
+[ $? -eq 1 ] && grep -q -- "--iters: sets solvers.pbf.eta=0 .*not with --set solvers.pbf.eta=0.5" "$dir/pbf2.err" &&
+  [ ! -e "$dir/pbf2" ]
+check "--iters with --per-solver pbf.eta: refused, nothing written" $?
 
 bad() { # name, args...: one line on stderr, exit 1, nothing written
   local name=$1
