@@ -117,7 +117,8 @@ static const char *usage =
     "  list                   the solvers, the devices and the shipped scenes\n"
     "  --help, --version\n"
     "\n"
-    "run options (each given once, but --set, --per-solver, --save and --plot, which add up):\n"
+    "run options (each given once, but --set, --per-solver, --save and --plot, which add up;\n"
+    "every command takes an option's value as the next word or after '=': --frames=3):\n"
     "  --solver NAME          solver to use (see `fluidlab list`), default sph\n"
     "  --dt S | cfl           fixed step in seconds, or cfl: each step at the solver's\n"
     "                         stability limit (overrides the scene's time.dt)\n"
@@ -1189,6 +1190,33 @@ static int reopen_closed_std(void)
     return stdout_closed;
 }
 
+/* GNU's --option=value as --option value, for every command: argv with
+ * each such word split at its first '=' (the words live as long as the
+ * process; argv itself when there is none). */
+static char **split_option_values(int *argc, char **argv)
+{
+    static char **out;
+    int extra = 0;
+    for (int k = 1; k < *argc; k++)
+        extra += strncmp(argv[k], "--", 2) == 0 && strchr(argv[k], '=') != NULL;
+    if (!extra || !(out = malloc(sizeof *out * (size_t)(*argc + extra + 1))))
+        return argv;
+    int m = 0;
+    for (int k = 0; k < *argc; k++) {
+        const char *eq = k > 0 && strncmp(argv[k], "--", 2) == 0 ? strchr(argv[k], '=') : NULL;
+        char *name = eq ? strndup(argv[k], (size_t)(eq - argv[k])) : NULL;
+        if (!name) {
+            out[m++] = argv[k];
+            continue;
+        }
+        out[m++] = name;
+        out[m++] = (char *)eq + 1;
+    }
+    out[m] = NULL;
+    *argc = m;
+    return out;
+}
+
 int main(int argc, char **argv)
 {
     /* a file-size limit (ulimit -f) then fails a write with EFBIG, which is
@@ -1202,6 +1230,7 @@ int main(int argc, char **argv)
             fprintf(stderr, "fluidlab: %s\n", err.msg);
         return 1;
     }
+    argv = split_option_values(&argc, argv);
     const int rc = command(argc, argv);
     fl_dispatch_finish(rc);
     return rc;

@@ -347,6 +347,16 @@ arg_case "compare, pcisph's max_iterations 2.5" 'solvers\.pcisph\.max_iterations
     compare "$s" --per-solver pcisph.max_iterations=2.5 --out "$dir/twice"
 arg_case "run sph, flip's warm_start 0.5" 'solvers\.flip\.warm_start: expected 0 or 1, got 0\.5' \
     run "$s" --solver sph --per-solver flip.warm_start=0.5 --out "$dir/twice"
+# GNU's --option=value, in every command, is the option and its value
+n=$((n + 1))
+: > "$dir/eq.stderr"
+why=""
+"$bin" run hydrostatic --frames=1 --set=fluid.spacing=0.05 --per-solver=sph.stiffness=900 --out="$dir/eq" --quiet --no-plot \
+  2> "$dir/eq.stderr" && grep -q '"steps_per_frame"' "$dir/eq/run.json" &&
+  grep -A2 '"parameters"' "$dir/eq/run.json" | grep -q '"stiffness":[[:space:]]*900' || why="--option=value not taken"
+verdict "run --frames=1 --set=... --per-solver=... --out=..." "$why" "$dir/eq.stderr"
+arg_case "--frames= (empty)" "--frames: expected a whole number >= 1, got ''" run "$s" --frames= --out "$dir/twice"
+arg_case "--frames=1 --frames 2" '--frames: given twice' run "$s" --frames=1 --frames 2 --out "$dir/twice"
 # strtod skips leading blanks: ' 3' was taken where '3 ' was refused
 arg_case "--frames ' 3'" "--frames: expected a whole number >= 1, got ' 3'" run "$s" --frames ' 3' --out "$dir/twice"
 n=$((n + 1))
