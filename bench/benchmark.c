@@ -169,7 +169,6 @@ static int bench_stopped(const char *name)
  * SIGTERM nothing is written (bench_stopped), which ends the command: the
  * tool loop's timings stop at the signal, the other benchmarks' at their
  * end (a second signal stops them at once). */
-
 __attribute__((format(printf, 5, 6))) static int log_row(const bench_opts *o, const char *name,
                                                          const char *header, int particles, const char *fmt, ...)
 {
@@ -274,11 +273,8 @@ static int frame_matches_scene(const char *frame, const fl_world *w)
         return 1;
     }
     fl_box box;
-    const cJSON *scene = cJSON_GetObjectItemCaseSensitive(root, "scene");
-    const cJSON *d = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(scene, "fluid"), "spacing");
     const cJSON *file = cJSON_GetObjectItemCaseSensitive(root, "scene_file");
-    int same = fl_run_json_domain(root, &box) && cJSON_IsNumber(d) &&
-               fabs(d->valuedouble - w->spacing) <= 1e-9 * w->spacing;
+    int same = fl_run_json_domain(root, &box) && fabs(fl_run_json_spacing(root) - w->spacing) <= 1e-9 * w->spacing;
     for (int a = 0; a < 3 && same; a++)
         same = fabs(box.lo[a] - w->domain.lo[a]) <= 1e-9 * (1.0 + fabs(box.lo[a])) &&
                fabs(box.hi[a] - w->domain.hi[a]) <= 1e-9 * (1.0 + fabs(box.hi[a]));

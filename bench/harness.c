@@ -499,8 +499,8 @@ static int put_run_json(const char *path, const char *text, int first, fl_error 
 
 /* status: "running" before the first step, else the result's. input:
  * the streamed tool loop's input (`fluidlab tool`), NULL for a run. */
-static int write_run_json(const fl_run_config *c, const fl_scene *s, const fl_params *prm,
-                          const fl_params *taken, const fl_world *w, const run_clock *clk, const fl_run_result *res, const char *status,
+static int write_run_json(const fl_run_config *c, const fl_scene *s, const fl_params *prm, const fl_params *taken,
+                          const fl_world *w, const run_clock *clk, const fl_run_result *res, const char *status,
                           const char *input, fl_error *err)
 {
     char machine[256], path[1200];
@@ -1114,8 +1114,8 @@ int fl_run(const fl_run_config *c, fl_run_result *res, fl_error *err)
         snprintf(res->reason, sizeof res->reason, "an output could not be written: %.200s", err->msg);
     }
     fl_error json_err;
-    int jrc = write_run_json(c, &r.scene, &r.params, &r.taken, &r.world, &clk, res, fl_run_status_name(res->status), NULL,
-                             rc ? &json_err : err);
+    int jrc = write_run_json(c, &r.scene, &r.params, &r.taken, &r.world, &clk, res, fl_run_status_name(res->status),
+                             NULL, rc ? &json_err : err);
     run_state_free(&r);
     return rc ? rc : jrc;
 }
@@ -1192,10 +1192,10 @@ static int write_tick(FILE *out, double t, const fl_tool_report *row, fl_error *
 /* The steps of one tick, from w->time to t: steps of clk->dt landing on t
  * as a run's land on a frame (landing_step: the last two split evenly
  * when a full step would leave a sliver; at least one step). Each step's
- * row goes to tool.csv;
- * *row is the last step's. The density is measured on steps 1,
- * 1 + measure_every, ...; the others keep the last measurement. FL_OK with res->status still STABLE, or a
- * result (unstable, interrupted) in res, or FL_ERR_IO. */
+ * row goes to tool.csv; *row is the last step's. The density is measured
+ * on steps 1, 1 + measure_every, ...; the others keep the last
+ * measurement. FL_OK with res->status still STABLE, or a result
+ * (unstable, interrupted) in res, or FL_ERR_IO. */
 static int tool_tick(run_state *r, const run_clock *clk, int measure_every, double t, fl_stability *stab,
                      fl_tool_report *row, fl_run_result *res, fl_error *err)
 {
@@ -1328,7 +1328,7 @@ int fl_tool_stream(const fl_run_config *c, const char *input, FILE *out, fl_run_
         }
         line[end] = '\0';
         const char *text = line + strspn(line, " \t");
-        if (!*text || *text == '#')
+        if (!*text)
             continue;
         double v[4];
         if (!parse_tick(text, v)) {
@@ -1385,8 +1385,8 @@ int fl_tool_stream(const fl_run_config *c, const char *input, FILE *out, fl_run_
         snprintf(res->reason, sizeof res->reason, "%s: %.200s",
                  rc == FL_ERR_IO ? "an output could not be written" : "stopped by its input", err->msg);
     }
-    int jrc = write_run_json(c, &r.scene, &r.params, &r.taken, &r.world, &clk, res, fl_run_status_name(res->status), name,
-                             rc ? &json_err : err);
+    int jrc = write_run_json(c, &r.scene, &r.params, &r.taken, &r.world, &clk, res, fl_run_status_name(res->status),
+                             name, rc ? &json_err : err);
     run_state_free(&r);
     return rc ? rc : jrc;
 }
@@ -1410,19 +1410,25 @@ int fl_run_json_dims(const struct cJSON *root)
     return cJSON_IsNumber(dims) && dims->valuedouble == 2.0 ? 2 : 3;
 }
 
-int fl_run_json_domain(const struct cJSON *root, fl_box *box)
+double fl_run_json_spacing(const struct cJSON *root)
 {
     const cJSON *scene = cJSON_GetObjectItemCaseSensitive(root, "scene");
-    const cJSON *domain = cJSON_GetObjectItemCaseSensitive(scene, "domain");
-    const cJSON *lo = cJSON_GetObjectItemCaseSensitive(domain, "min"), *hi = cJSON_GetObjectItemCaseSensitive(domain, "max");
     const cJSON *spacing = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(scene, "fluid"), "spacing");
+    return cJSON_IsNumber(spacing) && spacing->valuedouble > 0.0 ? spacing->valuedouble : 0.0;
+}
+
+int fl_run_json_domain(const struct cJSON *root, fl_box *box)
+{
+    const cJSON *domain = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(root, "scene"), "domain");
+    const cJSON *lo = cJSON_GetObjectItemCaseSensitive(domain, "min"), *hi = cJSON_GetObjectItemCaseSensitive(domain, "max");
     const int dims = fl_run_json_dims(root);
     if (cJSON_GetArraySize(lo) != dims || cJSON_GetArraySize(hi) != dims)
         return 0;
     if (dims == 2) { /* the world's slab, world.h */
-        if (!cJSON_IsNumber(spacing) || !(spacing->valuedouble > 0.0))
+        const double d = fl_run_json_spacing(root);
+        if (!(d > 0.0))
             return 0;
-        box->lo[2] = -0.5 * spacing->valuedouble, box->hi[2] = 0.5 * spacing->valuedouble;
+        box->lo[2] = -0.5 * d, box->hi[2] = 0.5 * d;
     }
     for (int a = 0; a < dims; a++) {
         const cJSON *l = cJSON_GetArrayItem(lo, a), *h = cJSON_GetArrayItem(hi, a);

@@ -92,6 +92,10 @@ int fl_run_json_mark_incomplete(const char *dir, const char *reason, fl_error *e
  * be written: the files, and the run's own result (res) kept in words. */
 void fl_summary_lost(const char *dir, const fl_run_result *res, char *reason, int len);
 
+/* The fluid spacing of the scene a parsed run.json records (scene.fluid.spacing), m; 0
+ * when it has none above 0. */
+double fl_run_json_spacing(const struct cJSON *root);
+
 /* The dimensions of the scene a parsed run.json records: 2 or 3. */
 int fl_run_json_dims(const struct cJSON *root);
 

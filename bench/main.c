@@ -1180,14 +1180,14 @@ static int command(int argc, char **argv)
  * run's CSV would get what is printed); returns 1 when stdout was closed. */
 static int reopen_closed_std(void)
 {
-    int stdout_closed = 0;
+    int out_closed = 0;
     for (int fd = 0; fd < 3; fd++)
         if (fcntl(fd, F_GETFD) == -1 && errno == EBADF) {
-            stdout_closed |= fd == 1;
+            out_closed |= fd == 1;
             if (open("/dev/null", fd == 0 ? O_RDONLY : O_WRONLY) != fd)
                 return -1;
         }
-    return stdout_closed;
+    return out_closed;
 }
 
 /* GNU's --option=value as --option value, for every command: argv with

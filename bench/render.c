@@ -68,14 +68,14 @@ static int read_run_info(const char *dir, run_info *r, fl_error *err)
     if (rc)
         return rc;
     const cJSON *scene = cJSON_GetObjectItemCaseSensitive(root, "scene");
-    const cJSON *spacing = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(scene, "fluid"), "spacing");
     const cJSON *fps = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(scene, "time"), "fps");
     fl_box domain;
-    const int ok = fl_run_json_domain(root, &domain) && cJSON_IsNumber(spacing) && spacing->valuedouble > 0.0;
+    const double spacing = fl_run_json_spacing(root);
+    const int ok = fl_run_json_domain(root, &domain) && spacing > 0.0;
     r->dims = fl_run_json_dims(root);
     memcpy(r->lo, domain.lo, sizeof r->lo);
     memcpy(r->hi, domain.hi, sizeof r->hi);
-    r->spacing = ok ? spacing->valuedouble : 0.0;
+    r->spacing = ok ? spacing : 0.0;
     r->fps = cJSON_IsNumber(fps) && fps->valuedouble > 0.0 ? fps->valuedouble : 30.0;
     const cJSON *file = cJSON_GetObjectItemCaseSensitive(root, "scene_file");
     snprintf(r->scene_file, sizeof r->scene_file, "%s", cJSON_IsString(file) ? file->valuestring : "");
