@@ -176,7 +176,7 @@ static void bin_triangle(const fl_mesh *m, const projected *p, const fl_voxel_gr
         }
 }
 
-static int check_grid(const fl_mesh *m, const fl_voxel_grid *g, fl_error *err)
+int fl_voxel_grid_check(const fl_mesh *m, const fl_voxel_grid *g, fl_error *err)
 {
     if (!(isfinite(g->spacing) && g->spacing > 0))
         return fl_fail(err, FL_ERR_INPUT, "%s: voxel grid: expected a positive spacing, got %g",
@@ -200,7 +200,7 @@ int fl_voxelize(const fl_mesh *m, const fl_voxel_grid *g, unsigned char *inside,
     int *bins = NULL;
     double *scratch = NULL;
     int nthreads = omp_get_max_threads();
-    int rc = check_grid(m, g, err);
+    int rc = fl_voxel_grid_check(m, g, err);
     if (rc == FL_OK)
         rc = fl_mesh_check_closed(m, err);
     if (rc == FL_OK)
@@ -264,7 +264,7 @@ int fl_voxelize_points(const fl_mesh *m, const fl_voxel_grid *g, double **points
     int rc;
     *points = NULL;
     *count = 0;
-    rc = check_grid(m, g, err);
+    rc = fl_voxel_grid_check(m, g, err);
     if (rc != FL_OK)
         return rc;
     cells = (size_t)g->dims[0] * (size_t)g->dims[1] * (size_t)g->dims[2];

@@ -31,6 +31,11 @@ typedef struct fl_voxel_grid {
     int dims[3];      /* cells along x, y and z */
 } fl_voxel_grid;
 
+/* FL_OK for a grid of a positive spacing, a finite origin and 1 to
+ * FL_VOXEL_MAX_CELLS cells along each axis, else FL_ERR_INPUT with what is
+ * wrong (m names the mesh in the message). fl_voxelize checks it first. */
+int fl_voxel_grid_check(const fl_mesh *m, const fl_voxel_grid *g, fl_error *err);
+
 /* Marks inside[i + dims[0] (j + dims[1] k)] with 1 when the centre of cell
  * (i, j, k) is inside the mesh, else 0 (inside holds dims[0] dims[1]
  * dims[2] bytes). Columns run in parallel (OpenMP); the result does not
