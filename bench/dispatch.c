@@ -156,8 +156,8 @@ static void run_request(const fl_run_config *c, char out[17])
     fl_scene s;
     fl_error err;
     if (fl_scene_load(path, c->sets, c->set_count, &s, &err) == FL_OK) {
-        for (int k = 0; k < s.mesh_count; k++) {
-            const fl_mesh *m = &s.meshes[k].mesh;
+        for (int k = 0; k <= s.mesh_count; k++) { /* and the tool's */
+            const fl_mesh *m = k < s.mesh_count ? &s.meshes[k].mesh : &s.tool.mesh;
             h = hash_bytes(h, m->v, 3 * (size_t)m->vertex_count * sizeof *m->v);
             h = hash_bytes(h, m->tri, 3 * (size_t)m->triangle_count * sizeof *m->tri);
         }

@@ -1349,7 +1349,7 @@ int fl_tool_stream(const fl_run_config *c, const char *input, FILE *out, fl_run_
             break;
         }
         char why[160];
-        if (fl_tool_outside(&r.tool.spec.shape, v + 1, r.world.tool.pose.rot, &r.world.domain, why, sizeof why)) {
+        if (fl_tool_outside(&r.tool, v + 1, r.world.tool.pose.rot, &r.world.domain, why, sizeof why)) {
             rc = fl_fail(err, FL_ERR_INPUT, "%s:%ld: the target (%g, %g, %g) puts the tool outside the domain: %s", name,
                          lineno, v[1], v[2], v[3], why);
             break;

@@ -231,7 +231,7 @@ static void list_scenes(void)
 {
     static const char *names[] = {"dam_break",  "hydrostatic", "drop",       "dam_break_59k", "pbf_table1",
                                   "pbf_bunny",  "flip_case1",  "flip_case2", "flip_case3",    "flip_case4",
-                                  "flip_case5", "flip_150",    "tool_cup",   "tool_drop",     "tool_buoyancy",
+                                  "flip_case5", "flip_150",    "tool_cup",   "tool_drop",     "tool_buoyancy", "tool_bunny",
                                   "dam_break_2d", "hydrostatic_2d", "taylor_green_2d", "poiseuille_2d"};
     printf("scenes (in %s/scenes):\n", FL_SOURCE_DIR);
     for (size_t k = 0; k < sizeof names / sizeof names[0]; k++) {

@@ -26,12 +26,23 @@ typedef struct fl_box {
 /* A rigid tool in the fluid (solvers/tool.h moves it; docs/methods/tool.md):
  * its shape in its own frame, and where it is and how it moves during the
  * step the solvers take. */
-typedef enum fl_tool_kind { FL_TOOL_NONE = 0, FL_TOOL_SPHERE = 1, FL_TOOL_BOX = 2 } fl_tool_kind;
+typedef enum fl_tool_kind { FL_TOOL_NONE = 0, FL_TOOL_SPHERE = 1, FL_TOOL_BOX = 2, FL_TOOL_MESH = 3 } fl_tool_kind;
+
+/* A mesh tool's signed distance from its surface (negative inside),
+ * sampled on a regular grid in the tool's own frame (solvers/tool.c). */
+typedef struct fl_tool_sdf {
+    const float *d;       /* n[0] n[1] n[2] values, m, x fastest; a device solver points it at its own copy */
+    int n[3];             /* nodes along each axis (at least 2) */
+    float lo[3];          /* node (0, 0, 0) in the own frame, m */
+    float dx;             /* between nodes, m */
+} fl_tool_sdf;
 
 typedef struct fl_tool_shape {
     int kind;             /* fl_tool_kind */
     float radius;         /* sphere, m */
     float half[3];        /* box half extents along its own axes, m */
+    fl_tool_sdf sdf;      /* mesh */
+    float bound;          /* the farthest point of its surface from the own frame's origin, m (tool.c sets it) */
 } fl_tool_shape;
 
 typedef struct fl_tool_pose {
@@ -69,6 +80,9 @@ typedef struct fl_tool_key {
 
 typedef struct fl_tool_spec {
     fl_tool_shape shape;  /* kind FL_TOOL_NONE: the scene has no tool */
+    fl_mesh mesh;         /* FL_TOOL_MESH: closed and outward, scaled, in m, in the file's axes (the scene owns
+                             it; the tool's own frame is these axes with the origin at the enclosed volume's
+                             centroid, which the keys' positions place) */
     int motion;           /* fl_tool_motion */
     int interp;           /* fl_tool_interp */
     int key_count;        /* >= 1; key 0 is the start pose */

@@ -982,12 +982,29 @@ static int read_tool_forces(const check *c, const cJSON *tool, fl_scene *s)
     return FL_OK;
 }
 
+static int get_scale(const check *c, const cJSON *obj, const char *objpath, double out[3]);
+static int load_mesh(const check *c, const char *name, const char *kp, const double a[12], fl_mesh *out);
+
+/* tool.mesh and tool.scale: the OBJ file, scaled, in the tool's spec. */
+static int read_tool_mesh(const check *c, const cJSON *tool, fl_tool_spec *t)
+{
+    const cJSON *file = member(tool, "mesh");
+    double scale[3];
+    int rc;
+    if (!cJSON_IsString(file) || file->valuestring[0] == '\0')
+        return fail_value(c, "tool.mesh", "the path of a closed OBJ file (relative to the scene's folder)", file);
+    if ((rc = get_scale(c, tool, "tool", scale)) != FL_OK)
+        return rc;
+    const double a[12] = {scale[0], 0, 0, 0, 0, scale[1], 0, 0, 0, 0, scale[2], 0};
+    return load_mesh(c, file->valuestring, "tool.mesh", a, &t->mesh);
+}
+
 static int read_tool(const check *c, const cJSON *tool, fl_scene *s)
 {
-    static const char *const keys[] = {"shape", "radius", "size", "position", "rotation", "path", "interpolation",
-                                       "motion", "density", "velocity", "adhesion", "damping", "contact_distance",
-                                       NULL};
-    static const char *const shapes[] = {"sphere", "box", NULL};
+    static const char *const keys[] = {"shape", "radius", "size", "mesh", "scale", "position", "rotation", "path",
+                                       "interpolation", "motion", "density", "velocity", "adhesion", "damping",
+                                       "contact_distance", NULL};
+    static const char *const shapes[] = {"sphere", "box", "mesh", NULL};
     static const char *const motions[] = {"path", "dynamic", NULL};
     static const char *const interps[] = {"linear", "catmull_rom", NULL};
     static const number_rule length = {0, HUGE_VAL, 1, 0, 0, "a number > 0 (m)"};
@@ -1001,19 +1018,32 @@ static int read_tool(const check *c, const cJSON *tool, fl_scene *s)
         (rc = get_choice(c, tool, "tool", "shape", shapes, -1, &shape)) != FL_OK)
         return rc;
     if (shape < 0)
-        return fail_value(c, "tool.shape", "\"sphere\" or \"box\"", NULL);
-    t->shape.kind = shape == 0 ? FL_TOOL_SPHERE : FL_TOOL_BOX;
-    if (shape == 0) {
+        return fail_value(c, "tool.shape", "\"sphere\", \"box\" or \"mesh\"", NULL);
+    static const int kinds[] = {FL_TOOL_SPHERE, FL_TOOL_BOX, FL_TOOL_MESH};
+    static const char *const sizes[] = {"radius", "size", "mesh"};
+    t->shape.kind = kinds[shape];
+    /* each shape's own size key, and no other's */
+    for (int k = 0; k < 3; k++) {
+        char kp[KEYPATH_LEN], expected[96];
+        if (k == shape || member(tool, sizes[k]) == NULL)
+            continue;
+        join_key(kp, sizeof kp, "tool", sizes[k]);
+        snprintf(expected, sizeof expected, "no %s for a %s (its %s gives it)", sizes[k], shapes[shape],
+                 sizes[shape]);
+        return fail_got(c, kp, expected, k == 1 ? "a size" : k == 0 ? "a radius" : "a mesh");
+    }
+    if (shape != 2 && member(tool, "scale") != NULL)
+        return fail_got(c, "tool.scale", "no scale but for a mesh", "a scale");
+    if (shape == 2) {
+        if ((rc = read_tool_mesh(c, tool, t)) != FL_OK)
+            return rc;
+    } else if (shape == 0) {
         double r;
-        if (member(tool, "size") != NULL)
-            return fail_got(c, "tool.size", "no size for a sphere (its radius gives it)", "a size");
         if ((rc = get_number(c, tool, "tool", "radius", 1, 0, &length, &r)) != FL_OK)
             return rc;
         t->shape.radius = (float)r;
     } else {
         double size[3];
-        if (member(tool, "radius") != NULL)
-            return fail_got(c, "tool.radius", "no radius for a box (its size gives it)", "a radius");
         if ((rc = read_vec3(c, member(tool, "size"), "tool.size", size)) != FL_OK)
             return rc;
         for (int a = 0; a < 3; a++) {
@@ -1101,13 +1131,46 @@ static void mesh_path(const check *c, const char *name, char *dst, size_t cap)
         snprintf(dst, cap, "%.*s/%s", (int)(slash - c->file), c->file, name);
 }
 
+/* The OBJ file name (kp: its key) read relative to the scene's folder,
+ * checked closed, mapped by the 3x4 matrix a (x -> A x + t, obj.h) into
+ * *out, and checked to enclose a volume (outward). */
+static int load_mesh(const check *c, const char *name, const char *kp, const double a[12], fl_mesh *out)
+{
+    char path[1024], why[FL_ERROR_LEN];
+    mesh_path(c, name, path, sizeof path);
+    int rc = fl_obj_read(path, out, c->err);
+    if (rc == FL_OK)
+        rc = fl_mesh_check_closed(out, c->err);
+    if (rc != FL_OK) {
+        snprintf(why, sizeof why, "%s", c->err->msg);
+        fl_mesh_free(out);
+        if (rc == FL_ERR_IO)
+            return fl_fail(c->err, FL_ERR_INPUT, "%s: %s: expected a readable OBJ file, got %s", c->file, kp, why);
+        return fl_fail(c->err, rc, "%s: %s: %s", c->file, kp, why);
+    }
+    fl_mesh_transform(out, a);
+    const double volume = fl_mesh_volume(out);
+    if (!(volume > 0.0)) {
+        /* flat: no volume against its bounding box's, to rounding */
+        double lo[3], hi[3], box = 1.0;
+        fl_mesh_bounds(out, lo, hi);
+        for (int k = 0; k < 3; k++)
+            box *= hi[k] - lo[k];
+        char got[1400];
+        snprintf(got, sizeof got, "%.1000s: a volume of %g m^3 (%s)", path, volume,
+                 fabs(volume) <= 1e-9 * box ? "it encloses none: flat" : "its faces turn inwards");
+        return fail_got(c, kp, "a mesh whose faces are counter-clockwise seen from outside", got);
+    }
+    return FL_OK;
+}
+
 /* Reads, checks and places one mesh object: closed, outward, inside the domain. */
 static int read_mesh(const check *c, const cJSON *v, const char *kp, const fl_box *domain,
                      fl_scene_mesh *out)
 {
     static const char *const keys[] = {"mesh", "scale", "translate", "rotate", "as", "velocity", NULL};
     static const char *const roles[] = {"fluid", "solid", NULL};
-    char sub[KEYPATH_LEN], path[1024], why[FL_ERROR_LEN];
+    char sub[KEYPATH_LEN];
     const cJSON *file;
     double r[9], a[12];
     int rc;
@@ -1133,20 +1196,6 @@ static int read_mesh(const check *c, const cJSON *v, const char *kp, const fl_bo
         return fl_fail(c->err, FL_ERR_INPUT, "%s: %s: expected no velocity for a solid mesh (it stands still)",
                        c->file, sub);
 
-    join_key(sub, sizeof sub, kp, "mesh");
-    mesh_path(c, file->valuestring, path, sizeof path);
-    rc = fl_obj_read(path, &out->mesh, c->err);
-    if (rc == FL_OK)
-        rc = fl_mesh_check_closed(&out->mesh, c->err);
-    if (rc != FL_OK) {
-        snprintf(why, sizeof why, "%s", c->err->msg);
-        fl_mesh_free(&out->mesh);
-        if (rc == FL_ERR_IO)
-            return fl_fail(c->err, FL_ERR_INPUT, "%s: %s: expected a readable OBJ file, got %s",
-                           c->file, sub, why);
-        return fl_fail(c->err, rc, "%s: %s: %s", c->file, sub, why);
-    }
-
     /* x -> translate + R (scale x) */
     euler_rotation(out->rotate, r);
     for (int i = 0; i < 3; i++) {
@@ -1154,19 +1203,11 @@ static int read_mesh(const check *c, const cJSON *v, const char *kp, const fl_bo
             a[4 * i + j] = r[3 * i + j] * out->scale[j];
         a[4 * i + 3] = out->translate[i];
     }
-    fl_mesh_transform(&out->mesh, a);
+    join_key(sub, sizeof sub, kp, "mesh");
+    if ((rc = load_mesh(c, file->valuestring, sub, a, &out->mesh)) != FL_OK)
+        return rc;
     out->volume = fl_mesh_volume(&out->mesh);
     fl_mesh_bounds(&out->mesh, out->lo, out->hi);
-    if (!(out->volume > 0.0)) {
-        /* flat: no volume against its bounding box's, to rounding */
-        double box = 1.0;
-        for (int k = 0; k < 3; k++)
-            box *= out->hi[k] - out->lo[k];
-        char got[1400];
-        snprintf(got, sizeof got, "%.1000s: a volume of %g m^3 (%s)", path, out->volume,
-                 fabs(out->volume) <= 1e-9 * box ? "it encloses none: flat" : "its faces turn inwards");
-        return fail_got(c, sub, "a mesh whose faces are counter-clockwise seen from outside", got);
-    }
     for (int k = 0; k < 3; k++) {
         if (out->lo[k] < domain->lo[k] || out->hi[k] > domain->hi[k]) {
             char expected[160], dlo[64], dhi[64], got[192], mlo[64], mhi[64];
@@ -1661,22 +1702,6 @@ static double surface_points(const fl_box *b, double d)
     return 2.0 * (n[0] * n[1] + n[1] * n[2] + n[2] * n[0]);
 }
 
-/* The tool's boundary particles, generously: a sphere's are the nodes of
- * a cube's surface lattice of about pi R / (2 d) divisions an edge. */
-static double tool_points(const fl_scene *s)
-{
-    const fl_tool_shape *t = &s->tool.shape;
-    if (t->kind == FL_TOOL_SPHERE) {
-        double n = 1.5707963267949 * t->radius / s->spacing + 1.0;
-        return 6.0 * (n + 1.0) * (n + 1.0);
-    }
-    if (t->kind == FL_TOOL_BOX) {
-        fl_box b = {{-t->half[0], -t->half[1], -t->half[2]}, {t->half[0], t->half[1], t->half[2]}};
-        return surface_points(&b, s->spacing);
-    }
-    return 0.0;
-}
-
 /* A solid mesh's boundary points, generously: its area over d^2 twice,
  * and a point for every vertex and every edge's end. */
 static double mesh_points(const fl_mesh *m, double d)
@@ -1692,6 +1717,25 @@ static double mesh_points(const fl_mesh *m, double d)
                            pow(u[0] * w[1] - u[1] * w[0], 2));
     }
     return 2.0 * area / (d * d) + (double)m->vertex_count + 6.0 * m->triangle_count;
+}
+
+/* The tool's boundary particles, generously: a sphere's are the nodes of
+ * a cube's surface lattice of about pi R / (2 d) divisions an edge; a
+ * mesh's, a solid mesh's. */
+static double tool_points(const fl_scene *s)
+{
+    const fl_tool_shape *t = &s->tool.shape;
+    if (t->kind == FL_TOOL_SPHERE) {
+        double n = 1.5707963267949 * t->radius / s->spacing + 1.0;
+        return 6.0 * (n + 1.0) * (n + 1.0);
+    }
+    if (t->kind == FL_TOOL_BOX) {
+        fl_box b = {{-t->half[0], -t->half[1], -t->half[2]}, {t->half[0], t->half[1], t->half[2]}};
+        return surface_points(&b, s->spacing);
+    }
+    if (t->kind == FL_TOOL_MESH)
+        return mesh_points(&s->tool.mesh, s->spacing);
+    return 0.0;
 }
 
 static int count_particles(const check *c, fl_scene *s)
@@ -1950,6 +1994,7 @@ void fl_scene_free(fl_scene *s)
         return;
     for (int k = 0; k < s->mesh_count; k++)
         fl_mesh_free(&s->meshes[k].mesh);
+    fl_mesh_free(&s->tool.mesh);
     free(s->json);
     memset(s, 0, sizeof *s);
 }

@@ -324,8 +324,9 @@ static int dev_bin_tool(fl_dev_tool *t, const fl_tool_link *l, int count, float 
 }
 
 /* The tool of w->tool on the device: its particles in its own frame,
- * binned there (dev_bin_tool), and their volumes, room for them at the
- * step's pose, the link's per-slot forces (and PBF's displacements), and
+ * binned there (dev_bin_tool), and their volumes, a mesh's distance
+ * grid, room for the particles at the step's pose, the link's per-slot
+ * forces (and PBF's displacements), and
  * the fluid's densities (the adhesion reads them before the first step
  * computes any). The link is marked on_device, for the world's life: the
  * host then only sets the pose. */
@@ -344,6 +345,13 @@ static int dev_upload_tool(dev_solver *s, fl_world *w, fl_error *err)
         return fl_fail(err, FL_ERR_MEMORY, "out of memory for the tool's %d particles", count);
     }
     int rc = dev_bin_tool(t, l, count, (float)w->h, order, &start, err);
+    if (rc == FL_OK && l->shape.kind == FL_TOOL_MESH) { /* its distance grid, read by the kernels */
+        const fl_tool_sdf *g = &l->shape.sdf;
+        const size_t nodes = (size_t)g->n[0] * g->n[1] * g->n[2];
+        float *d = dev_array(s, nodes, sizeof(float), err);
+        rc = d ? s->be->write(s->ctx, d, g->d, nodes * sizeof(float), err) : FL_ERR_MEMORY;
+        t->link.shape.sdf.d = d;
+    }
     const float *src[4] = {l->ox, l->oy, l->oz, w->boundary.volume + l->first};
     for (int a = 0; a < 4 && rc == FL_OK; a++)
         for (int k = 0; k < count; k++)
@@ -377,10 +385,7 @@ static int dev_upload_tool(dev_solver *s, fl_world *w, fl_error *err)
     if (rc)
         return rc;
     t->ox = own[0], t->oy = own[1], t->oz = own[2], t->vol = own[3];
-    const fl_tool_shape *sh = &l->shape;
-    const double bound = sh->kind == FL_TOOL_SPHERE
-                             ? sh->radius
-                             : sqrt(sh->half[0] * sh->half[0] + sh->half[1] * sh->half[1] + sh->half[2] * sh->half[2]);
+    const double bound = l->shape.bound;
     t->reach2 = (float)((bound + w->h) * (bound + w->h));
     t->n = count;
     s->tool_slot = dev_tool_slot(s);

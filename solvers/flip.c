@@ -776,15 +776,11 @@ static inline const fl_tool_link *flip_tool(const fl_world *w)
 }
 
 /* The cells [lo, hi) per axis whose centres can lie inside the tool: the
- * box around its bounding sphere (a box's: the length of its half
- * extents), within the grid's interior (the outer layer is the walls'). */
+ * box around its bounding sphere (shape.bound), within the grid's interior
+ * (the outer layer is the walls'). */
 static void flip_tool_box(const fl_mac_grid *g, const fl_tool_link *tool, int lo[3], int hi[3])
 {
-    const fl_tool_shape *sh = &tool->shape;
-    const double r = sh->kind == FL_TOOL_SPHERE
-                         ? sh->radius
-                         : sqrt((double)sh->half[0] * sh->half[0] + (double)sh->half[1] * sh->half[1] +
-                                (double)sh->half[2] * sh->half[2]);
+    const double r = tool->shape.bound;
     const int n[3] = {g->nx, g->ny, g->nz};
     for (int a = 0; a < 3; a++) {
         /* cell i's centre sits at coordinate i + 0.5 */

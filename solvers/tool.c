@@ -8,6 +8,9 @@
 #include <string.h>
 
 #include "kernels.h"
+#include "mesh_sample.h"
+#include "mesh_sdf.h"
+#include "obj.h"
 
 #define TOOL_PI 3.14159265358979323846
 
@@ -49,22 +52,36 @@ static void matrix_quat(const double r[9], double q[4])
     }
 }
 
-/* Half the extent of the tool along world axis a, for the rotation rot. */
-static double reach(const fl_tool_shape *s, const float rot[9], int a)
+/* How far the tool reaches below and above its centre along world axis
+ * a, for the rotation rot: -lo and hi, m (a mesh's over its vertices). */
+static void extent(const fl_tool *t, const float rot[9], int a, double *lo, double *hi)
 {
-    if (s->kind == FL_TOOL_SPHERE)
-        return s->radius;
-    return fabs(rot[3 * a]) * s->half[0] + fabs(rot[3 * a + 1]) * s->half[1] + fabs(rot[3 * a + 2]) * s->half[2];
+    const fl_tool_shape *s = &t->spec.shape;
+    if (s->kind == FL_TOOL_MESH) {
+        double l = INFINITY, h = -INFINITY;
+        for (int k = 0; k < t->own.vertex_count; k++) {
+            const double *v = t->own.v + 3 * (size_t)k;
+            double x = rot[3 * a] * v[0] + rot[3 * a + 1] * v[1] + rot[3 * a + 2] * v[2];
+            l = fmin(l, x), h = fmax(h, x);
+        }
+        *lo = -l, *hi = h;
+        return;
+    }
+    double r = s->kind == FL_TOOL_SPHERE ? s->radius
+                                         : fabs(rot[3 * a]) * s->half[0] + fabs(rot[3 * a + 1]) * s->half[1] +
+                                               fabs(rot[3 * a + 2]) * s->half[2];
+    *lo = *hi = r;
 }
 
-int fl_tool_outside(const fl_tool_shape *s, const double c[3], const float rot[9], const fl_box *domain, char *why,
+int fl_tool_outside(const fl_tool *t, const double c[3], const float rot[9], const fl_box *domain, char *why,
                     int len)
 {
     for (int a = 0; a < 3; a++) {
-        double r = reach(s, rot, a);
-        if (!(c[a] - r >= domain->lo[a] && c[a] + r <= domain->hi[a])) {
+        double lo, hi;
+        extent(t, rot, a, &lo, &hi);
+        if (!(c[a] - lo >= domain->lo[a] && c[a] + hi <= domain->hi[a])) {
             snprintf(why, (size_t)len, "its surface reaches %c = %g, outside the domain [%g, %g]", "xyz"[a],
-                     c[a] - r < domain->lo[a] || !(c[a] == c[a]) ? c[a] - r : c[a] + r, domain->lo[a],
+                     c[a] - lo < domain->lo[a] || !(c[a] == c[a]) ? c[a] - lo : c[a] + hi, domain->lo[a],
                      domain->hi[a]);
             return 1;
         }
@@ -129,29 +146,25 @@ static fl_box inner_box(const fl_tool_shape *s, double d)
     return b;
 }
 
-long long fl_tool_count(const fl_tool_spec *spec, double d)
+/* The tool's particles at spacing d: counted into *n (t NULL), or
+ * stored in t's own-frame arrays. A mesh's are the points its surface
+ * sampler places FL_BOUNDARY_OFFSET d inside its faces
+ * (scenes/mesh_sample.h), as on the solid meshes. */
+static int sample(const fl_tool_shape *s, const fl_mesh *own, fl_tool *t, double d, long long *n, fl_error *err)
 {
-    shell_ctx c = {NULL, 0, 0.0};
-    if (spec->shape.kind == FL_TOOL_SPHERE) {
-        fl_visit_box_shell(&unit_cube, 2.0 / sphere_divisions(spec->shape.radius, d), shell_point, &c);
-    } else if (spec->shape.kind == FL_TOOL_BOX) {
-        fl_box b = inner_box(&spec->shape, d);
-        fl_visit_box_shell(&b, d, shell_point, &c);
-    }
-    return c.n;
-}
-
-static void sample(fl_tool *t, double d)
-{
-    const fl_tool_shape *s = &t->spec.shape;
+    shell_ctx c = {t, 0, 0.0};
+    int rc = FL_OK;
     if (s->kind == FL_TOOL_SPHERE) {
-        shell_ctx c = {t, 0, s->radius - FL_BOUNDARY_OFFSET * d};
+        c.sphere = s->radius - FL_BOUNDARY_OFFSET * d;
         fl_visit_box_shell(&unit_cube, 2.0 / sphere_divisions(s->radius, d), shell_point, &c);
-    } else {
+    } else if (s->kind == FL_TOOL_BOX) {
         fl_box b = inner_box(s, d);
-        shell_ctx c = {t, 0, 0.0};
         fl_visit_box_shell(&b, d, shell_point, &c);
+    } else {
+        rc = fl_mesh_visit_surface(own, d, FL_BOUNDARY_OFFSET * d, shell_point, &c, err);
     }
+    *n = c.n;
+    return rc;
 }
 
 /* ---- motion ------------------------------------------------------------- */
@@ -346,17 +359,136 @@ static fl_tool_forces force_consts(const fl_tool_spec *s)
     return c;
 }
 
-int fl_tool_init(fl_tool *t, const fl_tool_spec *spec, fl_world *w, fl_error *err)
+/* A mesh tool's signed-distance grid: nodes every d/2 (coarser when
+ * there would be more than FL_TOOL_SDF_MAX_NODES) over its own bounding
+ * box and a margin of the band, the distance exact within the band: the
+ * farthest of the contact distance, the adhesion band's B and the 2 h
+ * from the surface at which the solvers still ask (FLIP's push-out, the
+ * boundary terms' reach), and two nodes more, so that the interpolation
+ * at any distance asked for reads exact nodes. */
+#define FL_TOOL_SDF_MAX_NODES (1L << 24)
+
+static int build_sdf(fl_tool *t, const fl_world *w, fl_error *err)
 {
-    memset(t, 0, sizeof *t);
-    t->spec = *spec;
-    const fl_tool_shape *s = &spec->shape;
+    fl_tool_sdf *g = &t->spec.shape.sdf;
+    const fl_tool_forces c = force_consts(&t->spec);
+    double lo[3], hi[3], dx = 0.5 * w->spacing;
+    fl_mesh_bounds(&t->own, lo, hi);
+    const double reach = fmax(fmax(c.contact, c.adh_k > 0.0f ? c.adh_b : 0.0f), 2.0 * w->h);
+    double band, nodes;
+    for (;;) {
+        band = reach + 2.0 * dx;
+        nodes = 1.0;
+        for (int a = 0; a < 3; a++) {
+            g->n[a] = (int)ceil((hi[a] - lo[a] + 2.0 * band) / dx) + 1;
+            nodes *= g->n[a];
+        }
+        if (nodes <= (double)FL_TOOL_SDF_MAX_NODES)
+            break;
+        dx *= 1.01 * cbrt(nodes / (double)FL_TOOL_SDF_MAX_NODES);
+    }
+    fl_voxel_grid vg = {.spacing = dx};
+    for (int a = 0; a < 3; a++) {
+        g->lo[a] = (float)(lo[a] - band);
+        vg.origin[a] = (lo[a] - band) - 0.5 * dx; /* its cell centres are the nodes */
+        vg.dims[a] = g->n[a];
+    }
+    g->dx = (float)dx;
+    if (!(t->sdf = fl_alloc((size_t)nodes * sizeof(float))))
+        return fl_fail(err, FL_ERR_MEMORY, "out of memory for the tool's distance grid (%.0f nodes)", nodes);
+    g->d = t->sdf;
+    return fl_mesh_signed_distance(&t->own, &vg, band, t->sdf, err);
+}
+
+/* A mesh tool's own frame: the scene's mesh moved so that the centroid of
+ * the volume it encloses is the origin (the keys place that point, and a
+ * dynamic tool turns about it); its volume and inertia per unit density. */
+static int mesh_frame(fl_tool *t, const fl_tool_spec *spec, const fl_world *w, fl_mesh_mass *mp, fl_error *err)
+{
+    int rc = fl_mesh_copy(&spec->mesh, &t->own, err);
+    if (rc)
+        return rc;
+    fl_mesh_mass_properties(&t->own, mp);
+    const double shift[12] = {1, 0, 0, -mp->centroid[0], 0, 1, 0, -mp->centroid[1], 0, 0, 1, -mp->centroid[2]};
+    fl_mesh_transform(&t->own, shift);
+    double lo[3], hi[3];
+    fl_mesh_bounds(&t->own, lo, hi);
+    const double thin = fmin(hi[0] - lo[0], fmin(hi[1] - lo[1], hi[2] - lo[2]));
+    if (!(thin >= 2.0 * w->spacing))
+        return fl_fail(err, FL_ERR_INPUT, "tool.mesh: %s is %g m thick, thinner than two of the fluid's spacing "
+                       "%g m (so that its boundary layer sits inside it)", spec->mesh.source, thin, w->spacing);
+    return FL_OK;
+}
+
+/* The inverse of the symmetric positive definite 3x3 matrix m. */
+static void invert3(const double m[9], double inv[9])
+{
+    const double c0 = m[4] * m[8] - m[5] * m[7], c1 = m[5] * m[6] - m[3] * m[8], c2 = m[3] * m[7] - m[4] * m[6];
+    const double det = m[0] * c0 + m[1] * c1 + m[2] * c2;
+    inv[0] = c0 / det, inv[1] = (m[2] * m[7] - m[1] * m[8]) / det, inv[2] = (m[1] * m[5] - m[2] * m[4]) / det;
+    inv[3] = c1 / det, inv[4] = (m[0] * m[8] - m[2] * m[6]) / det, inv[5] = (m[2] * m[3] - m[0] * m[5]) / det;
+    inv[6] = c2 / det, inv[7] = (m[1] * m[6] - m[0] * m[7]) / det, inv[8] = (m[0] * m[4] - m[1] * m[3]) / det;
+}
+
+/* The mass and the inertia tensor about the centre, in the own axes, at
+ * the spec's density (mp: a mesh's per unit density). */
+static void mass_properties(fl_tool *t, const fl_mesh_mass *mp)
+{
+    const fl_tool_shape *s = &t->spec.shape;
+    const double rho = t->spec.density;
+    memset(t->inertia, 0, sizeof t->inertia);
+    if (s->kind == FL_TOOL_MESH) {
+        t->mass = rho * mp->volume;
+        for (int k = 0; k < 9; k++)
+            t->inertia[k] = rho * mp->inertia[k];
+    } else if (s->kind == FL_TOOL_SPHERE) {
+        t->mass = rho * 4.0 / 3.0 * TOOL_PI * s->radius * s->radius * s->radius;
+        t->inertia[0] = t->inertia[4] = t->inertia[8] = 0.4 * t->mass * s->radius * s->radius;
+    } else {
+        double a2 = 4 * s->half[0] * s->half[0], b2 = 4 * s->half[1] * s->half[1], c2 = 4 * s->half[2] * s->half[2];
+        t->mass = rho * 8.0 * s->half[0] * s->half[1] * s->half[2];
+        t->inertia[0] = t->mass * (b2 + c2) / 12.0;
+        t->inertia[4] = t->mass * (a2 + c2) / 12.0;
+        t->inertia[8] = t->mass * (a2 + b2) / 12.0;
+    }
+    if (t->spec.motion == FL_TOOL_DYNAMIC)
+        invert3(t->inertia, t->inv_inertia);
+}
+
+/* The largest distance of the tool's surface from its centre, m. */
+static float bounding_radius(const fl_tool *t)
+{
+    const fl_tool_shape *s = &t->spec.shape;
+    if (s->kind == FL_TOOL_SPHERE)
+        return s->radius;
+    if (s->kind == FL_TOOL_BOX)
+        return sqrtf(s->half[0] * s->half[0] + s->half[1] * s->half[1] + s->half[2] * s->half[2]);
+    double r2 = 0.0;
+    for (int k = 0; k < t->own.vertex_count; k++) {
+        const double *v = t->own.v + 3 * (size_t)k;
+        r2 = fmax(r2, v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
+    }
+    return (float)sqrt(r2);
+}
+
+/* The shape's checks and geometry: its own frame, its particles in it,
+ * a mesh's distance grid, its mass. */
+static int shape_init(fl_tool *t, const fl_tool_spec *spec, fl_world *w, fl_error *err)
+{
+    fl_tool_shape *s = &t->spec.shape;
     const double d = w->spacing;
-    double minhalf = s->kind == FL_TOOL_SPHERE ? s->radius : fmin(s->half[0], fmin(s->half[1], s->half[2]));
-    if (!(minhalf >= d))
-        return fl_fail(err, FL_ERR_INPUT, "tool: %s %g m is thinner than the fluid's spacing %g m (at least d, so "
-                       "that its boundary layer sits inside it)", s->kind == FL_TOOL_SPHERE ? "radius" : "half size",
-                       minhalf, d);
+    fl_mesh_mass mp = {0};
+    int rc;
+    if (s->kind == FL_TOOL_MESH) {
+        if ((rc = mesh_frame(t, spec, w, &mp, err)))
+            return rc;
+    } else {
+        double minhalf = s->kind == FL_TOOL_SPHERE ? s->radius : fmin(s->half[0], fmin(s->half[1], s->half[2]));
+        if (!(minhalf >= d))
+            return fl_fail(err, FL_ERR_INPUT, "tool: %s %g m is thinner than the fluid's spacing %g m (at least d, "
+                           "so that its boundary layer sits inside it)",
+                           s->kind == FL_TOOL_SPHERE ? "radius" : "half size", minhalf, d);
+    }
     /* every key of a path, and the start of the others, inside the domain */
     for (int k = 0; k < (spec->motion == FL_TOOL_PATH ? spec->key_count : 1); k++) {
         double r[9];
@@ -365,24 +497,43 @@ int fl_tool_init(fl_tool *t, const fl_tool_spec *spec, fl_world *w, fl_error *er
         for (int i = 0; i < 9; i++)
             rf[i] = (float)r[i];
         char why[160];
-        if (fl_tool_outside(s, spec->keys[k].pos, rf, &w->domain, why, sizeof why)) {
+        if (fl_tool_outside(t, spec->keys[k].pos, rf, &w->domain, why, sizeof why)) {
             /* the key the scene gave: a path's (also when the stream starts from it), else the position */
             if (spec->from_path)
                 return fl_fail(err, FL_ERR_INPUT, "tool.path[%d]: at t = %g s %s", k, spec->keys[k].t, why);
             return fl_fail(err, FL_ERR_INPUT, "tool.position: %s", why);
         }
     }
-    t->count = (int)fl_tool_count(spec, d);
+    long long n;
+    if ((rc = sample(s, &t->own, NULL, d, &n, err)))
+        return rc;
+    t->count = (int)n;
     t->ox = fl_alloc((size_t)t->count * sizeof(float));
     t->oy = fl_alloc((size_t)t->count * sizeof(float));
     t->oz = fl_alloc((size_t)t->count * sizeof(float));
-    int rc = t->ox && t->oy && t->oz ? fl_boundary_reserve(&w->boundary, w->boundary.count + t->count, err)
-                                     : fl_fail(err, FL_ERR_MEMORY, "out of memory for the tool's %d particles", t->count);
+    if (!t->ox || !t->oy || !t->oz)
+        return fl_fail(err, FL_ERR_MEMORY, "out of memory for the tool's %d particles", t->count);
+    if ((rc = sample(s, &t->own, t, d, &n, err)))
+        return rc;
+    if (s->kind == FL_TOOL_MESH && (rc = build_sdf(t, w, err)))
+        return rc;
+    s->bound = bounding_radius(t);
+    mass_properties(t, &mp);
+    return FL_OK;
+}
+
+int fl_tool_init(fl_tool *t, const fl_tool_spec *spec, fl_world *w, fl_error *err)
+{
+    memset(t, 0, sizeof *t);
+    t->spec = *spec;
+    memset(&t->spec.mesh, 0, sizeof t->spec.mesh); /* the scene's; the tool keeps its own copy */
+    int rc = shape_init(t, spec, w, err);
+    if (rc == FL_OK)
+        rc = fl_boundary_reserve(&w->boundary, w->boundary.count + t->count, err);
     if (rc) {
         fl_tool_free(t);
         return rc;
     }
-    sample(t, d);
     /* the start pose */
     double r[9];
     euler_matrix(spec->keys[0].rot, r);
@@ -393,20 +544,8 @@ int fl_tool_init(fl_tool *t, const fl_tool_spec *spec, fl_world *w, fl_error *er
         t->stream_p0[a] = t->stream_p1[a] = t->pos[a];
     if (spec->motion == FL_TOOL_PATH)
         current_pose(t, w->time);
-    if (s->kind == FL_TOOL_SPHERE) {
-        double vol = 4.0 / 3.0 * TOOL_PI * s->radius * s->radius * s->radius;
-        t->mass = spec->density * vol;
-        for (int a = 0; a < 3; a++)
-            t->inertia[a] = 0.4 * t->mass * s->radius * s->radius;
-    } else {
-        double a2 = 4 * s->half[0] * s->half[0], b2 = 4 * s->half[1] * s->half[1], c2 = 4 * s->half[2] * s->half[2];
-        t->mass = spec->density * 8.0 * s->half[0] * s->half[1] * s->half[2];
-        t->inertia[0] = t->mass * (b2 + c2) / 12.0;
-        t->inertia[1] = t->mass * (a2 + c2) / 12.0;
-        t->inertia[2] = t->mass * (a2 + b2) / 12.0;
-    }
     w->tool.active = 1;
-    w->tool.shape = *s;
+    w->tool.shape = t->spec.shape;
     w->tool.forces = force_consts(spec);
     w->tool.first = w->boundary.count;
     w->tool.ox = t->ox, w->tool.oy = t->oy, w->tool.oz = t->oz;
@@ -487,7 +626,7 @@ int fl_tool_before_step(fl_tool *t, fl_world *w, double dt, fl_error *err)
     current_pose(t, w->time);
     set_link_pose(t, w);
     char why[160];
-    if (fl_tool_outside(&t->spec.shape, t->pos, w->tool.pose.rot, &w->domain, why, sizeof why))
+    if (fl_tool_outside(t, t->pos, w->tool.pose.rot, &w->domain, why, sizeof why))
         return fl_fail(err, FL_ERR_INPUT, "tool: at t = %g s %s", w->time, why);
     if (w->tool.on_device) /* the device places the particles and gives the impulses (dev_solver.c) */
         return FL_OK;
@@ -499,8 +638,9 @@ int fl_tool_before_step(fl_tool *t, fl_world *w, double dt, fl_error *err)
     return FL_OK;
 }
 
-/* omega += dt I^-1 (tau - omega x I omega), with I = R diag(inertia) R^T;
- * q += dt/2 (0, omega) q, renormalised. */
+/* omega += dt I^-1 (tau - omega x I omega), with I = R I_own R^T (I_own
+ * the tensor in the own axes: diagonal for a sphere or a box, full for a
+ * mesh); q += dt/2 (0, omega) q, renormalised. */
 static void rotate(fl_tool *t, const double tau[3], double dt)
 {
     double r[9], wl[3], il[3], tl[3];
@@ -510,10 +650,12 @@ static void rotate(fl_tool *t, const double tau[3], double dt)
         tl[a] = r[a] * tau[0] + r[3 + a] * tau[1] + r[6 + a] * tau[2];
     }
     for (int a = 0; a < 3; a++)
-        il[a] = t->inertia[a] * wl[a];
+        il[a] = t->inertia[3 * a] * wl[0] + t->inertia[3 * a + 1] * wl[1] + t->inertia[3 * a + 2] * wl[2];
     const double gyro[3] = {wl[1] * il[2] - wl[2] * il[1], wl[2] * il[0] - wl[0] * il[2], wl[0] * il[1] - wl[1] * il[0]};
+    const double net[3] = {tl[0] - gyro[0], tl[1] - gyro[1], tl[2] - gyro[2]};
     for (int a = 0; a < 3; a++)
-        wl[a] += dt * (tl[a] - gyro[a]) / t->inertia[a];
+        wl[a] += dt * (t->inv_inertia[3 * a] * net[0] + t->inv_inertia[3 * a + 1] * net[1] +
+                       t->inv_inertia[3 * a + 2] * net[2]);
     for (int a = 0; a < 3; a++)
         t->omega[a] = r[3 * a] * wl[0] + r[3 * a + 1] * wl[1] + r[3 * a + 2] * wl[2];
     const double *o = t->omega, *q = t->q;
@@ -569,11 +711,12 @@ void fl_tool_after_step(fl_tool *t, fl_world *w, double dt, fl_tool_report *r)
         float rot[9];
         quat_matrix_f(t->q, rot);
         for (int a = 0; a < 3; a++) {
-            double e = reach(&t->spec.shape, rot, a);
-            if (t->pos[a] - e < w->domain.lo[a])
-                t->pos[a] = w->domain.lo[a] + e, t->vel[a] = fmax(t->vel[a], 0.0);
-            if (t->pos[a] + e > w->domain.hi[a])
-                t->pos[a] = w->domain.hi[a] - e, t->vel[a] = fmin(t->vel[a], 0.0);
+            double lo, hi;
+            extent(t, rot, a, &lo, &hi);
+            if (t->pos[a] - lo < w->domain.lo[a])
+                t->pos[a] = w->domain.lo[a] + lo, t->vel[a] = fmax(t->vel[a], 0.0);
+            if (t->pos[a] + hi > w->domain.hi[a])
+                t->pos[a] = w->domain.hi[a] - hi, t->vel[a] = fmin(t->vel[a], 0.0);
         }
     }
 }
@@ -597,8 +740,9 @@ int fl_tool_csv_row(char *buf, int len, long long step, const fl_tool_report *r,
 
 void fl_tool_free(fl_tool *t)
 {
-    void *arrays[] = {t->ox, t->oy, t->oz, t->fx, t->fy, t->fz};
+    void *arrays[] = {t->ox, t->oy, t->oz, t->fx, t->fy, t->fz, t->sdf};
     for (size_t k = 0; k < sizeof arrays / sizeof arrays[0]; k++)
         fl_free(arrays[k]);
+    fl_mesh_free(&t->own);
     memset(t, 0, sizeof *t);
 }

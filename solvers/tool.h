@@ -1,7 +1,8 @@
 /* tool.h: the rigid tool in the fluid (docs/methods/tool.md).
  *
- * A sphere or a box, sampled with one layer of boundary particles (the
- * Akinci model the walls use, volumes from the tool's own particles),
+ * A sphere, a box or a closed mesh, sampled with one layer of boundary
+ * particles (the Akinci model the walls use, volumes from the tool's own
+ * particles),
  * appended to the world's boundary, so that every particle solver feels it
  * through its own boundary terms and reports their reaction per fluid
  * particle (fl_tool_link). Around each solver step:
@@ -49,19 +50,20 @@ typedef struct fl_tool {
     double pos[3], vel[3];    /* centre, m, and its velocity, m/s */
     double q[4];              /* orientation (w, x, y, z) */
     double omega[3];          /* angular velocity, rad/s */
-    double mass;              /* dynamic: kg */
-    double inertia[3];        /* dynamic: principal moments about the own axes, kg m^2 */
+    fl_mesh own;              /* a mesh's, in its own frame (its centroid at the origin), m */
+    float *sdf;               /* a mesh's signed distances (spec.shape.sdf) */
+    double mass;              /* kg (from spec.density) */
+    double inertia[9];        /* about the centre, in the own axes, kg m^2, row-major */
+    double inv_inertia[9];    /* dynamic: its inverse */
     double stream_t0, stream_t1;           /* stream: the tick's interval */
     double stream_p0[3], stream_p1[3];     /* and the positions at its ends */
 } fl_tool;
 
-/* Boundary particles the tool of spec adds at lattice spacing d. */
-long long fl_tool_count(const fl_tool_spec *spec, double d);
-
-/* A pose's problem for the domain: 0 when the tool at centre c (rotation
- * rot) lies inside the domain box, else 1 with why ("its surface reaches
- * x = ..., outside the domain ...") in why. */
-int fl_tool_outside(const fl_tool_shape *s, const double c[3], const float rot[9], const fl_box *domain, char *why,
+/* A pose's problem for the domain: 0 when the tool t (its shape set up by
+ * fl_tool_init) at centre c (rotation rot) lies inside the domain box,
+ * else 1 with why ("its surface reaches x = ..., outside the domain ...")
+ * in why. */
+int fl_tool_outside(const fl_tool *t, const double c[3], const float rot[9], const fl_box *domain, char *why,
                     int len);
 
 /* Adds the tool of spec to the world w (built, its wall volumes computed):

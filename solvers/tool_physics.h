@@ -49,15 +49,52 @@ static inline FL_HD void fl_tool_to_own(const fl_tool_pose *p, float x, float y,
         q[a] = p->rot[a] * d[0] + p->rot[3 + a] * d[1] + p->rot[6 + a] * d[2];
 }
 
+/* A mesh tool's signed distance at q (own frame, m): the grid's values
+ * interpolated trilinearly, and the normalised gradient of that
+ * interpolation into m (the outward normal; +y where it vanishes, deep
+ * inside or far outside, where the values are clamped). A point past the
+ * grid takes the value at the nearest point of the grid's box plus its
+ * distance from that box. */
+static inline FL_HD float fl_tool_sdf_sample(const fl_tool_sdf *g, const float q[3], float m[3])
+{
+    int i[3];
+    float f[3], out2 = 0.0f;
+    for (int a = 0; a < 3; a++) {
+        float u = (q[a] - g->lo[a]) / g->dx, top = (float)(g->n[a] - 1);
+        float c = u < 0.0f ? 0.0f : (u > top ? top : u);
+        out2 += (u - c) * (u - c);
+        i[a] = (int)c < g->n[a] - 2 ? (int)c : g->n[a] - 2;
+        f[a] = c - (float)i[a];
+    }
+    const long sy = g->n[0], sz = (long)g->n[0] * g->n[1];
+    const float *d = g->d + i[0] + sy * i[1] + sz * i[2];
+    const float d000 = d[0], d100 = d[1], d010 = d[sy], d110 = d[sy + 1];
+    const float d001 = d[sz], d101 = d[sz + 1], d011 = d[sz + sy], d111 = d[sz + sy + 1];
+    const float c00 = d000 + f[0] * (d100 - d000), c10 = d010 + f[0] * (d110 - d010);
+    const float c01 = d001 + f[0] * (d101 - d001), c11 = d011 + f[0] * (d111 - d011);
+    const float c0 = c00 + f[1] * (c10 - c00), c1 = c01 + f[1] * (c11 - c01);
+    const float gx0 = (d100 - d000) + f[1] * ((d110 - d010) - (d100 - d000));
+    const float gx1 = (d101 - d001) + f[1] * ((d111 - d011) - (d101 - d001));
+    float gr[3] = {gx0 + f[2] * (gx1 - gx0), (c10 - c00) + f[2] * ((c11 - c01) - (c10 - c00)), c1 - c0};
+    const float len = sqrtf(gr[0] * gr[0] + gr[1] * gr[1] + gr[2] * gr[2]);
+    for (int a = 0; a < 3; a++)
+        m[a] = len > 0.0f ? gr[a] / len : (a == 1 ? 1.0f : 0.0f);
+    return c0 + f[2] * (c1 - c0) + g->dx * sqrtf(out2);
+}
+
 /* Signed distance, m, from the tool's surface to (x, y, z) (negative
- * inside), and the outward unit normal of the nearest surface point into n. */
+ * inside), and the outward unit normal of the nearest surface point into n
+ * (a mesh's: fl_tool_sdf_sample's, exact to the grid's interpolation
+ * within its band, tool.c). */
 static inline FL_HD float fl_tool_distance(const fl_tool_shape *s, const fl_tool_pose *p, float x, float y, float z,
                                            float n[3])
 {
     float q[3];
     fl_tool_to_own(p, x, y, z, q);
     float m[3] = {0.0f, 0.0f, 0.0f}, dist;
-    if (s->kind == FL_TOOL_SPHERE) {
+    if (s->kind == FL_TOOL_MESH) {
+        dist = fl_tool_sdf_sample(&s->sdf, q, m);
+    } else if (s->kind == FL_TOOL_SPHERE) {
         float r = sqrtf(q[0] * q[0] + q[1] * q[1] + q[2] * q[2]);
         if (r > 0.0f)
             m[0] = q[0] / r, m[1] = q[1] / r, m[2] = q[2] / r;
@@ -154,6 +191,12 @@ static inline FL_HD int fl_tool_impulse(const fl_tool_link *l, float m, float rh
     float n[3];
     for (int a = 0; a < 3; a++)
         fa[a] = fd[a] = 0.0f;
+    /* beyond the bounding sphere grown by the reach (and a little, against
+     * rounding) the surface is out of reach: no distance to compute */
+    const float ex = x - l->pose.c[0], ey = y - l->pose.c[1], ez = z - l->pose.c[2];
+    const float far = 1.001f * (l->shape.bound + reach) + 1e-6f;
+    if (ex * ex + ey * ey + ez * ez > far * far)
+        return -1;
     float s = fl_tool_distance(&l->shape, &l->pose, x, y, z, n);
     if (!(s < reach))
         return -1;

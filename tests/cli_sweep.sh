@@ -67,6 +67,27 @@ printf "$(printf "$cube" | sed 's/1/0.8/g')\n$faces" > "$dir/cube.obj"
 "$bin" sweep "$dir/mesh_scene.json" --solver wcsph --dt 0.001 --frames 1 --quiet --out "$out" --resume 2>/dev/null &&
   [ "$(stat -c %Y.%s "$out/case_01/stats.csv")" != "$first" ]
 check "--resume, the OBJ file edited: the case runs again" $?
+# the same for the OBJ file of a mesh tool
+printf "$cube$faces" > "$dir/tool.obj"
+cat > "$dir/tool_scene.json" <<EOF
+{
+  "domain": { "min": [0, 0, 0], "max": [1, 1, 1] },
+  "fluid": { "spacing": 0.1, "blocks": [ { "min": [0, 0, 0], "max": [0.5, 0.5, 1] } ] },
+  "tool": { "shape": "mesh", "mesh": "tool.obj", "scale": 0.3, "position": [0.75, 0.5, 0.5] },
+  "time": { "duration": 0.1, "fps": 30, "substeps": 4 }
+}
+EOF
+out=$dir/toolmesh
+"$bin" sweep "$dir/tool_scene.json" --solver wcsph --dt 0.001 --frames 1 --quiet --out "$out" 2>/dev/null
+first=$(stat -c %Y.%s "$out/case_01/stats.csv")
+sleep 1
+"$bin" sweep "$dir/tool_scene.json" --solver wcsph --dt 0.001 --frames 1 --quiet --out "$out" --resume 2>/dev/null &&
+  [ "$(stat -c %Y.%s "$out/case_01/stats.csv")" = "$first" ]
+check "--resume, the tool's mesh unchanged: runs nothing again" $?
+printf "$(printf "$cube" | sed 's/1/0.8/g')\n$faces" > "$dir/tool.obj"
+"$bin" sweep "$dir/tool_scene.json" --solver wcsph --dt 0.001 --frames 1 --quiet --out "$out" --resume 2>/dev/null &&
+  [ "$(stat -c %Y.%s "$out/case_01/stats.csv")" != "$first" ]
+check "--resume, the tool's OBJ file edited: the case runs again" $?
 
 out=$dir/pcisph
 "$bin" sweep dam_break --solver pcisph "${tiny[@]}" --substeps 10 --iters 2,4 --out "$out" 2>/dev/null

@@ -10,6 +10,7 @@
 #     simulated time takes no step and answers the force as it stands;
 #   --measure-every N: the same forces, N in run.json, a crushed loop still
 #     stopped by the compression criterion; bad values refused;
+#   a mesh tool (tool_bunny) streamed and run;
 #   bad input: a line that is not four numbers, times out of order, a
 #     tick of more than 1e5 steps, a target outside the domain: exit 1, one line naming the input and the
 #     line, run.json incomplete; a scene without a tool: exit 1, one line,
@@ -157,6 +158,15 @@ echo '0.001 0.1 0.11 0.1' | "$bin" tool "$scene" --solver pbf --set 'tool={"shap
   --out "$dir/pathstart" > /dev/null 2> "$dir/pathstart.err"
 [ $? -eq 1 ] && one_line "$dir/pathstart.err" && grep -q 'tool.path\[0\]: at t = 0 s its surface reaches' "$dir/pathstart.err"
 check "a path's start outside the domain: named tool.path[0] ($(head -c 120 "$dir/pathstart.err"))" $?
+
+# a mesh tool (the shipped tool_bunny): streamed, and run for 20 steps
+printf '0.001 0.15 0.299 0.15\n0.002 0.15 0.298 0.15\n' |
+  "$bin" tool tool_bunny --solver pbf --out "$dir/bunny" > "$dir/bunny.out" 2> /dev/null &&
+  [ "$(wc -l < "$dir/bunny.out")" -eq 2 ] && [ "$(status "$dir/bunny")" = stable ]
+check "stream a mesh tool (tool_bunny): two answers, run.json stable" $?
+"$bin" run tool_bunny --solver pbf --set time.duration=0.02 --quiet --out "$dir/bunnyrun" 2> /dev/null &&
+  [ "$(tail -n +2 "$dir/bunnyrun/tool.csv" | wc -l)" -eq 20 ] && [ "$(status "$dir/bunnyrun")" = stable ]
+check "run tool_bunny for 20 steps: tool.csv has 20 rows, run.json stable" $?
 
 # a scene without a tool: nothing written
 echo '0.001 0.1 0.1 0.1' | "$bin" tool hydrostatic --solver pbf --out "$dir/notool" > /dev/null 2> "$dir/notool.err"
