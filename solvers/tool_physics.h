@@ -61,7 +61,7 @@ static inline FL_HD float fl_tool_sdf_sample(const fl_tool_sdf *g, const float q
     float f[3], out2 = 0.0f;
     for (int a = 0; a < 3; a++) {
         float u = (q[a] - g->lo[a]) / g->dx, top = (float)(g->n[a] - 1);
-        float c = u < 0.0f ? 0.0f : (u > top ? top : u);
+        float c = u > 0.0f ? (u < top ? u : top) : 0.0f; /* a NaN point reads node 0, and gets NaN below */
         out2 += (u - c) * (u - c);
         i[a] = (int)c < g->n[a] - 2 ? (int)c : g->n[a] - 2;
         f[a] = c - (float)i[a];

@@ -47,7 +47,6 @@ check "--resume with another step list reruns the case whose step changed, keeps
 # own bytes did not change, and --resume kept the run of the old mesh)
 cube='v 0 0 0\nv 1 0 0\nv 1 1 0\nv 0 1 0\nv 0 0 1\nv 1 0 1\nv 1 1 1\nv 0 1 1\n'
 faces='f 1 4 3\nf 1 3 2\nf 5 6 7\nf 5 7 8\nf 1 2 6\nf 1 6 5\nf 4 8 7\nf 4 7 3\nf 1 5 8\nf 1 8 4\nf 2 3 7\nf 2 7 6\n'
-printf "$cube$faces" > "$dir/cube.obj"
 cat > "$dir/mesh_scene.json" <<EOF
 {
   "domain": { "min": [0, 0, 0], "max": [1, 1, 1] },
@@ -56,19 +55,24 @@ cat > "$dir/mesh_scene.json" <<EOF
   "time": { "duration": 0.1, "fps": 30, "substeps": 4 }
 }
 EOF
-out=$dir/mesh
-"$bin" sweep "$dir/mesh_scene.json" --solver wcsph --dt 0.001 --frames 1 --quiet --out "$out" 2>/dev/null
-first=$(stat -c %Y.%s "$out/case_01/stats.csv")
-sleep 1
-"$bin" sweep "$dir/mesh_scene.json" --solver wcsph --dt 0.001 --frames 1 --quiet --out "$out" --resume 2>/dev/null &&
-  [ "$(stat -c %Y.%s "$out/case_01/stats.csv")" = "$first" ]
-check "--resume, the mesh unchanged: runs nothing again" $?
-printf "$(printf "$cube" | sed 's/1/0.8/g')\n$faces" > "$dir/cube.obj"
-"$bin" sweep "$dir/mesh_scene.json" --solver wcsph --dt 0.001 --frames 1 --quiet --out "$out" --resume 2>/dev/null &&
-  [ "$(stat -c %Y.%s "$out/case_01/stats.csv")" != "$first" ]
-check "--resume, the OBJ file edited: the case runs again" $?
-# the same for the OBJ file of a mesh tool
-printf "$cube$faces" > "$dir/tool.obj"
+# a sweep of the scene, then --resume with the OBJ file as it was and as
+# edited: nothing runs again, then the case does
+resume_obj() { # scene, OBJ file, its name in the checks
+  local out=$dir/resume_$(basename "$2" .obj)
+  printf "$cube$faces" > "$2"
+  "$bin" sweep "$1" --solver wcsph --dt 0.001 --frames 1 --quiet --out "$out" 2>/dev/null
+  local first
+  first=$(stat -c %Y.%s "$out/case_01/stats.csv")
+  sleep 1
+  "$bin" sweep "$1" --solver wcsph --dt 0.001 --frames 1 --quiet --out "$out" --resume 2>/dev/null &&
+    [ "$(stat -c %Y.%s "$out/case_01/stats.csv")" = "$first" ]
+  check "--resume, $3 unchanged: runs nothing again" $?
+  printf "$(printf "$cube" | sed 's/1/0.8/g')\n$faces" > "$2"
+  "$bin" sweep "$1" --solver wcsph --dt 0.001 --frames 1 --quiet --out "$out" --resume 2>/dev/null &&
+    [ "$(stat -c %Y.%s "$out/case_01/stats.csv")" != "$first" ]
+  check "--resume, $3 edited: the case runs again" $?
+}
+resume_obj "$dir/mesh_scene.json" "$dir/cube.obj" "the mesh's OBJ file"
 cat > "$dir/tool_scene.json" <<EOF
 {
   "domain": { "min": [0, 0, 0], "max": [1, 1, 1] },
@@ -77,17 +81,7 @@ cat > "$dir/tool_scene.json" <<EOF
   "time": { "duration": 0.1, "fps": 30, "substeps": 4 }
 }
 EOF
-out=$dir/toolmesh
-"$bin" sweep "$dir/tool_scene.json" --solver wcsph --dt 0.001 --frames 1 --quiet --out "$out" 2>/dev/null
-first=$(stat -c %Y.%s "$out/case_01/stats.csv")
-sleep 1
-"$bin" sweep "$dir/tool_scene.json" --solver wcsph --dt 0.001 --frames 1 --quiet --out "$out" --resume 2>/dev/null &&
-  [ "$(stat -c %Y.%s "$out/case_01/stats.csv")" = "$first" ]
-check "--resume, the tool's mesh unchanged: runs nothing again" $?
-printf "$(printf "$cube" | sed 's/1/0.8/g')\n$faces" > "$dir/tool.obj"
-"$bin" sweep "$dir/tool_scene.json" --solver wcsph --dt 0.001 --frames 1 --quiet --out "$out" --resume 2>/dev/null &&
-  [ "$(stat -c %Y.%s "$out/case_01/stats.csv")" != "$first" ]
-check "--resume, the tool's OBJ file edited: the case runs again" $?
+resume_obj "$dir/tool_scene.json" "$dir/tool.obj" "the tool's OBJ file"
 
 out=$dir/pcisph
 "$bin" sweep dam_break --solver pcisph "${tiny[@]}" --substeps 10 --iters 2,4 --out "$out" 2>/dev/null

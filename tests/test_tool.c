@@ -265,6 +265,10 @@ static void mesh_box(void)
     ENSURE(worst_face < 1e-6);
     ENSURE(worst_normal < 1e-4);
     ENSURE(worst_edge < 0.25 * sqrt(3.0) * dx);
+    /* a blown-up particle (NaN) reads no node outside the grid: NaN back */
+    float nn[3];
+    ENSURE(isnan(fl_tool_distance(&lm->shape, &lm->pose, NAN, 0.1f, 0.1f, nn)));
+    ENSURE(isnan(fl_tool_distance(&lm->shape, &lm->pose, 0.1f, -INFINITY, NAN, nn)));
     /* its particles, on the box's analytic distance */
     const fl_boundary *bd = &m.world.boundary;
     double deepest = 0.0, shallowest = 1.0;
@@ -452,22 +456,30 @@ static void newton(const char *solver, double dt)
  * spacing), the sphere of R = 0.04 m held at its middle, 0.04 m under the
  * surface: after settling for t_settle, the force averaged over the next
  * 0.2 s. */
+/* The run's steps of dt for t_settle, then the mean force on the tool over
+ * the next 0.2 s into f; 0 when every step succeeded. */
+static int held_force(tool_run *r, double dt, double t_settle, double f[3])
+{
+    const long long settle = (long long)(t_settle / dt + 0.5), average = (long long)(0.2 / dt + 0.5);
+    int ok = 1;
+    f[0] = f[1] = f[2] = 0.0;
+    for (long long k = 0; k < settle + average && ok; k++) {
+        fl_tool_report rep;
+        ok = run_step(r, dt, &rep) == 0;
+        for (int a = 0; a < 3 && k >= settle; a++)
+            f[a] += rep.f_total[a] / (double)average;
+    }
+    return ok ? 0 : 1;
+}
+
 static void archimedes(const char *solver, double dt, double t_settle, const char *spacing)
 {
     tool_run r;
     const char *sets[1] = {spacing};
     ENSURE(run_start(&r, tank, solver, "cpu", sets, spacing ? 1 : 0) == 0);
     const double buoyancy = r.world.rho0 * 9.81 * 4.0 / 3.0 * PI * 0.04 * 0.04 * 0.04;
-    const long long settle = (long long)(t_settle / dt + 0.5), average = (long long)(0.2 / dt + 0.5);
-    double f[3] = {0, 0, 0};
-    int ok = 1;
-    for (long long k = 0; k < settle + average && ok; k++) {
-        fl_tool_report rep;
-        ok = run_step(&r, dt, &rep) == 0;
-        for (int a = 0; a < 3 && k >= settle; a++)
-            f[a] += rep.f_total[a] / (double)average;
-    }
-    ENSURE(ok);
+    double f[3];
+    ENSURE(held_force(&r, dt, t_settle, f) == 0);
     printf("archimedes %s: force (%.4f, %.4f, %.4f) N, rho0 g V = %.4f N: vertical %+.2f %%, horizontal %.2f %%\n",
            solver, f[0], f[1], f[2], buoyancy, 100.0 * (f[1] / buoyancy - 1.0),
            100.0 * sqrt(f[0] * f[0] + f[2] * f[2]) / buoyancy);
@@ -497,16 +509,8 @@ static void archimedes_mesh(const char *solver, double dt, double t_settle, doub
     fl_mesh_mass mp;
     fl_mesh_mass_properties(&r.tool.own, &mp);
     const double buoyancy = r.world.rho0 * 9.81 * mp.volume;
-    const long long settle = (long long)(t_settle / dt + 0.5), average = (long long)(0.2 / dt + 0.5);
-    double f[3] = {0, 0, 0};
-    int ok = 1;
-    for (long long k = 0; k < settle + average && ok; k++) {
-        fl_tool_report rep;
-        ok = run_step(&r, dt, &rep) == 0;
-        for (int a = 0; a < 3 && k >= settle; a++)
-            f[a] += rep.f_total[a] / (double)average;
-    }
-    ENSURE(ok);
+    double f[3];
+    ENSURE(held_force(&r, dt, t_settle, f) == 0);
     printf("archimedes %s, bunny of %.4g m^3, %d particles: force (%.4f, %.4f, %.4f) N, rho0 g V = %.4f N: vertical "
            "%+.2f %%, horizontal %.2f %%\n",
            solver, mp.volume, r.tool.count, f[0], f[1], f[2], buoyancy, 100.0 * (f[1] / buoyancy - 1.0),
