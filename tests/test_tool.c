@@ -25,7 +25,7 @@
  *   test_tool adhesion    (PCISPH) a sphere lifted out of the water carries water
  *                         above the surface with adhesion on, none 0.5 s
  *                         after leaving it with adhesion off
- *   test_tool archimedes_mesh SOLVER [SCALE [SPACING]]
+ *   test_tool archimedes_mesh SOLVER [SPACING]
  *                         a mesh tool, the Stanford bunny, held under
  *                         water: rho0 g V within 5 %, the horizontal
  *                         force below 2 % of it (d = 0.005 m)
@@ -488,22 +488,24 @@ static void archimedes(const char *solver, double dt, double t_settle, const cha
     run_end(&r);
 }
 
-/* The tank with the Stanford bunny (reference/bunny.obj x scale, 0.0098 m
- * per file unit is 0.095 m tall) as the tool, held with its centroid at
- * the tank's middle, turned 20 degrees about y: after settling for
- * t_settle, the force averaged over the next 0.2 s against rho0 g V, V the
- * mesh's volume: within 5 % vertically, below 2 % horizontally (the
- * sphere's 1 % rests on its sampling's symmetry, which a bunny has not). */
-static void archimedes_mesh(const char *solver, double dt, double t_settle, double scale, double spacing)
+/* The sphere's tank (0.2 m, water 0.16 m deep) at d = spacing with the
+ * Stanford bunny (reference/bunny.obj x 0.0098: 0.095 m tall, 19 spacings
+ * at d = 0.005 m, its ears two or three thick) as the tool, held with its
+ * centroid where the sphere's centre was, turned 20 degrees about y: after
+ * settling for t_settle, the force averaged over the next 0.2 s against
+ * rho0 g V, V the mesh's volume: within 5 % vertically, below 2 %
+ * horizontally (the sphere's 1 % rests on its sampling's symmetry, which a
+ * bunny has not). */
+static void archimedes_mesh(const char *solver, double dt, double t_settle, double spacing)
 {
     char json[1200];
     snprintf(json, sizeof json,
              "{\"domain\": {\"min\": [0, 0, 0], \"max\": [0.2, 0.2, 0.2]},"
              " \"fluid\": {\"spacing\": %g, \"blocks\": [{\"min\": [0, 0, 0], \"max\": [0.2, 0.16, 0.2]}]},"
              " \"time\": {\"duration\": 1, \"dt\": 0.001},"
-             " \"tool\": {\"shape\": \"mesh\", \"mesh\": \"%s/reference/bunny.obj\", \"scale\": %g,"
+             " \"tool\": {\"shape\": \"mesh\", \"mesh\": \"%s/reference/bunny.obj\", \"scale\": 0.0098,"
              " \"position\": [0.1, 0.08, 0.1], \"rotation\": [0, 20, 0]}}",
-             spacing, FL_SOURCE_DIR, scale);
+             spacing, FL_SOURCE_DIR);
     tool_run r;
     ENSURE(run_start(&r, json, solver, "cpu", NULL, 0) == 0);
     fl_mesh_mass mp;
@@ -657,9 +659,9 @@ int main(int argc, char **argv)
     } else if (strcmp(mode, "archimedes_mesh") == 0 && argc > 2) {
         const char *solver = argv[2];
         const int explicit_step = strcmp(solver, "sph") == 0 || strcmp(solver, "wcsph") == 0;
-        /* the sphere's steps at d = 0.01 m, halved with d for the explicit solvers */
-        archimedes_mesh(solver, strcmp(solver, "wcsph") == 0 ? 0.0001 : explicit_step ? 0.00025 : 0.001, 0.6,
-                        argc > 3 ? atof(argv[3]) : 0.0098, argc > 4 ? atof(argv[4]) : 0.005);
+        /* the sphere's steps at d = 0.01 m, scaled with d for the explicit solvers */
+        const double d = argc > 3 ? atof(argv[3]) : 0.005, f = explicit_step ? d / 0.01 : 1.0;
+        archimedes_mesh(solver, f * (strcmp(solver, "wcsph") == 0 ? 0.0002 : explicit_step ? 0.0005 : 0.001), 0.6, d);
     } else if (strcmp(mode, "drag") == 0) {
         double slow = drag("pcisph", 0.001, 0.1), fast = drag("pcisph", 0.001, 0.2);
         ENSURE(slow < 0.0);
