@@ -27,6 +27,7 @@
 #include "nbgrid.h"
 #include "particle_common.h"
 #include "particle_params.h"
+#include "tool.h"
 
 enum { DEV_SPH, DEV_WCSPH, DEV_PCISPH, DEV_PBF, DEV_KINDS };
 static const char *const dev_names[DEV_KINDS] = {"sph", "wcsph", "pcisph", "pbf"};
@@ -289,42 +290,8 @@ static int dev_tool_slot(const dev_solver *s)
     }
 }
 
-/* The tool's own-frame grid (dev.h, fl_dev_tool): cells of 1.01 h (so
- * that rounding in the frame change cannot put a neighbor two cells
- * away) over its particles' box and one cell more on every side; the
- * particles' order by cell (order, count entries) and the cell start
- * table (*start, allocated here), or FL_ERR_MEMORY. */
-static int dev_bin_tool(fl_dev_tool *t, const fl_tool_link *l, int count, float h, int *order, int **start,
-                        fl_error *err)
-{
-    const float *o[3] = {l->ox, l->oy, l->oz};
-    t->cell = 1.01f * h;
-    long cells = 1;
-    for (int a = 0; a < 3; a++) {
-        float lo = count > 0 ? o[a][0] : 0.0f, hi = lo;
-        for (int k = 1; k < count; k++)
-            lo = fminf(lo, o[a][k]), hi = fmaxf(hi, o[a][k]);
-        t->lo[a] = lo - t->cell;
-        t->dim[a] = (int)floorf((hi - t->lo[a]) / t->cell) + 2;
-        cells *= t->dim[a];
-    }
-    int *cell_of = malloc((size_t)count * sizeof(int));
-    *start = cells < (1L << 28) ? malloc((size_t)(cells + 1) * sizeof(int)) : NULL;
-    if (!cell_of || !*start) {
-        free(cell_of);
-        free(*start);
-        *start = NULL;
-        return fl_fail(err, FL_ERR_MEMORY, "out of memory binning the tool's %d particles", count);
-    }
-    for (int k = 0; k < count; k++)
-        cell_of[k] = fl_cell_index(t->lo, t->cell, t->dim, o[0][k], o[1][k], o[2][k]);
-    fl_counting_sort(cell_of, count, (int)cells, *start, order);
-    free(cell_of);
-    return FL_OK;
-}
-
 /* The tool of w->tool on the device: its particles in its own frame,
- * binned there (dev_bin_tool), and their volumes, a mesh's distance
+ * binned there (fl_tool_bin), and their volumes, a mesh's distance
  * grid, room for the particles at the step's pose, the link's per-slot
  * forces (and PBF's displacements), and
  * the fluid's densities (the adhesion reads them before the first step
@@ -344,7 +311,8 @@ static int dev_upload_tool(dev_solver *s, fl_world *w, fl_error *err)
         free(sorted);
         return fl_fail(err, FL_ERR_MEMORY, "out of memory for the tool's %d particles", count);
     }
-    int rc = dev_bin_tool(t, l, count, (float)w->h, order, &start, err);
+    /* its own-frame grid (dev.h, fl_dev_tool) */
+    int rc = fl_tool_bin(l->ox, l->oy, l->oz, count, (float)w->h, t->lo, t->dim, &t->cell, order, &start, err);
     if (rc == FL_OK && l->shape.kind == FL_TOOL_MESH) { /* its distance grid, read by the kernels */
         const fl_tool_sdf *g = &l->shape.sdf;
         const size_t nodes = (size_t)g->n[0] * g->n[1] * g->n[2];

@@ -9,6 +9,7 @@
 
 #include "kernels.h"
 #include "mesh_sample.h"
+#include "nbgrid.h"
 #include "mesh_sdf.h"
 #include "obj.h"
 
@@ -327,22 +328,71 @@ static void clear_fluid(const fl_world *w, fl_particles *f)
     f->count = n;
 }
 
+int fl_tool_bin(const float *ox, const float *oy, const float *oz, int count, float h, float lo[3], int dim[3],
+                float *cell, int *order, int **start, fl_error *err)
+{
+    const float *o[3] = {ox, oy, oz};
+    *cell = 1.01f * h;
+    long cells = 1;
+    for (int a = 0; a < 3; a++) {
+        float l = count > 0 ? o[a][0] : 0.0f, hi = l;
+        for (int k = 1; k < count; k++)
+            l = fminf(l, o[a][k]), hi = fmaxf(hi, o[a][k]);
+        lo[a] = l - *cell;
+        dim[a] = (int)floorf((hi - lo[a]) / *cell) + 2;
+        cells *= dim[a];
+    }
+    int *cell_of = malloc((size_t)(count > 0 ? count : 1) * sizeof(int));
+    *start = cells < (1L << 28) ? malloc((size_t)(cells + 1) * sizeof(int)) : NULL;
+    if (!cell_of || !*start) {
+        free(cell_of);
+        free(*start);
+        *start = NULL;
+        return fl_fail(err, FL_ERR_MEMORY, "out of memory binning the tool's %d particles", count);
+    }
+    for (int k = 0; k < count; k++)
+        cell_of[k] = fl_cell_index(lo, *cell, dim, o[0][k], o[1][k], o[2][k]);
+    fl_counting_sort(cell_of, count, (int)cells, *start, order);
+    free(cell_of);
+    return FL_OK;
+}
+
 /* V_b = 1 / sum_k W(x_b - x_k) over the tool's own particles (itself
- * included): the Akinci volume, fixed for a rigid body. */
-static void tool_volumes(const fl_tool *t, fl_world *w)
+ * included): the Akinci volume, fixed for a rigid body. Summed over the
+ * 27 cells of its own-frame grid around each particle (fl_tool_bin): a
+ * mesh of many vertices has as many particles. */
+static int tool_volumes(const fl_tool *t, fl_world *w, fl_error *err)
 {
     const float h = (float)w->h;
-    const int dim = w->dims;
+    const int dim = w->dims, n = t->count;
+    float lo[3], cell;
+    int gd[3], *start = NULL, *order = malloc((size_t)(n > 0 ? n : 1) * sizeof(int));
+    int rc = order ? fl_tool_bin(t->ox, t->oy, t->oz, n, h, lo, gd, &cell, order, &start, err)
+                   : fl_fail(err, FL_ERR_MEMORY, "out of memory binning the tool's %d particles", n);
     float *vol = w->boundary.volume + w->tool.first;
+    const int binned = rc == FL_OK ? n : 0;
     #pragma omp parallel for schedule(static)
-    for (int b = 0; b < t->count; b++) {
+    for (int b = 0; b < binned; b++) {
+        const int c = fl_cell_index(lo, cell, gd, t->ox[b], t->oy[b], t->oz[b]);
+        const int ci = c % gd[0], cj = c / gd[0] % gd[1], ck = c / (gd[0] * gd[1]);
         double sum = 0.0;
-        for (int k = 0; k < t->count; k++) {
-            float dx = t->ox[b] - t->ox[k], dy = t->oy[b] - t->oy[k], dz = t->oz[b] - t->oz[k];
-            sum += fl_poly6(dx * dx + dy * dy + dz * dz, h, dim);
-        }
+        /* the margin holds every neighbor, but rounding can put the
+         * lowest particle in the margin's cell: the ranges are clamped */
+        for (int k = ck > 0 ? ck - 1 : 0; k <= ck + 1 && k < gd[2]; k++)
+            for (int j = cj > 0 ? cj - 1 : 0; j <= cj + 1 && j < gd[1]; j++)
+                for (int i = ci > 0 ? ci - 1 : 0; i <= ci + 1 && i < gd[0]; i++) {
+                    const int q = (k * gd[1] + j) * gd[0] + i;
+                    for (int e = start[q]; e < start[q + 1]; e++) {
+                        const int m = order[e];
+                        float dx = t->ox[b] - t->ox[m], dy = t->oy[b] - t->oy[m], dz = t->oz[b] - t->oz[m];
+                        sum += fl_poly6(dx * dx + dy * dy + dz * dz, h, dim);
+                    }
+                }
         vol[b] = (float)(1.0 / sum);
     }
+    free(order);
+    free(start);
+    return rc;
 }
 
 /* The adhesion and damping constants of spec. */
@@ -362,10 +412,12 @@ static fl_tool_forces force_consts(const fl_tool_spec *s)
 /* A mesh tool's signed-distance grid: nodes every d/2 (coarser when
  * there would be more than FL_TOOL_SDF_MAX_NODES) over its own bounding
  * box and a margin of the band, the distance exact within the band: the
- * farthest of the contact distance, the adhesion band's B and the 2 h
- * from the surface at which the solvers still ask (FLIP's push-out, the
- * boundary terms' reach), and two nodes more, so that the interpolation
- * at any distance asked for reads exact nodes. */
+ * farthest distance from the surface at which a value matters (the
+ * contact distance, the adhesion band's B; clearing the fluid at set-up,
+ * FLIP's cells and its push-out want the sign and the inside alone), and
+ * two nodes more, so that the interpolation at any distance asked for
+ * reads exact nodes. Beyond it the clamped values keep every point out
+ * of reach. */
 #define FL_TOOL_SDF_MAX_NODES (1L << 24)
 
 static int build_sdf(fl_tool *t, const fl_world *w, fl_error *err)
@@ -374,7 +426,7 @@ static int build_sdf(fl_tool *t, const fl_world *w, fl_error *err)
     const fl_tool_forces c = force_consts(&t->spec);
     double lo[3], hi[3], dx = 0.5 * w->spacing;
     fl_mesh_bounds(&t->own, lo, hi);
-    const double reach = fmax(fmax(c.contact, c.adh_k > 0.0f ? c.adh_b : 0.0f), 2.0 * w->h);
+    const double reach = fmax(fmax(c.contact, c.adh_k > 0.0f ? c.adh_b : 0.0f), w->spacing);
     double band, nodes;
     for (;;) {
         band = reach + 2.0 * dx;
@@ -559,8 +611,9 @@ int fl_tool_init(fl_tool *t, const fl_tool_spec *spec, fl_world *w, fl_error *er
         return rc;
     }
     place_particles(t, w);
-    tool_volumes(t, w);
-    return FL_OK;
+    if ((rc = tool_volumes(t, w, err)))
+        fl_tool_free(t);
+    return rc;
 }
 
 /* ---- the step ----------------------------------------------------------- */

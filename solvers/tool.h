@@ -66,6 +66,17 @@ typedef struct fl_tool {
 int fl_tool_outside(const fl_tool *t, const double c[3], const float rot[9], const fl_box *domain, char *why,
                     int len);
 
+/* The tool's count particles at (ox, oy, oz) in its own frame, binned on
+ * a grid there: cells of 1.01 h (so that rounding in a change of frame
+ * cannot put a neighbor two cells away) over the particles' box and one
+ * cell more on every side (corner lo, dim cells, their size *cell); the
+ * particles' order by cell (order, count entries) and the cell start
+ * table (*start, allocated with malloc, dim[0] dim[1] dim[2] + 1 entries).
+ * FL_ERR_MEMORY when the table cannot be allocated. The device walks its
+ * tool on this grid (solvers/dev.h); the set-up sums the volumes on it. */
+int fl_tool_bin(const float *ox, const float *oy, const float *oz, int count, float h, float lo[3], int dim[3],
+                float *cell, int *order, int **start, fl_error *err);
+
 /* Adds the tool of spec to the world w (built, its wall volumes computed):
  * checks it fits the domain, removes the fluid particles within d/2 of it,
  * appends its boundary particles with their volumes and activates w->tool.

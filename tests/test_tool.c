@@ -37,6 +37,7 @@
 
 #include "ensure.h"
 #include "harness.h"
+#include "kernels.h"
 #include "mesh_sdf.h"
 #include "tool.h"
 #include "tool_run.h"
@@ -180,7 +181,8 @@ static int write_box_obj(const char *path, const double half[3], const double c[
 static const double identity[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1};
 
 /* The tank with the tool given by shape (JSON members), its centre at the
- * tank's middle, turned (10, 20, 30) degrees, dynamic, 700 kg/m^3. */
+ * tank's middle, turned (10, 20, 30) degrees, dynamic, 700 kg/m^3, with
+ * adhesion (its band to h). */
 static void tank_with(char *buf, size_t len, const char *shape)
 {
     snprintf(buf, len,
@@ -188,7 +190,7 @@ static void tank_with(char *buf, size_t len, const char *shape)
              " \"fluid\": {\"spacing\": 0.01, \"blocks\": [{\"min\": [0, 0, 0], \"max\": [0.2, 0.16, 0.2]}]},"
              " \"time\": {\"duration\": 1, \"dt\": 0.001},"
              " \"tool\": {%s, \"position\": [0.1, 0.08, 0.1], \"rotation\": [10, 20, 30], \"motion\": \"dynamic\","
-             " \"density\": 700}}",
+             " \"density\": 700, \"adhesion\": {\"k\": 1000}}}",
              shape);
 }
 
@@ -197,14 +199,16 @@ static void tank_with(char *buf, size_t len, const char *shape)
  * tool of that size at the same pose:
  *  - mass and inertia tensor equal (1e-6 relative: the box's sizes are
  *    floats);
- *  - the signed distance and normal at random points within 2 h of the
- *    surface: where the box's distance is linear over the 8 grid nodes
+ *  - the signed distance and normal at random points within the reach
+ *    (the adhesion's B = h) of the surface: where the box's distance is
+ *    linear over the 8 grid nodes
  *    around the point (one face nearest, by more than the nodes' spread),
  *    the grid's trilinear value is exact: 1e-6 m (float rounding of
  *    0.1 m coordinates) and the normal within 1e-4; across an edge or a
  *    corner it interpolates a crease, and misses by at most the nodes'
  *    spread from the point's value, sqrt(3) dx, of which a quarter is
- *    allowed (measured: printed);
+ *    allowed (measured: printed); farther out (to 2 h) the clamped grid
+ *    keeps every point out of reach, and every point inside inside;
  *  - its particles lie inside the box, at most FL_BOUNDARY_OFFSET d deep
  *    (1e-4 of it: the surface sampler moves them that far in along the
  *    face's normal, less near a face's rim; test_mesh_scene checks the
@@ -227,8 +231,9 @@ static void mesh_box(void)
     const fl_tool_link *lm = &m.world.tool, *lb = &b.world.tool;
     ENSURE(lm->shape.kind == FL_TOOL_MESH && lm->shape.sdf.d != NULL);
     const double dx = lm->shape.sdf.dx, h = m.world.h, d = m.world.spacing;
+    const double reach = fmax(lm->forces.contact, lm->forces.adh_b); /* the adhesion's B = h */
     double worst_face = 0.0, worst_normal = 0.0, worst_edge = 0.0;
-    int nface = 0, nedge = 0;
+    int nface = 0, nedge = 0, far_wrong = 0;
     srand(7);
     for (int k = 0; k < 200000; k++) {
         float q[3], x[3], nm[3], nb[3];
@@ -238,9 +243,11 @@ static void mesh_box(void)
             x[a] = lb->pose.c[a] + lb->pose.rot[3 * a] * q[0] + lb->pose.rot[3 * a + 1] * q[1] +
                    lb->pose.rot[3 * a + 2] * q[2];
         const float sb = fl_tool_distance(&lb->shape, &lb->pose, x[0], x[1], x[2], nb);
-        if (!(fabsf(sb) < 2.0 * h))
-            continue;
         const float sm = fl_tool_distance(&lm->shape, &lm->pose, x[0], x[1], x[2], nm);
+        if (!(fabsf(sb) < reach)) { /* past the band: out of reach, or inside */
+            far_wrong += sb > reach + sqrt(3.0) * dx ? !(sm > reach) : sb < -reach ? !(sm < 0.0f) : 0;
+            continue;
+        }
         double e[3], top = -1.0, second = -1.0;
         for (int a = 0; a < 3; a++)
             e[a] = fabs(q[a]) - half[a];
@@ -265,6 +272,7 @@ static void mesh_box(void)
     ENSURE(worst_face < 1e-6);
     ENSURE(worst_normal < 1e-4);
     ENSURE(worst_edge < 0.25 * sqrt(3.0) * dx);
+    ENSURE(far_wrong == 0);
     /* a blown-up particle (NaN) reads no node outside the grid: NaN back */
     float nn[3];
     ENSURE(isnan(fl_tool_distance(&lm->shape, &lm->pose, NAN, 0.1f, 0.1f, nn)));
@@ -278,6 +286,18 @@ static void mesh_box(void)
         deepest = fmax(deepest, depth), shallowest = fmin(shallowest, depth);
     }
     ENSURE(bd->count - lm->first == m.tool.count && m.tool.count > 100);
+    /* the volumes, summed on the tool's own grid, against every pair */
+    double worst_volume = 0.0;
+    for (int k = 0; k < m.tool.count; k++) {
+        double sum = 0.0;
+        for (int q = 0; q < m.tool.count; q++) {
+            const float ex = m.tool.ox[k] - m.tool.ox[q], ey = m.tool.oy[k] - m.tool.oy[q],
+                        ez = m.tool.oz[k] - m.tool.oz[q];
+            sum += fl_poly6(ex * ex + ey * ey + ez * ez, (float)h, 3);
+        }
+        worst_volume = fmax(worst_volume, fabs(bd->volume[lm->first + k] * sum - 1.0));
+    }
+    ENSURE(worst_volume < 1e-6);
     ENSURE(deepest < (1.0 + 1e-4) * FL_BOUNDARY_OFFSET * d && shallowest > 0.0);
     double closest = 1.0;
     for (int i = 0; i < m.world.fluid.count; i++) {
