@@ -983,7 +983,8 @@ static int read_tool_forces(const check *c, const cJSON *tool, fl_scene *s)
 }
 
 static int get_scale(const check *c, const cJSON *obj, const char *objpath, double out[3]);
-static int load_mesh(const check *c, const char *name, const char *kp, const double a[12], fl_mesh *out);
+static int load_mesh(const check *c, const char *name, const char *kp, const double a[12], fl_mesh *out,
+                     double *volume);
 
 /* tool.mesh and tool.scale: the OBJ file, scaled, in the tool's spec. */
 static int read_tool_mesh(const check *c, const cJSON *tool, fl_tool_spec *t)
@@ -996,7 +997,7 @@ static int read_tool_mesh(const check *c, const cJSON *tool, fl_tool_spec *t)
     if ((rc = get_scale(c, tool, "tool", scale)) != FL_OK)
         return rc;
     const double a[12] = {scale[0], 0, 0, 0, 0, scale[1], 0, 0, 0, 0, scale[2], 0};
-    return load_mesh(c, file->valuestring, "tool.mesh", a, &t->mesh);
+    return load_mesh(c, file->valuestring, "tool.mesh", a, &t->mesh, NULL);
 }
 
 static int read_tool(const check *c, const cJSON *tool, fl_scene *s)
@@ -1024,13 +1025,14 @@ static int read_tool(const check *c, const cJSON *tool, fl_scene *s)
     t->shape.kind = kinds[shape];
     /* each shape's own size key, and no other's */
     for (int k = 0; k < 3; k++) {
-        char kp[KEYPATH_LEN], expected[96];
+        char kp[KEYPATH_LEN], expected[96], got[16];
         if (k == shape || member(tool, sizes[k]) == NULL)
             continue;
         join_key(kp, sizeof kp, "tool", sizes[k]);
         snprintf(expected, sizeof expected, "no %s for a %s (its %s gives it)", sizes[k], shapes[shape],
                  sizes[shape]);
-        return fail_got(c, kp, expected, k == 1 ? "a size" : k == 0 ? "a radius" : "a mesh");
+        snprintf(got, sizeof got, "a %s", sizes[k]);
+        return fail_got(c, kp, expected, got);
     }
     if (shape != 2 && member(tool, "scale") != NULL)
         return fail_got(c, "tool.scale", "no scale but for a mesh", "a scale");
@@ -1133,8 +1135,10 @@ static void mesh_path(const check *c, const char *name, char *dst, size_t cap)
 
 /* The OBJ file name (kp: its key) read relative to the scene's folder,
  * checked closed, mapped by the 3x4 matrix a (x -> A x + t, obj.h) into
- * *out, and checked to enclose a volume (outward). */
-static int load_mesh(const check *c, const char *name, const char *kp, const double a[12], fl_mesh *out)
+ * *out, and checked to enclose a volume (outward), which goes to *volume
+ * (m^3) unless NULL. */
+static int load_mesh(const check *c, const char *name, const char *kp, const double a[12], fl_mesh *out,
+                     double *volume)
 {
     char path[1024], why[FL_ERROR_LEN];
     mesh_path(c, name, path, sizeof path);
@@ -1149,16 +1153,18 @@ static int load_mesh(const check *c, const char *name, const char *kp, const dou
         return fl_fail(c->err, rc, "%s: %s: %s", c->file, kp, why);
     }
     fl_mesh_transform(out, a);
-    const double volume = fl_mesh_volume(out);
-    if (!(volume > 0.0)) {
+    const double v = fl_mesh_volume(out);
+    if (volume)
+        *volume = v;
+    if (!(v > 0.0)) {
         /* flat: no volume against its bounding box's, to rounding */
         double lo[3], hi[3], box = 1.0;
         fl_mesh_bounds(out, lo, hi);
         for (int k = 0; k < 3; k++)
             box *= hi[k] - lo[k];
         char got[1400];
-        snprintf(got, sizeof got, "%.1000s: a volume of %g m^3 (%s)", path, volume,
-                 fabs(volume) <= 1e-9 * box ? "it encloses none: flat" : "its faces turn inwards");
+        snprintf(got, sizeof got, "%.1000s: a volume of %g m^3 (%s)", path, v,
+                 fabs(v) <= 1e-9 * box ? "it encloses none: flat" : "its faces turn inwards");
         return fail_got(c, kp, "a mesh whose faces are counter-clockwise seen from outside", got);
     }
     return FL_OK;
@@ -1204,9 +1210,8 @@ static int read_mesh(const check *c, const cJSON *v, const char *kp, const fl_bo
         a[4 * i + 3] = out->translate[i];
     }
     join_key(sub, sizeof sub, kp, "mesh");
-    if ((rc = load_mesh(c, file->valuestring, sub, a, &out->mesh)) != FL_OK)
+    if ((rc = load_mesh(c, file->valuestring, sub, a, &out->mesh, &out->volume)) != FL_OK)
         return rc;
-    out->volume = fl_mesh_volume(&out->mesh);
     fl_mesh_bounds(&out->mesh, out->lo, out->hi);
     for (int k = 0; k < 3; k++) {
         if (out->lo[k] < domain->lo[k] || out->hi[k] > domain->hi[k]) {

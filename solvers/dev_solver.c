@@ -291,12 +291,11 @@ static int dev_tool_slot(const dev_solver *s)
 }
 
 /* The tool of w->tool on the device: its particles in its own frame,
- * binned there (fl_tool_bin), and their volumes, a mesh's distance
- * grid, room for the particles at the step's pose, the link's per-slot
- * forces (and PBF's displacements), and
- * the fluid's densities (the adhesion reads them before the first step
- * computes any). The link is marked on_device, for the world's life: the
- * host then only sets the pose. */
+ * binned there (fl_tool_bin), and their volumes, a mesh's distance grid,
+ * room for the particles at the step's pose, the link's per-slot forces
+ * (and PBF's displacements), and the fluid's densities (the adhesion reads
+ * them before the first step computes any). The link is marked on_device,
+ * for the world's life: the host then only sets the pose. */
 static int dev_upload_tool(dev_solver *s, fl_world *w, fl_error *err)
 {
     fl_dev_tool *t = &s->v.tool;
