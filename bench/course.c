@@ -709,7 +709,7 @@ static const lesson lessons[] = {
        "pbf.scorr_k=0", "--save", "bin", "--plot", "none", "--out", "{out}/no_scorr"},
       {"render", "{out}/no_scorr", "--frame", "30", "--size", "640x320", "--quiet"}},
      make_epsilon,
-     {"scorr/frames/0030.png", "no_scorr/frames/0030.png", "epsilon.png"},
+     {"scorr/render/0030.png", "no_scorr/render/0030.png", "epsilon.png"},
      "the dam break at 1 s with and without s_corr: without it the splash's particles pair up and clump; and "
      "epsilon.png: one step of the 2D tank against the relaxation epsilon",
      {{"with epsilon 0 a particle with no neighbors makes lambda infinite: the run stops as unstable and says "

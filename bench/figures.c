@@ -1616,11 +1616,11 @@ static int table2(figures *F)
         if (!drawn)
             fprintf(stderr, "fluidlab: figures: %s: its last frame not drawn\n", k->label);
     }
-    fprintf(r, "\nThe last frame of each case (`runs/fig%d/<case>/frames/NNNN.png`):\n\n", FIG_TABLE2);
+    fprintf(r, "\nThe last frame of each case (`runs/fig%d/<case>/render/NNNN.png`):\n\n", FIG_TABLE2);
     for (int i = 0; i < F->n; i++) {
         const fig_case *k = &F->cases[i];
         if (k->fig == FIG_TABLE2 && k->ran && k->res.frames_saved > 0)
-            fprintf(r, "![%s](runs/fig%d/%s/frames/%04d.png)\n", k->label, FIG_TABLE2,
+            fprintf(r, "![%s](runs/fig%d/%s/render/%04d.png)\n", k->label, FIG_TABLE2,
                     strrchr(k->dir, '/') + 1, k->res.frames_saved - 1);
     }
     return close_csv(F, csv, fig_files[FIG_TABLE2]) ? 2 : rc;

@@ -365,7 +365,7 @@ static int write_surface(const char *path, const fl_run_config *c, const fl_worl
     fl_trimesh mesh;
     int rc = fl_blobby_surface(&w->fluid, &def, &w->domain, &mesh, err);
     if (rc == FL_OK)
-        rc = fl_obj_write(path, &mesh, err);
+        rc = fl_obj_write(path, &mesh, "surface mesh (marching cubes)", err);
     fl_trimesh_free(&mesh);
     return rc;
 }
@@ -390,10 +390,23 @@ typedef struct run_state {
     fl_params taken;              /* the parameters the solver ran with (fl_params.taken) */
 } run_state;
 
+/* The tool's surface where its particles were in the last step (the
+ * link's pose) into path as OBJ. */
+static int write_tool_surface(const char *path, const run_state *r, fl_error *err)
+{
+    fl_trimesh mesh;
+    int rc = fl_tool_surface(&r->tool, &r->world.tool.pose, &mesh, err);
+    if (rc == FL_OK)
+        rc = fl_obj_write(path, &mesh, "rigid tool's surface", err);
+    fl_trimesh_free(&mesh);
+    return rc;
+}
+
 /* Frame number frame of the world into DIR/frames/ in every format asked
- * for; with vtu, DIR/frames.pvd is rewritten to list it too, so that an
- * interrupted run leaves a series ParaView opens. The grid's pictures
- * start at frame 1: before the first step there has been no projection. */
+ * for, and with a tool its surface (NNNN_tool.obj); with vtu,
+ * DIR/frames.pvd is rewritten to list it too, so that an interrupted run
+ * leaves a series ParaView opens. The grid's pictures start at frame 1:
+ * before the first step there has been no projection. */
 static int write_frame(const fl_run_config *c, run_state *r, int frame, fl_error *err)
 {
     const fl_world *w = &r->world;
@@ -418,6 +431,11 @@ static int write_frame(const fl_run_config *c, run_state *r, int frame, fl_error
         snprintf(path, sizeof path, "%s/frames/%04d.obj", c->out_dir, frame);
         int rc = write_surface(path, c, w, err);
         if (rc)
+            return rc;
+    }
+    if (w->tool.active && saves_frames(c)) {
+        snprintf(path, sizeof path, "%s/frames/%04d_tool.obj", c->out_dir, frame);
+        if ((rc = write_tool_surface(path, r, err)))
             return rc;
     }
     if (c->save_vtu) {
@@ -792,23 +810,21 @@ static int pictures_check(const fl_run_config *c, const fl_solver_ops *ops, fl_e
     return FL_OK;
 }
 
-/* DIR/run.gif of the pictures DIR/frames/NNNN.png (plots/run_gif.gp, at
- * the scene's frame rate), through run.gif.tmp. */
-static int write_gif(const fl_run_config *c, const run_state *r, fl_error *err)
+int fl_write_gif(const char *dir, const char *pics, const char *name, int w, int h, double fps, fl_error *err)
 {
-    char v_dir[1000], v_fmt[80], v_out[1000], gif[960], tmp[970], log[960], msg[512];
-    snprintf(gif, sizeof gif, "%.900s/run.gif", c->out_dir);
+    char v_dir[1000], v_pics[80], v_fmt[80], v_out[1000], gif[960], tmp[970], log[960], msg[512];
+    snprintf(gif, sizeof gif, "%.900s/%s", dir, name);
     snprintf(tmp, sizeof tmp, "%s.tmp", gif);
-    snprintf(log, sizeof log, "%.900s/gnuplot.log", c->out_dir);
-    snprintf(v_dir, sizeof v_dir, "dir=%.900s", c->out_dir);
-    snprintf(v_fmt, sizeof v_fmt, "fmt=%d %d %d", r->pictures.width, r->pictures.height,
-             (int)(100.0 / r->scene.fps + 0.5));
+    snprintf(log, sizeof log, "%.900s/gnuplot.log", dir);
+    snprintf(v_dir, sizeof v_dir, "dir=%.900s", dir);
+    snprintf(v_pics, sizeof v_pics, "pics=%s", pics);
+    snprintf(v_fmt, sizeof v_fmt, "fmt=%d %d %d", w, h, (int)(100.0 / fps + 0.5));
     snprintf(v_out, sizeof v_out, "out=%s", tmp);
-    const char *const vars[] = {v_dir, v_fmt, v_out, NULL};
+    const char *const vars[] = {v_dir, v_pics, v_fmt, v_out, NULL};
     int failed = fl_plot_run(FL_SOURCE_DIR "/plots/run_gif.gp", vars, log, msg, sizeof msg);
     if (!failed && rename(tmp, gif) != 0) {
         failed = 1;
-        snprintf(msg, sizeof msg, "cannot replace it with run.gif.tmp: %s", strerror(errno));
+        snprintf(msg, sizeof msg, "cannot replace it with %s.tmp: %s", name, strerror(errno));
     }
     if (failed) {
         remove(tmp);
@@ -881,14 +897,14 @@ static int open_tool_csv(const fl_run_config *c, run_state *r, fl_error *err)
     return FL_OK;
 }
 
-/* A frame file of a run: NNNN or NNNN_grid, then .bin, .vtu, .vtk, .obj,
- * .png or .csv. */
+/* A frame file of a run: NNNN, NNNN_grid or NNNN_tool, then .bin, .vtu,
+ * .vtk, .obj, .png or .csv. */
 static int is_frame_file(const char *name)
 {
     static const char *const ext[] = {".bin", ".vtu", ".vtk", ".obj", ".png", ".csv"};
     if (strspn(name, "0123456789") != 4)
         return 0;
-    const char *rest = name + 4 + (strncmp(name + 4, "_grid", 5) == 0 ? 5 : 0);
+    const char *rest = name + 4 + (strncmp(name + 4, "_grid", 5) == 0 || strncmp(name + 4, "_tool", 5) == 0 ? 5 : 0);
     for (size_t k = 0; k < sizeof ext / sizeof ext[0]; k++)
         if (strcmp(rest, ext[k]) == 0)
             return 1;
@@ -906,22 +922,12 @@ static int remove_earlier(const char *path, fl_error *err)
     return fl_fail(err, FL_ERR_IO, "%s: cannot remove the earlier run's file: %s", path, strerror(errno));
 }
 
-/* Removes what an earlier run into dir left that this one may not write
- * again: its completion marker (a command's run.complete), its summary
- * pictures, run.gif, frames.pvd, tool.csv and its frames (frames/NNNN.* and the
- * folder when it is left empty), so that a run cut short does not sit
- * beside the last one's finished-looking files. Other files stay. */
-static int clear_earlier_run(const char *dir, fl_error *err)
+/* The frame files (is_frame_file) in dir/sub removed, and the folder when
+ * it is left empty. */
+static int clear_frame_files(const char *dir, const char *sub, fl_error *err)
 {
-    static const char *const files[] = {"run.complete", "summary.png", "summary.svg", "run.gif", "frames.pvd",
-                                        "tool.csv"};
     char path[1200];
-    for (size_t k = 0; k < sizeof files / sizeof files[0]; k++) {
-        snprintf(path, sizeof path, "%.900s/%s", dir, files[k]);
-        if (remove_earlier(path, err))
-            return FL_ERR_IO;
-    }
-    snprintf(path, sizeof path, "%.900s/frames", dir);
+    snprintf(path, sizeof path, "%.900s/%s", dir, sub);
     DIR *d = opendir(path);
     if (!d)
         return FL_OK;
@@ -936,6 +942,26 @@ static int clear_earlier_run(const char *dir, fl_error *err)
     if (rc == FL_OK)
         rmdir(path); /* fails, as it should, when other files are there */
     return rc;
+}
+
+/* Removes what an earlier run into dir left that this one may not write
+ * again: its completion marker (a command's run.complete), its summary
+ * pictures, run.gif, frames.pvd, tool.csv and its frames (frames/NNNN.* and the
+ * folder when it is left empty), and the pictures `fluidlab render` drew of
+ * them (render/NNNN.png, render.gif), so that a run cut short does not sit
+ * beside the last one's finished-looking files. Other files stay. */
+static int clear_earlier_run(const char *dir, fl_error *err)
+{
+    static const char *const files[] = {"run.complete", "summary.png", "summary.svg", "run.gif", "frames.pvd",
+                                        "tool.csv", "render.gif"};
+    char path[1200];
+    for (size_t k = 0; k < sizeof files / sizeof files[0]; k++) {
+        snprintf(path, sizeof path, "%.900s/%s", dir, files[k]);
+        if (remove_earlier(path, err))
+            return FL_ERR_IO;
+    }
+    int rc = clear_frame_files(dir, "frames", err);
+    return rc ? rc : clear_frame_files(dir, "render", err);
 }
 
 static int open_outputs(const fl_run_config *c, run_state *r, fl_error *err)
@@ -1108,7 +1134,7 @@ int fl_run(const fl_run_config *c, fl_run_result *res, fl_error *err)
     if (rc == FL_OK)
         rc = close_tables(&r, err);
     if (rc == FL_OK && c->save_png && res->status != FL_RUN_INTERRUPTED)
-        rc = write_gif(c, &r, err);
+        rc = fl_write_gif(c->out_dir, "frames", "run.gif", r.pictures.width, r.pictures.height, r.scene.fps, err);
     if (rc) { /* an output was not written: say so in run.json, where it still fits */
         res->status = FL_RUN_INCOMPLETE;
         snprintf(res->reason, sizeof res->reason, "an output could not be written: %.200s", err->msg);

@@ -169,6 +169,14 @@ FILE *fl_open_written(const char *path, fl_error *err);
  * shows only when the last buffer is flushed). */
 int fl_close_written(FILE *f, const char *path, fl_error *err);
 
+/* DIR/NAME, an animated GIF of the pictures DIR/PICS/NNNN.png (w x h
+ * pixels) in name order at fps frames a second (plots/run_gif.gp),
+ * written whole to NAME.tmp and renamed; gnuplot's messages in
+ * DIR/gnuplot.log. FL_ERR_IO with one line when it fails (the .tmp
+ * removed). The GIF of `run --save png` (frames, run.gif) and of `render
+ * --gif` (render, render.gif). */
+int fl_write_gif(const char *dir, const char *pics, const char *name, int w, int h, double fps, fl_error *err);
+
 /* The floor of the stability criterion's speed scale, m/s. */
 #define FL_STABILITY_MIN_SPEED 1.0
 

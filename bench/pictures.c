@@ -25,6 +25,7 @@
 #include "kernels.h"
 #include "periodic.h"
 #include "plot.h"
+#include "tool_physics.h"
 
 const char *const fl_color_names[FL_COLOR_COUNT] = {"speed", "density", "pressure", "vorticity", "neighbors"};
 
@@ -185,6 +186,29 @@ static int write_particle_rows(FILE *out, const void *data)
     return ferror(out) ? -1 : 0;
 }
 
+/* What the tool CSV's writer reads: the rigid tool's particles, placed
+ * from its own frame at the link's pose (a device solver moves its own
+ * copy, not the world's boundary), and the slice. */
+typedef struct tool_rows {
+    const fl_tool_link *l;
+    int count;
+    double z_mid, slab;
+} tool_rows;
+
+static int write_tool_rows(FILE *out, const void *data)
+{
+    const tool_rows *r = data;
+    fprintf(out, "x,y,z\n");
+    for (int k = 0; k < r->count; k++) {
+        const float o[3] = {r->l->ox[k], r->l->oy[k], r->l->oz[k]};
+        float x[3], u[3];
+        fl_tool_place(&r->l->pose, o, x, u);
+        if (fabs(x[2] - r->z_mid) < r->slab)
+            fprintf(out, "%.7g,%.7g,%.7g\n", x[0], x[1], x[2]);
+    }
+    return ferror(out) ? -1 : 0;
+}
+
 int fl_pictures_draw(const char *script, const char *png, const char *const *vars, fl_error *err)
 {
     char tmp[1300], log[1300], msg[512];
@@ -220,6 +244,14 @@ int fl_pictures_particles(fl_pictures *p, const fl_world *w, const char *dir, in
     snprintf(png, sizeof png, "%s/frames/%04d.png", dir, frame);
     if ((rc = fl_write_whole(csv, write_particle_rows, &rows, err)))
         return rc;
+    /* the rigid tool (3D only): its particles in the slice, in grey */
+    char tool_csv[1200] = "";
+    if (w->tool.active) {
+        const tool_rows trows = {&w->tool, w->boundary.count - w->tool.first, rows.z_mid, rows.slab};
+        snprintf(tool_csv, sizeof tool_csv, "%s/frames/%04d_tool.csv", dir, frame);
+        if ((rc = fl_write_whole(tool_csv, write_tool_rows, &trows, err)))
+            return rc;
+    }
     /* the colour bar: speed from 0 to the run's speed scale (the same in
      * every frame), the vorticity from 0 (in 2D: symmetric about 0) to
      * its 95th percentile, the others the frame's own range */
@@ -243,7 +275,8 @@ int fl_pictures_particles(fl_pictures *p, const fl_world *w, const char *dir, in
     char title[600], slice[160] = "", box[200], cb[100], radius[40];
     if (w->dims == 3)
         snprintf(slice, sizeof slice, ", the slice |z - %.4g| < %.3g m", rows.z_mid, rows.slab);
-    snprintf(title, sizeof title, "%s: %s at t = %.3f s%s", p->caption, fl_color_names[p->field], w->time, slice);
+    snprintf(title, sizeof title, "%s: %s at t = %.3f s%s%s", p->caption, fl_color_names[p->field], w->time, slice,
+             tool_csv[0] ? ", the tool in grey" : "");
     snprintf(box, sizeof box, "%.9e %.9e %.9e %.9e", d->lo[0], d->hi[0], d->lo[1], d->hi[1]);
     snprintf(cb, sizeof cb, "%.9e %.9e", lo, hi);
     snprintf(radius, sizeof radius, "%.9e", 0.5 * w->spacing);
@@ -258,7 +291,10 @@ int fl_pictures_particles(fl_pictures *p, const fl_world *w, const char *dir, in
     snprintf(v_radius, sizeof v_radius, "radius=%s", radius);
     snprintf(v_pal, sizeof v_pal, "palette=%s", signed_field ? "div" : "seq");
     snprintf(v_size, sizeof v_size, "size=%d %d", p->width, p->height);
-    const char *const vars[] = {v_data, v_out, v_title, v_label, v_box, v_cb, v_radius, v_pal, v_size, NULL};
+    char v_tool[1300];
+    snprintf(v_tool, sizeof v_tool, "tool=%s", tool_csv);
+    const char *const vars[] = {v_data, v_out, v_title, v_label, v_box, v_cb, v_radius, v_pal, v_size,
+                                tool_csv[0] ? v_tool : NULL, NULL};
     return fl_pictures_draw(FL_PICTURES_SCRIPT("particles.gp"), png, vars, err);
 }
 

@@ -3,9 +3,11 @@
  * (plots/raster.h) from its surface, frames/NNNN.obj (`--save obj` or
  * `fluidlab surface`), or else from its particles, frames/NNNN.bin
  * (`--save bin`), as spheres of half the particle spacing, with the
- * scene's solid meshes in grey, inside the domain's edges, and written to
- * frames/NNNN.png; `--gif` then joins the
- * pictures into RUN_DIR/run.gif with gnuplot. The domain, the spacing, the
+ * scene's solid meshes in grey and the rigid tool where the run saved it
+ * (frames/NNNN_tool.obj), inside the domain's edges, and written to
+ * render/NNNN.png (apart from the pictures of `run --save png`, which
+ * are frames/NNNN.png); `--gif` then joins the
+ * pictures into RUN_DIR/render.gif with gnuplot. The domain, the spacing, the
  * frame rate and the scene as it ran (its solids: their meshes read from
  * beside the scene file it names) come from RUN_DIR/run.json. */
 #include "render.h"
@@ -34,9 +36,10 @@ static const char *render_usage =
     "\n"
     "Pictures of a run's saved frames: each frames/NNNN.obj (a surface: --save obj\n"
     "or fluidlab surface) or else frames/NNNN.bin (particles: --save bin, drawn as\n"
-    "spheres of half the spacing) to frames/NNNN.png, inside the domain's edges.\n"
+    "spheres of half the spacing) to RUN_DIR/render/NNNN.png, inside the domain's\n"
+    "edges, with the scene's solid meshes and its rigid tool (frames/NNNN_tool.obj).\n"
     "  --frame N      only frame N (default: every saved frame)\n"
-    "  --gif          also RUN_DIR/run.gif, every picture at the run's frame rate\n"
+    "  --gif          also RUN_DIR/render.gif, every picture at the run's frame rate\n"
     "                 (needs gnuplot)\n"
     "  --size WxH     pixels (default 800x600)\n"
     "  --view AZ,EL   the view: azimuth about the vertical (-3600 to 3600) and\n"
@@ -119,14 +122,24 @@ static int frame_saved(const char *dir, int k, int *obj)
 }
 
 /* The scene's solid meshes drawn in grey (they stand still: the same in
- * every frame). */
-static int draw_solids(fl_image *im, const fl_camera *cam, const fl_scene *s, fl_error *err)
+ * every frame), and the rigid tool in ochre where the run saved it beside
+ * frame k (frames/NNNN_tool.obj). */
+static int draw_solids(fl_image *im, const fl_camera *cam, const render_opts *o, const fl_scene *s, int k,
+                       fl_error *err)
 {
-    static const float grey[3] = {0.62f, 0.60f, 0.56f};
+    static const float grey[3] = {0.62f, 0.60f, 0.56f}, ochre[3] = {0.80f, 0.56f, 0.24f};
     int rc = FL_OK;
-    for (int k = 0; s && k < s->mesh_count && rc == FL_OK; k++)
-        if (s->meshes[k].as == FL_MESH_SOLID)
-            rc = fl_raster_mesh(im, cam, &s->meshes[k].mesh, grey, err);
+    for (int q = 0; s && q < s->mesh_count && rc == FL_OK; q++)
+        if (s->meshes[q].as == FL_MESH_SOLID)
+            rc = fl_raster_mesh(im, cam, &s->meshes[q].mesh, grey, err);
+    char path[1200];
+    snprintf(path, sizeof path, "%s/frames/%04d_tool.obj", o->dir, k);
+    if (rc == FL_OK && readable(path)) {
+        fl_mesh m;
+        if ((rc = fl_obj_read(path, &m, err)) == FL_OK)
+            rc = fl_raster_mesh(im, cam, &m, ochre, err);
+        fl_mesh_free(&m);
+    }
     return rc;
 }
 
@@ -163,8 +176,8 @@ static int draw_fluid(fl_image *im, const fl_camera *cam, const render_opts *o, 
     return FL_OK;
 }
 
-/* Frame k of the run into frames/NNNN.png, with the scene's solids
- * (scene: NULL for none). */
+/* Frame k of the run into render/NNNN.png, with the scene's solids
+ * (scene: NULL for none) and the tool. */
 static int render_frame(const render_opts *o, const run_info *r, const fl_scene *scene, int k, int obj,
                         fl_error *err)
 {
@@ -176,12 +189,12 @@ static int render_frame(const render_opts *o, const run_info *r, const fl_scene 
     if (rc)
         return rc;
     fl_camera_frame(&cam, r->lo, r->hi, o->az, o->el, o->w, o->h);
-    rc = draw_solids(&im, &cam, scene, err);
+    rc = draw_solids(&im, &cam, o, scene, k, err);
     if (!rc)
         rc = draw_fluid(&im, &cam, o, r, k, obj, err);
     if (!rc) {
         fl_raster_box(&im, &cam, r->lo, r->hi, edges);
-        snprintf(path, sizeof path, "%s/frames/%04d.png", o->dir, k);
+        snprintf(path, sizeof path, "%s/render/%04d.png", o->dir, k);
         rc = fl_png_write(path, &im, err);
     }
     fl_image_free(&im);
@@ -286,14 +299,22 @@ int fl_render_main(int argc, char **argv)
     if (r.scene_file[0] && !solids && !o.quiet)
         fprintf(stderr, "fluidlab render: no solids drawn: %s\n", err.msg);
     const int first = o.frame >= 0 ? o.frame : 0, last = o.frame >= 0 ? o.frame : count - 1;
+    char pics[1100];
+    snprintf(pics, sizeof pics, "%s/render", o.dir);
+    if (fl_make_dirs(pics, &err)) {
+        if (solids)
+            fl_scene_free(&scene);
+        fprintf(stderr, "fluidlab: render: %s\n", err.msg);
+        return 2;
+    }
     const double t0 = fl_now_ms();
     for (int k = first; k <= last; k++) {
         if (fl_interrupted()) { /* between pictures: each one drawn is whole */
             if (solids)
                 fl_scene_free(&scene);
-            fprintf(stderr, "%sfluidlab: render: interrupted by %s after %d of %d pictures (in %s/frames/)%s\n",
+            fprintf(stderr, "%sfluidlab: render: interrupted by %s after %d of %d pictures (in %s/render/)%s\n",
                     o.quiet || k == first ? "" : "\n", fl_interrupted() == SIGINT ? "SIGINT" : "SIGTERM", k - first,
-                    last - first + 1, o.dir, o.gif ? "; no run.gif" : "");
+                    last - first + 1, o.dir, o.gif ? "; no render.gif" : "");
             return 128 + fl_interrupted();
         }
         frame_saved(o.dir, k, &obj);
@@ -313,16 +334,12 @@ int fl_render_main(int argc, char **argv)
         fprintf(stderr, "\n");
     if (solids)
         fl_scene_free(&scene);
-    if (o.gif) {
-        char fmt[64], msg[512];
-        snprintf(fmt, sizeof fmt, "%d %d %d", o.w, o.h, (int)(100.0 / r.fps + 0.5));
-        if (fl_plot_render(FL_SOURCE_DIR "/plots/run_gif.gp", o.dir, fmt, msg, sizeof msg)) {
-            fprintf(stderr, "fluidlab: render --gif: %s\n", msg);
-            return 2;
-        }
+    if (o.gif && fl_write_gif(o.dir, "render", "render.gif", o.w, o.h, r.fps, &err)) {
+        fprintf(stderr, "fluidlab: render --gif: %s\n", err.msg);
+        return 2;
     }
     if (!o.quiet)
-        fprintf(stderr, "fluidlab render: %d picture%s in %s/frames/%s\n", last - first + 1, last > first ? "s" : "",
-                o.dir, o.gif ? ", and run.gif" : "");
+        fprintf(stderr, "fluidlab render: %d picture%s in %s/render/%s\n", last - first + 1, last > first ? "s" : "",
+                o.dir, o.gif ? ", and render.gif" : "");
     return 0;
 }

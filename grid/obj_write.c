@@ -19,12 +19,18 @@ static int mesh_valid(const fl_trimesh *m)
     return 1;
 }
 
+typedef struct obj_lines {
+    const fl_trimesh *m;
+    const char *what;
+} obj_lines;
+
 /* The lines of the file; non-zero when a write failed. */
 static int write_lines(FILE *f, const void *data)
 {
-    const fl_trimesh *m = data;
-    if (fprintf(f, "# fluidlab surface mesh (marching cubes)\n# %d vertices, %d triangles, one normal per vertex\n",
-                m->nvert, m->ntri) < 0)
+    const obj_lines *o = data;
+    const fl_trimesh *m = o->m;
+    if (fprintf(f, "# fluidlab %s\n# %d vertices, %d triangles, one normal per vertex\n", o->what, m->nvert,
+                m->ntri) < 0)
         return 1;
     for (int i = 0; i < m->nvert; i++) {
         const float *p = m->pos + 3 * (size_t)i;
@@ -45,12 +51,13 @@ static int write_lines(FILE *f, const void *data)
     return 0;
 }
 
-int fl_obj_write(const char *path, const fl_trimesh *m, fl_error *err)
+int fl_obj_write(const char *path, const fl_trimesh *m, const char *what, fl_error *err)
 {
-    if (path == NULL || m == NULL)
-        return fl_fail(err, FL_ERR_INPUT, "OBJ output: path or mesh is NULL");
+    if (path == NULL || m == NULL || what == NULL)
+        return fl_fail(err, FL_ERR_INPUT, "OBJ output: path, mesh or what it is is NULL");
     if (!mesh_valid(m))
         return fl_fail(err, FL_ERR_INPUT, "%s: the mesh's arrays are missing or a triangle names a vertex it does not have",
                        path);
-    return fl_write_whole(path, write_lines, m, err);
+    const obj_lines o = {m, what};
+    return fl_write_whole(path, write_lines, &o, err);
 }

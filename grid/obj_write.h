@@ -17,14 +17,15 @@
 extern "C" {
 #endif
 
-/* Writes m to path as OBJ (above), replacing any file there. The file is
+/* Writes m to path as OBJ (above), its first comment line "fluidlab " and
+ * what (what the mesh is), replacing any file there. The file is
  * written whole to "<path>.tmp" and renamed to path, so that path never
  * holds a partial mesh: when the write fails (a full disk shows at the
  * last flush, which is checked) the .tmp file is removed and whatever was
- * at path stays. Returns FL_OK; FL_ERR_INPUT when path or m is NULL, or a
+ * at path stays. Returns FL_OK; FL_ERR_INPUT when path, m or what is NULL, or a
  * triangle names a vertex that m does not have; FL_ERR_IO with
  * "<path>...: ..." in err when the file cannot be written or renamed. */
-int fl_obj_write(const char *path, const fl_trimesh *m, fl_error *err);
+int fl_obj_write(const char *path, const fl_trimesh *m, const char *what, fl_error *err);
 
 #ifdef __cplusplus
 }

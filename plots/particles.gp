@@ -18,6 +18,8 @@
 #   palette  seq (low to high: dark blue to yellow) or div (signed: blue,
 #            white at 0, red)
 #   size     "W H" in pixels (default "900 600")
+#   tool     CSV with a header line: x, y, z (m) of the rigid tool's
+#            particles in the picture, drawn in grey (optional)
 # A data file without rows draws the empty domain.
 
 if (!exists("size")) size = "900 600"
@@ -45,9 +47,19 @@ set style fill solid noborder
 unset key
 # a header line alone (no particle in the slice): the empty domain
 rows = int(system(sprintf("wc -l < '%s'", data))) - 1
-if (rows > 0) {
+trows = exists("tool") ? int(system(sprintf("wc -l < '%s'", tool))) - 1 : 0
+grey = "#8c8478"
+# (gnuplot 5.4 has no "else if")
+if (rows > 0 && trows > 0) {
+    plot tool using 1:2:(real(radius)) skip 1 with circles fc rgb grey, data using 1:2:(real(radius)):4 skip 1 with circles lc palette
+}
+if (rows > 0 && trows <= 0) {
     plot data using 1:2:(real(radius)):4 skip 1 with circles lc palette
-} else {
+}
+if (rows <= 0 && trows > 0) {
+    plot tool using 1:2:(real(radius)) skip 1 with circles fc rgb grey
+}
+if (rows <= 0 && trows <= 0) {
     plot NaN notitle
 }
 unset output

@@ -1,23 +1,27 @@
-# run_gif.gp: an animated GIF of a run from the pictures `fluidlab render`
-# made of its frames (DIR/frames/NNNN.png, in name order), into DIR/run.gif
-# (or OUT); also the GIF of `fluidlab run --save png`.
+# run_gif.gp: an animated GIF of a run from its pictures: those of
+# `fluidlab run --save png` (DIR/frames/NNNN.png) into DIR/run.gif, or those
+# of `fluidlab render` (DIR/render/NNNN.png) into DIR/render.gif, in name
+# order.
 #
 # Usage (gnuplot 5.4, with the gif terminal of libgd):
-#   gnuplot -e "dir='out'" -e "fmt='800 600 4'" plots/run_gif.gp
+#   gnuplot -e "dir='out'" -e "pics='render'" -e "fmt='800 600 4'" \
+#           -e "out='out/render.gif'" plots/run_gif.gp
 # Variables:
 #   dir   the run folder
+#   pics  the folder in it that holds the pictures (default frames)
 #   fmt   "WIDTH HEIGHT DELAY": the pictures' size in pixels and the time
 #         each frame is shown, in hundredths of a second
 #   out   the GIF to write (default DIR/run.gif)
 # A missing picture stops gnuplot with an error and a non-zero exit.
 
 if (!exists("dir")) dir = "."
+if (!exists("pics")) pics = "frames"
 if (!exists("fmt")) fmt = "800 600 4"
 w = int(word(fmt, 1))
 h = int(word(fmt, 2))
 delay = int(word(fmt, 3))
-files = system(sprintf("ls '%s'/frames/[0-9][0-9][0-9][0-9].png 2>/dev/null", dir))
-if (words(files) == 0) { print sprintf("run_gif.gp: no frames/NNNN.png in %s", dir); exit status 1 }
+files = system(sprintf("ls '%s'/'%s'/[0-9][0-9][0-9][0-9].png 2>/dev/null", dir, pics))
+if (words(files) == 0) { print sprintf("run_gif.gp: no %s/NNNN.png in %s", pics, dir); exit status 1 }
 
 set terminal gif animate delay delay size w, h optimize
 if (!exists("out")) out = sprintf("%s/run.gif", dir)

@@ -23,6 +23,7 @@
 #define FL_TOOL_H
 
 #include "tool_physics.h"
+#include "trimesh.h"
 #include "world.h"
 
 #ifdef __cplusplus
@@ -106,6 +107,14 @@ void fl_tool_after_step(fl_tool *t, fl_world *w, double dt, fl_tool_report *r);
  * and one row of it (step and wall time are the caller's columns). */
 const char *fl_tool_csv_header(void);
 int fl_tool_csv_row(char *buf, int len, long long step, const fl_tool_report *r, double step_ms);
+
+/* The tool's surface at pose (the link's: where its particles were in the
+ * step) as a triangle mesh in the world, counter-clockwise seen from
+ * outside, with outward unit normals: a sphere as 24 bands of 48 segments
+ * between its poles (inscribed), a box as its six faces, a mesh as its own
+ * triangles. Into *m (freed with fl_trimesh_free); FL_ERR_MEMORY when it
+ * does not fit. tool_surface.c. */
+int fl_tool_surface(const fl_tool *t, const fl_tool_pose *pose, fl_trimesh *m, fl_error *err);
 
 void fl_tool_free(fl_tool *t);
 

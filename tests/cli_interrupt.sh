@@ -105,7 +105,7 @@ out="$dir/render_run"
 "$bin" run dam_break_2d --solver sph --frames 40 --save bin --quiet --no-plot --out "$out" 2>/dev/null
 "$bin" render "$out" --size 2400x1800 2> "$out.err" &
 pid=$!
-for _ in $(seq 600); do [ -s "$out/frames/0000.png" ] && break; sleep 0.05; done
+for _ in $(seq 600); do [ -s "$out/render/0000.png" ] && break; sleep 0.05; done
 kill -INT $pid
 wait $pid
 rc=$?

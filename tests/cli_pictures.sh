@@ -2,7 +2,8 @@
 # Pictures of the fluid through the real binary and the real gnuplot
 # (docs/pictures.md): `run --save png` draws each frame's particles
 # (frames/NNNN.png with its numbers in NNNN.csv, every --color, a 2D and a
-# 3D run, run.gif at the end); `run --save grid` draws a FLIP run's MAC grid
+# 3D run, run.gif at the end, a rigid tool's particles in the slice in
+# grey); `run --save grid` draws a FLIP run's MAC grid
 # (frames/NNNN_grid.png and .csv; the divergence after the projection far
 # below the one before); `fluidlab kernels` writes kernels.csv, whose W
 # columns integrate to 1 (trapezoid in r with 4 pi r^2, 2 pi r in 2D) and
@@ -61,6 +62,25 @@ check "--color neighbors: whole counts, 8 or more inside" $?
   awk -F, 'NR > 1 { n++; if ($3 - 0.05 >= 0.04 || 0.05 - $3 >= 0.04) bad = 1 } END { exit bad || n == 0 }' \
     "$dir/3d/frames/0001.csv"
 check "3D: frames/0001.png not blank, its CSV the slice |z - 0.05| < 0.04 m" $?
+
+# a rigid tool: its particles in the slice (frames/NNNN_tool.csv, drawn in
+# grey): the sphere's layer, on the sphere of its radius less 0.65 d
+# (FL_BOUNDARY_OFFSET), where the slice |z - 0.15| < d cuts it
+tool="$dir/tool"
+"$bin" run tool_cup --solver pcisph --frames 1 --set fluid.spacing=0.02 --quiet --no-plot --save png --out "$tool" &&
+  not_blank "$tool/frames/0001.png" && [ "$(head -n 1 "$tool/frames/0001_tool.csv")" = x,y,z ] &&
+  python3 - "$tool/frames/0001_tool.csv" "$tool/tool.csv" <<'PY'
+import csv, math, sys
+pts = [[float(r[k]) for k in "xyz"] for r in csv.DictReader(open(sys.argv[1]))]
+c = [float(list(csv.DictReader(open(sys.argv[2])))[-1][k]) for k in "xyz"]
+r = [math.dist(p, c) for p in pts]
+print("tool in the slice: %d particles, %.4g to %.4g m from its centre, |z - 0.15| <= %.3g" %
+      (len(pts), min(r), max(r), max(abs(p[2] - 0.15) for p in pts)))
+# the sphere of 0.04 m, its layer at 0.04 - 0.65 d (d = 0.02 m), to the CSV's 7 digits
+sys.exit(0 if len(pts) > 8 and max(abs(x - (0.04 - 0.65 * 0.02)) for x in r) < 1e-6 and
+         max(abs(p[2] - 0.15) for p in pts) < 0.02 else 1)
+PY
+check "a tool run: the tool's particles in the slice, in frames/0001_tool.csv and drawn" $?
 
 # the MAC grid of a FLIP run: the divergence vanishes after the projection
 grid="$dir/grid"

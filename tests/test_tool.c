@@ -30,8 +30,9 @@
  *                         water: rho0 g V within 5 %, the horizontal
  *                         force below 2 % of it (d = 0.005 m)
  *   `unit` also checks a mesh tool against the box tool of its shape
- *   (geometry, mass, inertia), a spinning mesh's angular momentum, and the
- *   mesh tool's bad input. */
+ *   (geometry, mass, inertia), a spinning mesh's angular momentum, the
+ *   mesh tool's bad input, and the surface a run saves beside its frames
+ *   for each shape. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -310,6 +311,105 @@ static void mesh_box(void)
     ENSURE(closest >= 0.5 * d * 0.999 - worst_edge);
     run_end(&m);
     run_end(&b);
+}
+
+/* The tool's surface as a run saves it beside its frames
+ * (fl_tool_surface), for a sphere, a box and a mesh (the box as OBJ) at
+ * the tank's turned pose, against the distance the physics uses:
+ *  - every vertex on the surface: |fl_tool_distance| below 1e-6 m (float
+ *    rounding) for the sphere and the box; for the mesh within the
+ *    distance grid's miss at an edge or a corner, a quarter of sqrt(3) dx
+ *    (mesh_box above);
+ *  - each triangle's normal (from its corners, so counter-clockwise seen
+ *    from outside) along the distance's outward normal at its centroid
+ *    (cosine above 0.999; the sphere's flat triangles 0.995), and every
+ *    vertex normal of the sphere and the box the same;
+ *  - the volume enclosed (divergence theorem) and its centroid: the box's
+ *    exactly (1e-6 relative, the pose's centre to 1e-6 m); the sphere's
+ *    inscribed polyhedron below the sphere, by less than 1.5 % (each
+ *    band and segment spans 7.5 degrees: its chords' sagitta is 0.2 % of
+ *    the radius). */
+static void surface(void)
+{
+    const double half[3] = {0.04, 0.02, 0.03}, off[3] = {0.3, -0.2, 0.1};
+    ENSURE(write_box_obj(BOX_OBJ, half, off, identity));
+    const char *const shapes[3] = {"\"shape\": \"sphere\", \"radius\": 0.04",
+                                   "\"shape\": \"box\", \"size\": [0.08, 0.04, 0.06]",
+                                   "\"shape\": \"mesh\", \"mesh\": \"" BOX_OBJ "\""};
+    const double volume[3] = {4.0 / 3.0 * PI * 0.04 * 0.04 * 0.04, 8.0 * half[0] * half[1] * half[2],
+                              8.0 * half[0] * half[1] * half[2]};
+    for (int s = 0; s < 3; s++) {
+        char json[1024];
+        tank_with(json, sizeof json, shapes[s]);
+        tool_run r;
+        ENSURE(run_start(&r, json, "sph", "cpu", NULL, 0) == 0);
+        const fl_tool_link *l = &r.world.tool;
+        fl_trimesh m;
+        fl_error err;
+        ENSURE(fl_tool_surface(&r.tool, &l->pose, &m, &err) == FL_OK);
+        const double on = s == 2 ? 0.25 * sqrt(3.0) * l->shape.sdf.dx : 1e-6;
+        double worst_on = 0.0, worst_face = 1.0, worst_vertex = 1.0;
+        for (int k = 0; k < m.nvert; k++) {
+            const float *x = m.pos + 3 * k, *vn = m.normal + 3 * k;
+            float n[3];
+            worst_on = fmax(worst_on, fabs(fl_tool_distance(&l->shape, &l->pose, x[0], x[1], x[2], n)));
+            if (s == 0) /* the sphere's normals are radial; a box's corner has no single one */
+                worst_vertex = fmin(worst_vertex, vn[0] * n[0] + vn[1] * n[1] + vn[2] * n[2]);
+        }
+        fl_mesh mesh = {0};
+        mesh.vertex_count = m.nvert, mesh.triangle_count = m.ntri;
+        mesh.v = malloc((size_t)m.nvert * 3 * sizeof(double));
+        mesh.tri = malloc((size_t)m.ntri * 3 * sizeof(int));
+        ENSURE(mesh.v && mesh.tri);
+        for (int k = 0; k < 3 * m.nvert; k++)
+            mesh.v[k] = m.pos[k];
+        for (int k = 0; k < m.ntri; k++) {
+            const float *a = m.pos + 3 * m.tri[3 * k], *b = m.pos + 3 * m.tri[3 * k + 1], *c = m.pos + 3 * m.tri[3 * k + 2];
+            double u[3], v[3], f[3], n3[3], len;
+            for (int e = 0; e < 3; e++)
+                u[e] = b[e] - a[e], v[e] = c[e] - a[e];
+            f[0] = u[1] * v[2] - u[2] * v[1], f[1] = u[2] * v[0] - u[0] * v[2], f[2] = u[0] * v[1] - u[1] * v[0];
+            len = sqrt(f[0] * f[0] + f[1] * f[1] + f[2] * f[2]);
+            float n[3];
+            fl_tool_distance(&l->shape, &l->pose, (a[0] + b[0] + c[0]) / 3.0f, (a[1] + b[1] + c[1]) / 3.0f,
+                             (a[2] + b[2] + c[2]) / 3.0f, n);
+            for (int e = 0; e < 3; e++)
+                n3[e] = n[e];
+            worst_face = fmin(worst_face, (f[0] * n3[0] + f[1] * n3[1] + f[2] * n3[2]) / len);
+            for (int e = 0; e < 3; e++)
+                mesh.tri[3 * k + e] = m.tri[3 * k + e];
+        }
+        if (s == 1) /* the box's vertex normals: its face's */
+            for (int k = 0; k < m.ntri; k++) {
+                const float *vn = m.normal + 3 * m.tri[3 * k];
+                float n[3];
+                const float *a = m.pos + 3 * m.tri[3 * k], *b = m.pos + 3 * m.tri[3 * k + 1],
+                            *c = m.pos + 3 * m.tri[3 * k + 2];
+                fl_tool_distance(&l->shape, &l->pose, (a[0] + b[0] + c[0]) / 3.0f, (a[1] + b[1] + c[1]) / 3.0f,
+                                 (a[2] + b[2] + c[2]) / 3.0f, n);
+                worst_vertex = fmin(worst_vertex, vn[0] * n[0] + vn[1] * n[1] + vn[2] * n[2]);
+            }
+        fl_mesh_mass mp;
+        fl_mesh_mass_properties(&mesh, &mp);
+        double off_centre = 0.0;
+        for (int a = 0; a < 3; a++)
+            off_centre = fmax(off_centre, fabs(mp.centroid[a] - l->pose.c[a]));
+        printf("tool surface (%s): %d triangles; vertices off the surface %.3g m (allowed %.3g); face normals' "
+               "cosine %.6f, vertex normals' %.6f; volume %.6f of the shape's; centroid off the centre %.3g m\n",
+               s == 0 ? "sphere" : s == 1 ? "box" : "box mesh", m.ntri, worst_on, on, worst_face,
+               s == 2 ? 1.0 : worst_vertex, mp.volume / volume[s], off_centre);
+        ENSURE(worst_on < on);
+        ENSURE(worst_face > (s == 0 ? 0.995 : 0.999));
+        ENSURE(s == 2 || worst_vertex > 0.9999);
+        if (s == 0)
+            ENSURE(mp.volume < volume[0] && mp.volume > 0.985 * volume[0]);
+        else
+            ENSURE_NEAR(mp.volume, volume[s], 1e-6 * volume[s]);
+        ENSURE(off_centre < 1e-6);
+        fl_mesh_free(&mesh);
+        fl_trimesh_free(&m);
+        run_end(&r);
+    }
 }
 
 /* A free mesh tool spinning without gravity, and without a solver step
@@ -659,6 +759,7 @@ int main(int argc, char **argv)
         mesh_box();
         mesh_bad_input();
         spin();
+        surface();
     } else if (strcmp(mode, "newton") == 0) {
         newton("sph", 0.0005);
         newton("wcsph", 0.0005);
