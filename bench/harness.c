@@ -29,6 +29,7 @@
 #include "io.h"
 #include "live.h"
 #include "obj_write.h"
+#include "vtp_write.h"
 #include "pictures.h"
 #include "plot.h"
 #include "tool.h"
@@ -316,7 +317,7 @@ static void write_convergence(FILE *f, long long step, double time, const fl_ste
 
 /* The frames saved with --save vtu, listed in DIR/frames.pvd. */
 typedef struct pvd_list {
-    char (*names)[24]; /* "frames/NNNN.vtu" */
+    char (*names)[32]; /* "frames/NNNN.vtu", "frames/NNNN_tool.vtp" */
     const char **files;
     double *times;     /* s */
     int count, capacity;
@@ -381,7 +382,7 @@ typedef struct run_state {
     fl_tool tool;                 /* the scene's tool, when it has one (world.tool.active) */
     FILE *stats_csv, *conv_csv, *tool_csv;
     char stats_path[1200], conv_path[1200], tool_path[1200];
-    pvd_list pvd;
+    pvd_list pvd, tool_pvd;        /* --save vtu: frames.pvd's and tool.pvd's files */
     fl_live_plot *live;
     char caption[300];            /* "<scene>, <solver>": the start of the pictures' titles */
     fl_pictures pictures;         /* --save png */
@@ -390,27 +391,52 @@ typedef struct run_state {
     fl_params taken;              /* the parameters the solver ran with (fl_params.taken) */
 } run_state;
 
+/* File (a name under the run folder, at most 31 characters) at time t added
+ * to l, and DIR/collection rewritten to list l, so that an interrupted run
+ * leaves a series ParaView opens. */
+static int pvd_add(pvd_list *l, const char *dir, const char *collection, const char *file, double t, fl_error *err)
+{
+    if (l->count == l->capacity)
+        return fl_fail(err, FL_ERR_IO, "%s: more frames than the %d planned", collection, l->capacity);
+    snprintf(l->names[l->count], sizeof l->names[0], "%s", file);
+    l->files[l->count] = l->names[l->count];
+    l->times[l->count] = t;
+    l->count++;
+    char path[1200];
+    snprintf(path, sizeof path, "%s/%s", dir, collection);
+    return fl_pvd_write(path, l->files, l->times, l->count, err) ? FL_ERR_IO : FL_OK;
+}
+
 /* The tool's surface where its particles were in the last step (the
- * link's pose) into path as OBJ. */
-static int write_tool_surface(const char *path, const run_state *r, fl_error *err)
+ * link's pose) beside frame number frame: frames/NNNN_tool.obj, and with
+ * vtu frames/NNNN_tool.vtp, listed in DIR/tool.pvd. */
+static int write_tool_surface(const fl_run_config *c, run_state *r, int frame, fl_error *err)
 {
     fl_trimesh mesh;
+    char path[1200], file[32];
     int rc = fl_tool_surface(&r->tool, &r->world.tool.pose, &mesh, err);
-    if (rc == FL_OK)
+    if (rc == FL_OK) {
+        snprintf(path, sizeof path, "%s/frames/%04d_tool.obj", c->out_dir, frame);
         rc = fl_obj_write(path, &mesh, "rigid tool's surface", err);
+    }
+    if (rc == FL_OK && c->save_vtu) {
+        snprintf(file, sizeof file, "frames/%04d_tool.vtp", frame);
+        snprintf(path, sizeof path, "%s/%s", c->out_dir, file);
+        rc = fl_vtp_write(path, &mesh, r->world.time, err);
+        if (rc == FL_OK)
+            rc = pvd_add(&r->tool_pvd, c->out_dir, "tool.pvd", file, r->world.time, err);
+    }
     fl_trimesh_free(&mesh);
     return rc;
 }
 
 /* Frame number frame of the world into DIR/frames/ in every format asked
- * for, and with a tool its surface (NNNN_tool.obj); with vtu,
- * DIR/frames.pvd is rewritten to list it too, so that an interrupted run
- * leaves a series ParaView opens. The grid's pictures start at frame 1:
- * before the first step there has been no projection. */
+ * for, and with a tool its surface (write_tool_surface); with vtu,
+ * DIR/frames.pvd is rewritten to list it too. The grid's pictures start at
+ * frame 1: before the first step there has been no projection. */
 static int write_frame(const fl_run_config *c, run_state *r, int frame, fl_error *err)
 {
     const fl_world *w = &r->world;
-    pvd_list *pvd = &r->pvd;
     char path[1200];
     int rc;
     if (c->save_png && (rc = fl_pictures_particles(&r->pictures, w, c->out_dir, frame, err)))
@@ -433,25 +459,16 @@ static int write_frame(const fl_run_config *c, run_state *r, int frame, fl_error
         if (rc)
             return rc;
     }
-    if (w->tool.active && saves_frames(c)) {
-        snprintf(path, sizeof path, "%s/frames/%04d_tool.obj", c->out_dir, frame);
-        if ((rc = write_tool_surface(path, r, err)))
-            return rc;
-    }
+    if (w->tool.active && saves_frames(c) && (rc = write_tool_surface(c, r, frame, err)))
+        return rc;
     if (c->save_vtu) {
-        if (pvd->count == pvd->capacity)
-            return fl_fail(err, FL_ERR_IO, "frames.pvd: more frames than the %d planned", pvd->capacity);
-        int k = pvd->count;
-        snprintf(pvd->names[k], sizeof pvd->names[k], "frames/%04d.vtu", frame);
-        snprintf(path, sizeof path, "%s/%s", c->out_dir, pvd->names[k]);
+        char file[32];
+        snprintf(file, sizeof file, "frames/%04d.vtu", frame);
+        snprintf(path, sizeof path, "%s/%s", c->out_dir, file);
         if (fl_frame_write_vtu(path, &w->fluid, w->time, err))
             return FL_ERR_IO;
-        pvd->files[k] = pvd->names[k];
-        pvd->times[k] = w->time;
-        pvd->count++;
-        snprintf(path, sizeof path, "%s/frames.pvd", c->out_dir);
-        if (fl_pvd_write(path, pvd->files, pvd->times, pvd->count, err))
-            return FL_ERR_IO;
+        if ((rc = pvd_add(&r->pvd, c->out_dir, "frames.pvd", file, w->time, err)))
+            return rc;
     }
     return FL_OK;
 }
@@ -689,6 +706,7 @@ static void run_state_free(run_state *r)
     fl_tool_free(&r->tool);
     free(r->stats);
     pvd_free(&r->pvd);
+    pvd_free(&r->tool_pvd);
     fl_world_free(&r->world);
     fl_scene_free(&r->scene);
 }
@@ -884,6 +902,8 @@ static int run_prepare(const fl_run_config *c, run_state *r, run_clock *clk, fl_
      * spf steps, which is not a frame apart when the step does not divide
      * the frame */
     const double frames = clk->adaptive ? ceil(clk->t_end / clk->frame_dt - 1e-9) : (double)(clk->steps / clk->spf);
+    if (c->save_vtu && r->world.tool.active && (rc = pvd_reserve(&r->tool_pvd, frames, err)))
+        return rc;
     return c->save_vtu ? pvd_reserve(&r->pvd, frames, err) : FL_OK;
 }
 
@@ -898,10 +918,10 @@ static int open_tool_csv(const fl_run_config *c, run_state *r, fl_error *err)
 }
 
 /* A frame file of a run: NNNN, NNNN_grid or NNNN_tool, then .bin, .vtu,
- * .vtk, .obj, .png or .csv. */
+ * .vtk, .obj, .png, .csv or .vtp. */
 static int is_frame_file(const char *name)
 {
-    static const char *const ext[] = {".bin", ".vtu", ".vtk", ".obj", ".png", ".csv"};
+    static const char *const ext[] = {".bin", ".vtu", ".vtk", ".obj", ".png", ".csv", ".vtp"};
     if (strspn(name, "0123456789") != 4)
         return 0;
     const char *rest = name + 4 + (strncmp(name + 4, "_grid", 5) == 0 || strncmp(name + 4, "_tool", 5) == 0 ? 5 : 0);
@@ -946,14 +966,14 @@ static int clear_frame_files(const char *dir, const char *sub, fl_error *err)
 
 /* Removes what an earlier run into dir left that this one may not write
  * again: its completion marker (a command's run.complete), its summary
- * pictures, run.gif, frames.pvd, tool.csv and its frames (frames/NNNN.* and the
- * folder when it is left empty), and the pictures `fluidlab render` drew of
+ * pictures, run.gif, frames.pvd, tool.csv, tool.pvd and its frames
+ * (frames/NNNN.* and the folder when it is left empty), and the pictures `fluidlab render` drew of
  * them (render/NNNN.png, render.gif), so that a run cut short does not sit
  * beside the last one's finished-looking files. Other files stay. */
 static int clear_earlier_run(const char *dir, fl_error *err)
 {
     static const char *const files[] = {"run.complete", "summary.png", "summary.svg", "run.gif", "frames.pvd",
-                                        "tool.csv", "render.gif"};
+                                        "tool.csv", "tool.pvd", "render.gif"};
     char path[1200];
     for (size_t k = 0; k < sizeof files / sizeof files[0]; k++) {
         snprintf(path, sizeof path, "%.900s/%s", dir, files[k]);

@@ -6,19 +6,6 @@
 
 #include <stdio.h>
 
-/* Whether m's arrays are there and its triangles name its vertices. */
-static int mesh_valid(const fl_trimesh *m)
-{
-    if (m->nvert < 0 || m->ntri < 0)
-        return 0;
-    if ((m->nvert > 0 && (m->pos == NULL || m->normal == NULL)) || (m->ntri > 0 && m->tri == NULL))
-        return 0;
-    for (long long i = 0; i < 3LL * m->ntri; i++)
-        if (m->tri[i] < 0 || m->tri[i] >= m->nvert)
-            return 0;
-    return 1;
-}
-
 typedef struct obj_lines {
     const fl_trimesh *m;
     const char *what;
@@ -55,7 +42,7 @@ int fl_obj_write(const char *path, const fl_trimesh *m, const char *what, fl_err
 {
     if (path == NULL || m == NULL || what == NULL)
         return fl_fail(err, FL_ERR_INPUT, "OBJ output: path, mesh or what it is is NULL");
-    if (!mesh_valid(m))
+    if (!fl_trimesh_valid(m))
         return fl_fail(err, FL_ERR_INPUT, "%s: the mesh's arrays are missing or a triangle names a vertex it does not have",
                        path);
     const obj_lines o = {m, what};

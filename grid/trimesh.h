@@ -19,6 +19,10 @@ typedef struct fl_trimesh {
 /* Frees the arrays of m and zeroes it (m may be zeroed already, or NULL). */
 void fl_trimesh_free(fl_trimesh *m);
 
+/* 1 when m's arrays are there for its counts and every triangle names
+ * one of its vertices, else 0 (what the writers check first). */
+int fl_trimesh_valid(const fl_trimesh *m);
+
 #ifdef __cplusplus
 }
 #endif

@@ -23,7 +23,10 @@ With --run, a run folder of `fluidlab run --save bin,vtu`: every frame
 RUN_DIR/frames.pvd lists, read with vtkXMLUnstructuredGridReader without a
 VTK error or warning, has run.json's particle count, one vertex cell per
 point, the TimeValue the .pvd gives it, and the positions and time of the
-.bin frame of the same number, bit for bit.
+.bin frame of the same number, bit for bit; and where the run had a
+rigid tool, tool.pvd: a .vtp surface at every frame's time, read with
+vtkXMLPolyDataReader, whose points, normals and triangles are those of the
+OBJ beside it.
 
 Exits 0 when all hold, 1 when one does not, 77 (skipped) when vtk cannot be
 imported.
@@ -196,8 +199,66 @@ def check_run(folder):
         for a in ("velocity", "density", "pressure"):
             arr = out.GetPointData().GetArray(a)
             check(arr is not None and arr.GetNumberOfTuples() == n, "%s: %s for every point" % (name, a))
-    print("check_vtu.py --run %s: %d frames of %d particles, %d failures" % (folder, len(sets), n, len(failures)))
+    tools = check_tool(folder, sets) if os.path.exists(os.path.join(folder, "tool.pvd")) else 0
+    print("check_vtu.py --run %s: %d frames of %d particles, %d tool surfaces, %d failures"
+          % (folder, len(sets), n, tools, len(failures)))
     return 0 if not failures else 1
+
+
+def read_obj(path):
+    """(vertices, normals, triangles) of an OBJ that fl_obj_write wrote."""
+    v, vn, f = [], [], []
+    with open(path) as fh:
+        for line in fh:
+            w = line.split()
+            if w and w[0] == "v":
+                v.append([float(x) for x in w[1:4]])
+            elif w and w[0] == "vn":
+                vn.append([float(x) for x in w[1:4]])
+            elif w and w[0] == "f":
+                f.append([int(x.split("/")[0]) - 1 for x in w[1:4]])
+    return v, vn, f
+
+
+def check_tool(folder, frame_sets):
+    """tool.pvd: one .vtp a frame at the frames' times, each read with
+    vtkXMLPolyDataReader without a VTK error or warning: the TimeValue the
+    .pvd gives it, and the points, normals (the active ones) and triangles
+    of the OBJ beside it (the same mesh, to the float)."""
+    sets = ET.parse(os.path.join(folder, "tool.pvd")).getroot().findall("./Collection/DataSet")
+    check([ds.get("timestep") for ds in sets] == [ds.get("timestep") for ds in frame_sets],
+          "tool.pvd: a surface at every frame's time")
+    for ds in sets:
+        name = ds.get("file")
+        messages = vtk.vtkStringOutputWindow()
+        vtk.vtkOutputWindow.SetInstance(messages)
+        reader = vtk.vtkXMLPolyDataReader()
+        reader.SetFileName(os.path.join(folder, name))
+        reader.Update()
+        out = reader.GetOutput()
+        check(messages.GetOutput() == "", "%s: VTK reported: %s" % (name, messages.GetOutput().strip()))
+        time = out.GetFieldData().GetArray("TimeValue")
+        check(time is not None and double_bits(time.GetValue(0)) == double_bits(float(ds.get("timestep"))),
+              "%s: TimeValue is the .pvd's timestep %s" % (name, ds.get("timestep")))
+        v, vn, f = read_obj(os.path.join(folder, name[:-4] + ".obj"))
+        pts = out.GetPoints()
+        normals = out.GetPointData().GetNormals()
+        check(pts is not None and out.GetNumberOfPoints() == len(v) and out.GetNumberOfPolys() == len(f),
+              "%s: the OBJ's %d points and %d triangles" % (name, len(v), len(f)))
+        if pts is None or out.GetNumberOfPoints() != len(v) or normals is None:
+            continue
+        check(all(struct.pack("<3f", *pts.GetPoint(i)) == struct.pack("<3f", *v[i]) for i in range(len(v))),
+              "%s: the OBJ's points" % name)
+        check(all(struct.pack("<3f", *normals.GetTuple3(i)) == struct.pack("<3f", *vn[i]) for i in range(len(v))),
+              "%s: the OBJ's normals" % name)
+        polys = out.GetPolys()
+        ids = vtk.vtkIdList()
+        polys.InitTraversal()
+        tris = []
+        while polys.GetNextCell(ids):
+            tris.append([ids.GetId(k) for k in range(ids.GetNumberOfIds())])
+        check(tris == f, "%s: the OBJ's triangles" % name)
+    return len(sets)
 
 
 def main():

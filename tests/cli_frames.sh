@@ -5,7 +5,9 @@
 # installed, VTK's own (check_vtu.py --run) read the series back and find
 # the .bin frames' positions and times, bit for bit. An interrupted run
 # leaves a .pvd listing exactly the frames it wrote; a fixed step that does
-# not divide the frame saves every few steps, and the .pvd lists them all.
+# not divide the frame saves every few steps, and the .pvd lists them all;
+# a rigid tool's surfaces go to tool.pvd, one .vtp a frame, and VTK reads
+# in each the mesh of the OBJ beside it.
 # usage: cli_frames.sh FLUIDLAB SCRATCH_DIR TEST_IO PYTHON3|none CHECK_VTU_PY
 set -u
 source "$(dirname "$0")/cli_common.sh"
@@ -27,6 +29,16 @@ if [ "$python" != none ] && "$python" -c 'import vtk' 2>/dev/null; then
   "$python" "$check_vtu" --run "$out"; check "VTK's reader: the .pvd series equals the .bin frames" $?
 else
   echo "note: no python3 with vtk (apt-get install python3-vtk9): VTK's reader left out"
+fi
+
+# a rigid tool: its surface beside every frame as .vtp too, listed in tool.pvd
+tool="$dir/tool"
+"$bin" run tool_cup --solver pcisph --frames 2 --set fluid.spacing=0.02 --save bin,vtu --quiet --no-plot \
+  --out "$tool" 2>/dev/null &&
+  [ "$(grep -c '<DataSet ' "$tool/tool.pvd")" -eq 3 ] && [ -s "$tool/frames/0002_tool.vtp" ]
+check "a tool run with --save vtu: tool.pvd lists its 3 surfaces" $?
+if [ "$python" != none ] && "$python" -c 'import vtk' 2>/dev/null; then
+  "$python" "$check_vtu" --run "$tool"; check "VTK's reader: tool.pvd's surfaces are the OBJ's" $?
 fi
 
 # interrupted after a few frames: the .pvd lists what was written, all of it readable

@@ -1,5 +1,5 @@
-/* test_marching.c: marching cubes (grid/marching.h) and the OBJ writer
- * (grid/obj_write.h).
+/* test_marching.c: marching cubes (grid/marching.h) and the mesh writers
+ * (grid/obj_write.h, grid/vtp_write.h).
  *  - the cube tables obey the rules mc_tables.h states;
  *  - every one of the 256 sign patterns of one cube, with random
  *    magnitudes (so the asymptotic decider goes both ways) and with ties,
@@ -15,7 +15,9 @@
  *    without padding, closed with it;
  *  - the OBJ file read back with the counts and values written, and by
  *    the project's OBJ reader with the same counts; a write that cannot
- *    happen fails and leaves the previous file alone.
+ *    happen fails and leaves the previous file alone; the same mesh as
+ *    .vtp (grid/vtp_write.h): its counts and time, and a time that is not
+ *    finite and a full disk refused.
  * Closed and the volume are the OBJ reader's fl_mesh_check_closed and
  * fl_mesh_volume (scenes/obj.h), on a copy of the mesh.
  * Files go to a scratch folder under /tmp. */
@@ -35,6 +37,7 @@
 #include "mesh_check.h"
 #include "obj.h"
 #include "obj_write.h"
+#include "vtp_write.h"
 
 static char scratch[64];
 
@@ -450,9 +453,34 @@ static void test_obj(void)
         ENSURE(lstat(full_tmp, &st) != 0);
     }
 
+    /* the same mesh as .vtp (vtp_write.h; VTK's reader checks its
+     * contents in cli_frames): written whole, the counts in its header; a
+     * time that is not finite refused; a full disk an error, nothing left */
+    char vtp[160], vtp_tmp[170], head[512];
+    snprintf(vtp, sizeof vtp, "%s/surface.vtp", scratch);
+    snprintf(vtp_tmp, sizeof vtp_tmp, "%s.tmp", vtp);
+    ENSURE(fl_vtp_write(vtp, &m, 0.25, &err) == FL_OK && !file_exists(vtp_tmp));
+    FILE *vf = fopen(vtp, "r");
+    ENSURE(vf != NULL);
+    size_t got = vf ? fread(head, 1, sizeof head - 1, vf) : 0;
+    head[got] = '\0';
+    if (vf)
+        fclose(vf);
+    char counts[96];
+    snprintf(counts, sizeof counts, "NumberOfPoints=\"%d\"", m.nvert);
+    ENSURE(strstr(head, counts) != NULL && strstr(head, ">0.25</DataArray>") != NULL);
+    ENSURE(fl_vtp_write(vtp, &m, NAN, &err) == FL_ERR_INPUT && strstr(err.msg, "not a finite number") != NULL);
+    ENSURE(remove(vtp) == 0);
+    if (access("/dev/full", W_OK) == 0) {
+        ENSURE(symlink("/dev/full", vtp_tmp) == 0);
+        ENSURE(fl_vtp_write(vtp, &m, 0.25, &err) == FL_ERR_IO && strstr(err.msg, "write failed") != NULL);
+        ENSURE(!file_exists(vtp));
+    }
+
     /* a triangle naming a vertex the mesh does not have */
     m.tri[0] = m.nvert;
     ENSURE(fl_obj_write(path, &m, "surface mesh (marching cubes)", &err) == FL_ERR_INPUT);
+    ENSURE(fl_vtp_write(vtp, &m, 0.25, &err) == FL_ERR_INPUT);
     ENSURE(remove(path) == 0);
     fl_trimesh_free(&m);
 }
