@@ -1,6 +1,7 @@
 /* mesh.c: copying and freeing triangle meshes (mesh.h). */
 #include "mesh.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -31,4 +32,30 @@ void fl_mesh_free(fl_mesh *m)
     m->tri = NULL;
     m->vertex_count = 0;
     m->triangle_count = 0;
+}
+
+void fl_vertex_normals(const float *pos, int nvert, const int *tri, int ntri, float *n)
+{
+    memset(n, 0, (size_t)(nvert > 0 ? nvert : 0) * 3 * sizeof(float));
+    for (int t = 0; t < ntri; t++) {
+        const int *v = tri + 3 * (size_t)t;
+        if (v[0] < 0 || v[1] < 0 || v[2] < 0 || v[0] >= nvert || v[1] >= nvert || v[2] >= nvert)
+            continue;
+        double e1[3], e2[3];
+        for (int a = 0; a < 3; a++)
+            e1[a] = pos[3 * v[1] + a] - pos[3 * v[0] + a], e2[a] = pos[3 * v[2] + a] - pos[3 * v[0] + a];
+        /* twice the area times the unit normal */
+        const double f[3] = {e1[1] * e2[2] - e1[2] * e2[1], e1[2] * e2[0] - e1[0] * e2[2],
+                             e1[0] * e2[1] - e1[1] * e2[0]};
+        for (int q = 0; q < 3; q++)
+            for (int a = 0; a < 3; a++)
+                n[3 * v[q] + a] += (float)f[a];
+    }
+    for (int k = 0; k < nvert; k++) {
+        float *m = n + 3 * (size_t)k;
+        const double len = sqrt((double)m[0] * m[0] + (double)m[1] * m[1] + (double)m[2] * m[2]);
+        if (len > 0.0)
+            for (int a = 0; a < 3; a++)
+                m[a] = (float)(m[a] / len);
+    }
 }

@@ -30,6 +30,14 @@ int fl_mesh_copy(const fl_mesh *src, fl_mesh *dst, fl_error *err);
 /* Frees the arrays and empties the mesh; safe on an empty mesh. */
 void fl_mesh_free(fl_mesh *m);
 
+/* The area-weighted vertex normals of the triangles tri (3 ntri vertex
+ * indices) over the vertices pos (3 nvert floats) into n (3 nvert): each
+ * vertex the unit sum of its triangles' (b - a) x (c - a), 0 at a vertex
+ * of no area; a triangle naming a vertex outside [0, nvert) is skipped.
+ * The pictures' lighting (plots/raster.c) and the tool's saved surface
+ * (solvers/tool_surface.c). */
+void fl_vertex_normals(const float *pos, int nvert, const int *tri, int ntri, float *n);
+
 #ifdef __cplusplus
 }
 #endif

@@ -113,30 +113,13 @@ static void shade(fl_image *im, size_t k, const fl_camera *c, double n[3], const
         im->rgb[3 * k + a] = to_byte(rgb[a] * (0.28 + 0.72 * diffuse) + 0.35 * spec);
 }
 
-/* Area-weighted vertex normals of a mesh, 3 nvert, or NULL without memory. */
+/* Area-weighted vertex normals of a mesh (fl_vertex_normals), 3 nvert, or
+ * NULL without memory. */
 static float *vertex_normals(const float *pos, int nvert, const int *tri, int ntri)
 {
-    float *n = calloc((size_t)(nvert > 0 ? nvert : 1) * 3, sizeof(float));
-    if (!n)
-        return NULL;
-    for (int t = 0; t < ntri; t++) {
-        const int *v = tri + 3 * (size_t)t;
-        if (v[0] < 0 || v[1] < 0 || v[2] < 0 || v[0] >= nvert || v[1] >= nvert || v[2] >= nvert)
-            continue;
-        double e1[3], e2[3], f[3];
-        for (int a = 0; a < 3; a++)
-            e1[a] = pos[3 * v[1] + a] - pos[3 * v[0] + a], e2[a] = pos[3 * v[2] + a] - pos[3 * v[0] + a];
-        cross3(e1, e2, f); /* twice the area times the unit normal */
-        for (int q = 0; q < 3; q++)
-            for (int a = 0; a < 3; a++)
-                n[3 * v[q] + a] += (float)f[a];
-    }
-    for (int k = 0; k < nvert; k++) {
-        double m[3] = {n[3 * k], n[3 * k + 1], n[3 * k + 2]};
-        normalize3(m);
-        for (int a = 0; a < 3; a++)
-            n[3 * k + a] = (float)m[a];
-    }
+    float *n = malloc((size_t)(nvert > 0 ? nvert : 1) * 3 * sizeof(float));
+    if (n)
+        fl_vertex_normals(pos, nvert, tri, ntri, n);
     return n;
 }
 

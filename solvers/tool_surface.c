@@ -95,35 +95,16 @@ static int box_surface(const float h[3], fl_trimesh *m, fl_error *err)
 }
 
 /* A mesh tool's own mesh (outward, its centroid at the origin), with
- * area-weighted vertex normals (0 at a vertex of no area). */
+ * area-weighted vertex normals (fl_vertex_normals). */
 static int mesh_surface(const fl_mesh *own, fl_trimesh *m, fl_error *err)
 {
     int rc = surface_alloc(m, own->vertex_count, own->triangle_count, err);
     if (rc)
         return rc;
-    double *n = calloc((size_t)own->vertex_count * 3, sizeof(double));
-    if (!n) {
-        fl_trimesh_free(m);
-        return fl_fail(err, FL_ERR_MEMORY, "out of memory for the tool's surface of %d triangles",
-                       own->triangle_count);
-    }
-    for (int k = 0; k < own->triangle_count; k++) {
-        const int *t = own->tri + 3 * (size_t)k;
-        const double *A = own->v + 3 * (size_t)t[0], *B = own->v + 3 * (size_t)t[1], *C = own->v + 3 * (size_t)t[2];
-        const double u[3] = {B[0] - A[0], B[1] - A[1], B[2] - A[2]}, v[3] = {C[0] - A[0], C[1] - A[1], C[2] - A[2]};
-        const double c[3] = {u[1] * v[2] - u[2] * v[1], u[2] * v[0] - u[0] * v[2], u[0] * v[1] - u[1] * v[0]};
-        for (int e = 0; e < 3; e++)
-            for (int a = 0; a < 3; a++)
-                n[3 * (size_t)t[e] + a] += c[a];
-        for (int e = 0; e < 3; e++)
-            m->tri[3 * k + e] = t[e];
-    }
-    for (int k = 0; k < own->vertex_count; k++) {
-        const double *v = own->v + 3 * (size_t)k, *q = n + 3 * (size_t)k;
-        const double len = sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2]), s = len > 0.0 ? 1.0 / len : 0.0;
-        set_vertex(m, k, v[0], v[1], v[2], s * q[0], s * q[1], s * q[2]);
-    }
-    free(n);
+    for (int k = 0; k < 3 * own->vertex_count; k++)
+        m->pos[k] = (float)own->v[k];
+    memcpy(m->tri, own->tri, (size_t)own->triangle_count * 3 * sizeof(int));
+    fl_vertex_normals(m->pos, m->nvert, m->tri, m->ntri, m->normal);
     return FL_OK;
 }
 
