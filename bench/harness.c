@@ -366,7 +366,7 @@ static int write_surface(const char *path, const fl_run_config *c, const fl_worl
     fl_trimesh mesh;
     int rc = fl_blobby_surface(&w->fluid, &def, &w->domain, &mesh, err);
     if (rc == FL_OK)
-        rc = fl_obj_write(path, &mesh, "surface mesh (marching cubes)", err);
+        rc = fl_obj_write(path, &mesh, FL_OBJ_SURFACE, err);
     fl_trimesh_free(&mesh);
     return rc;
 }

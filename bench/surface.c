@@ -188,7 +188,7 @@ static int rebuild(const char *dir, const char *name, const fl_blobby_def *def, 
         code = 1;
     else if (fl_blobby_surface(&p, def, domain, &m, &err) != FL_OK)
         code = 1, where = bin;
-    else if (fl_obj_write(obj, &m, "surface mesh (marching cubes)", &err) != FL_OK)
+    else if (fl_obj_write(obj, &m, FL_OBJ_SURFACE, &err) != FL_OK)
         code = 2;
     if (code)
         fprintf(stderr, "%sfluidlab: surface: %s%s%s\n", after_progress ? "\n" : "", where,

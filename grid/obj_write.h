@@ -27,6 +27,10 @@ extern "C" {
  * "<path>...: ..." in err when the file cannot be written or renamed. */
 int fl_obj_write(const char *path, const fl_trimesh *m, const char *what, fl_error *err);
 
+/* what of the fluid's surface, which `--save obj` and `fluidlab surface`
+ * write byte for byte alike */
+#define FL_OBJ_SURFACE "surface mesh (marching cubes)"
+
 #ifdef __cplusplus
 }
 #endif

@@ -412,7 +412,7 @@ static void test_obj(void)
     char path[128], tmp[140];
     snprintf(path, sizeof path, "%s/surface.obj", scratch);
     snprintf(tmp, sizeof tmp, "%s.tmp", path);
-    ENSURE(fl_obj_write(path, &m, "surface mesh (marching cubes)", &err) == FL_OK);
+    ENSURE(fl_obj_write(path, &m, FL_OBJ_SURFACE, &err) == FL_OK);
     int nv, nvn, nf;
     ENSURE(obj_problems(path, &m, &nv, &nvn, &nf) == 0);
     ENSURE(nv == m.nvert && nvn == m.nvert && nf == m.ntri);
@@ -426,14 +426,14 @@ static void test_obj(void)
     /* a folder that does not exist */
     char missing[160];
     snprintf(missing, sizeof missing, "%s/no/such/folder/x.obj", scratch);
-    ENSURE(fl_obj_write(missing, &m, "surface mesh (marching cubes)", &err) == FL_ERR_IO);
+    ENSURE(fl_obj_write(missing, &m, FL_OBJ_SURFACE, &err) == FL_ERR_IO);
     ENSURE(strstr(err.msg, "cannot open") != NULL);
 
     /* the temporary file cannot be made (a folder is in its way): an
      * error, and the complete file from before is still there */
     ENSURE(mkdir(tmp, 0700) == 0);
     fl_trimesh empty = {0};
-    ENSURE(fl_obj_write(path, &empty, "surface mesh (marching cubes)", &err) == FL_ERR_IO);
+    ENSURE(fl_obj_write(path, &empty, FL_OBJ_SURFACE, &err) == FL_ERR_IO);
     ENSURE(obj_problems(path, &m, &nv, &nvn, &nf) == 0 && nf == m.ntri);
     ENSURE(rmdir(tmp) == 0);
 
@@ -446,7 +446,7 @@ static void test_obj(void)
         char full_tmp[170];
         snprintf(full_tmp, sizeof full_tmp, "%s.tmp", full);
         ENSURE(symlink("/dev/full", full_tmp) == 0);
-        ENSURE(fl_obj_write(full, &m, "surface mesh (marching cubes)", &err) == FL_ERR_IO);
+        ENSURE(fl_obj_write(full, &m, FL_OBJ_SURFACE, &err) == FL_ERR_IO);
         ENSURE(strstr(err.msg, "write failed") != NULL);
         ENSURE(!file_exists(full));
         struct stat st;
@@ -479,7 +479,7 @@ static void test_obj(void)
 
     /* a triangle naming a vertex the mesh does not have */
     m.tri[0] = m.nvert;
-    ENSURE(fl_obj_write(path, &m, "surface mesh (marching cubes)", &err) == FL_ERR_INPUT);
+    ENSURE(fl_obj_write(path, &m, FL_OBJ_SURFACE, &err) == FL_ERR_INPUT);
     ENSURE(fl_vtp_write(vtp, &m, 0.25, &err) == FL_ERR_INPUT);
     ENSURE(remove(path) == 0);
     fl_trimesh_free(&m);

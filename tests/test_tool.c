@@ -376,19 +376,13 @@ static void surface(void)
             for (int e = 0; e < 3; e++)
                 n3[e] = n[e];
             worst_face = fmin(worst_face, (f[0] * n3[0] + f[1] * n3[1] + f[2] * n3[2]) / len);
+            if (s == 1) { /* the box's vertex normals: its face's */
+                const float *vn = m.normal + 3 * m.tri[3 * k];
+                worst_vertex = fmin(worst_vertex, vn[0] * n[0] + vn[1] * n[1] + vn[2] * n[2]);
+            }
             for (int e = 0; e < 3; e++)
                 mesh.tri[3 * k + e] = m.tri[3 * k + e];
         }
-        if (s == 1) /* the box's vertex normals: its face's */
-            for (int k = 0; k < m.ntri; k++) {
-                const float *vn = m.normal + 3 * m.tri[3 * k];
-                float n[3];
-                const float *a = m.pos + 3 * m.tri[3 * k], *b = m.pos + 3 * m.tri[3 * k + 1],
-                            *c = m.pos + 3 * m.tri[3 * k + 2];
-                fl_tool_distance(&l->shape, &l->pose, (a[0] + b[0] + c[0]) / 3.0f, (a[1] + b[1] + c[1]) / 3.0f,
-                                 (a[2] + b[2] + c[2]) / 3.0f, n);
-                worst_vertex = fmin(worst_vertex, vn[0] * n[0] + vn[1] * n[1] + vn[2] * n[2]);
-            }
         fl_mesh_mass mp;
         fl_mesh_mass_properties(&mesh, &mp);
         double off_centre = 0.0;
