@@ -1383,7 +1383,7 @@ static int figure9(figures *F)
     for (int g = 0; g < F->n_grids && rc == 0; g++)
         for (int q = 0; q < 4 && rc == 0; q++) {
             fl_pcg_result res;
-            if (fl_dam_projection(F->grids[g], pre[q], 1e-6, NULL, &res, &err) != FL_OK) {
+            if (fl_dam_projection(F->grids[g], FL_PROJECTION_COLUMN, pre[q], 1e-6, NULL, &res, &err) != FL_OK) {
                 rc = fail_line("figures: figure 9: %d^3: %s", F->grids[g], err.msg) + 1;
                 break;
             }

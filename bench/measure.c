@@ -158,7 +158,17 @@ double fl_pbf_surface_clumping(double scorr_k, int sparse, double *mean, fl_erro
     return least;
 }
 
-int fl_dam_projection(int n, fl_precond precond, double tol, double *p, fl_pcg_result *res, fl_error *err)
+/* Whether the cell centred at (x, y, z) holds water of that shape. */
+static int projection_water(fl_projection_shape shape, double x, double y, double z)
+{
+    if (shape == FL_PROJECTION_COLUMN)
+        return x < 0.25 && y < 0.5;
+    const double a = x - 0.47, b = y - 0.41, c = z - 0.53;
+    return a * a + b * b + c * c < 0.3 * 0.3 || y < 0.15;
+}
+
+int fl_dam_projection(int n, fl_projection_shape shape, fl_precond precond, double tol, double *p,
+                      fl_pcg_result *res, fl_error *err)
 {
     fl_world w;
     const fl_box dom = {{0, 0, 0}, {1, 1, 1}};
@@ -173,7 +183,8 @@ int fl_dam_projection(int n, fl_precond precond, double tol, double *p, fl_pcg_r
     for (int k = 1; k <= n; k++)
         for (int j = 1; j <= n; j++)
             for (int i = 1; i <= n; i++)
-                grid->label[fl_mac_cell(grid, i, j, k)] = i <= n / 4 && j <= n / 2 ? FL_CELL_FLUID : FL_CELL_AIR;
+                grid->label[fl_mac_cell(grid, i, j, k)] =
+                    projection_water(shape, (i - 0.5) / n, (j - 0.5) / n, (k - 0.5) / n) ? FL_CELL_FLUID : FL_CELL_AIR;
     for (long f = 0; f < (long)grid->nx * (grid->ny + 1) * grid->nz; f++)
         grid->v[f] = -9.81 * 0.01;
     fl_pcg_options opt = fl_default_pcg_options();

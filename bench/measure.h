@@ -54,15 +54,23 @@ double fl_pbf_surface_clumping(double scorr_k, int sparse, double *mean, fl_erro
  * below the surface and above the floor y = 2h. */
 double fl_pressure_slope(const fl_world *w);
 
-/* The dam break's first projection on an n^3 MAC grid (the unit cube,
- * dx = 1/n): a column a quarter of the tank long and half its height, the
- * tank's depth wide, AIR around it, after one step of gravity (v = -g
+/* The water of fl_dam_projection: the dam break's column, whose faces fall
+ * between the cells of every multigrid level, or a drop over a pool, whose
+ * surface cuts them at every angle. */
+typedef enum fl_projection_shape {
+    FL_PROJECTION_COLUMN = 0, /* a quarter of the tank long, half its height, the tank's depth wide */
+    FL_PROJECTION_DROP = 1    /* a ball of radius 0.3 centred at (0.47, 0.41, 0.53), and a pool 0.15 deep */
+} fl_projection_shape;
+
+/* The first projection of water of that shape on an n^3 MAC grid (the
+ * unit cube, dx = 1/n), AIR around it, after one step of gravity (v = -g
  * 0.01 s); projected with the preconditioner precond to the relative
  * residual tol. The solve's result in *res (res->ms: the linear solve's
  * own time, as a run's solves are timed: the preconditioner's set-up
  * included, the solver's one-time allocation of its arrays and of the
  * multigrid's levels not), the pressure (the whole grid, (n + 2)^3 cells)
  * into p unless NULL. FL_OK, or the reason in err (out of memory). */
-int fl_dam_projection(int n, fl_precond precond, double tol, double *p, fl_pcg_result *res, fl_error *err);
+int fl_dam_projection(int n, fl_projection_shape shape, fl_precond precond, double tol, double *p,
+                      fl_pcg_result *res, fl_error *err);
 
 #endif

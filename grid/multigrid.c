@@ -192,16 +192,19 @@ static void cover(int I, int nc, int nf, int *lo, int *hi)
     }
 }
 
-/* The label of a coarse cell from the labels of the fine cells it
- * covers: AIR over FLUID over SOLID, so that a free surface (AIR on the
- * grid's outer layer too) stays a free surface on every level. */
+/* The label of a coarse cell from the numbers of AIR and FLUID cells
+ * among the fine cells it covers: FLUID when more than two thirds of its
+ * non-SOLID ones are FLUID, else AIR when any is AIR, else SOLID. So the
+ * coarse free surface lies near the fine one rather than up to a coarse
+ * cell inside it, and the grid's outer layer, which holds no FLUID, stays
+ * AIR or SOLID (docs/methods/flip.md, section 4). */
 static unsigned char coarse_of(int air, int fluid)
 {
-    return air ? FL_CELL_AIR : fluid ? FL_CELL_FLUID : FL_CELL_SOLID;
+    return fluid > 2 * air ? FL_CELL_FLUID : air ? FL_CELL_AIR : FL_CELL_SOLID;
 }
 
 /* The labels of coarse row (J, K) of c from the fine cells they cover in
- * f (cover: at most 2 x 2 x 2 of them). */
+ * f (cover: at most 2 x 2 x 2 of them), counted. */
 static void coarse_row_labels(const mg_level *f, mg_level *c, int J, int K)
 {
     int jlo, jhi, klo, khi;
@@ -216,7 +219,7 @@ static void coarse_row_labels(const mg_level *f, mg_level *c, int J, int K)
         cover(I, nc, nf, &ilo, &ihi);
         for (int q = 0; q < 4; q++)
             for (int i = ilo; i <= ihi; i++)
-                air |= row[q][i] == FL_CELL_AIR, fluid |= row[q][i] == FL_CELL_FLUID;
+                air += row[q][i] == FL_CELL_AIR, fluid += row[q][i] == FL_CELL_FLUID;
         out[I] = coarse_of(air, fluid);
     }
     /* the interior: fine cells 2I - 1 and 2I, one vector loop up to the
@@ -226,15 +229,15 @@ static void coarse_row_labels(const mg_level *f, mg_level *c, int J, int K)
     for (int I = 1; I <= last; I++) {
         int air = 0, fluid = 0;
         for (int q = 0; q < 4; q++) {
-            air |= (row[q][2 * I - 1] == FL_CELL_AIR) | (row[q][2 * I] == FL_CELL_AIR);
-            fluid |= (row[q][2 * I - 1] == FL_CELL_FLUID) | (row[q][2 * I] == FL_CELL_FLUID);
+            air += (row[q][2 * I - 1] == FL_CELL_AIR) + (row[q][2 * I] == FL_CELL_AIR);
+            fluid += (row[q][2 * I - 1] == FL_CELL_FLUID) + (row[q][2 * I] == FL_CELL_FLUID);
         }
         out[I] = coarse_of(air, fluid);
     }
     for (int I = last + 1; I < nc - 1; I++) {
         int air = 0, fluid = 0;
         for (int q = 0; q < 4; q++)
-            air |= row[q][nf - 2] == FL_CELL_AIR, fluid |= row[q][nf - 2] == FL_CELL_FLUID;
+            air += row[q][nf - 2] == FL_CELL_AIR, fluid += row[q][nf - 2] == FL_CELL_FLUID;
         out[I] = coarse_of(air, fluid);
     }
 }

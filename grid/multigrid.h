@@ -5,10 +5,12 @@
  *
  * Level 0 is the caller's grid; each coarser level halves the interior
  * (a coarse cell covers 2 x 2 x 2 fine ones; the outer layer covers the
- * outer layer, which holds no FLUID). A coarse cell is AIR when any of its
- * fine cells is AIR, else
- * FLUID when any is FLUID, else SOLID, and its operator is pcg.h's
- * 7-point stencil on those labels. Transfers: trilinear interpolation of
+ * outer layer, which holds no FLUID). A coarse cell is FLUID when more
+ * than two thirds of its non-SOLID fine cells are FLUID, else AIR when
+ * any is AIR, else SOLID (McAdams et al. make it AIR when any is AIR:
+ * this rule, chosen by measurement, keeps the coarse free surface closer
+ * to the fine one), and its operator is pcg.h's 7-point stencil on those
+ * labels. Transfers: trilinear interpolation of
  * the cell-centred values (P), and restriction R = P^T / 2 (P^T sums 8
  * times a smooth field, and the coarse stencil, unscaled, needs 4 times
  * the fine residual). Smoothing: red-black Gauss-Seidel over the level,
