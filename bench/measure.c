@@ -158,11 +158,13 @@ double fl_pbf_surface_clumping(double scorr_k, int sparse, double *mean, fl_erro
     return least;
 }
 
-/* Whether the cell centred at (x, y, z) holds water of that shape. */
-static int projection_water(fl_projection_shape shape, double x, double y, double z)
+/* Whether interior cell (i, j, k) of an n^3 grid holds water of that
+ * shape (the drop's ball and pool by the cell's centre). */
+static int projection_water(fl_projection_shape shape, int n, int i, int j, int k)
 {
     if (shape == FL_PROJECTION_COLUMN)
-        return x < 0.25 && y < 0.5;
+        return i <= n / 4 && j <= n / 2;
+    const double x = (i - 0.5) / n, y = (j - 0.5) / n, z = (k - 0.5) / n;
     const double a = x - 0.47, b = y - 0.41, c = z - 0.53;
     return a * a + b * b + c * c < 0.3 * 0.3 || y < 0.15;
 }
@@ -183,8 +185,7 @@ int fl_dam_projection(int n, fl_projection_shape shape, fl_precond precond, doub
     for (int k = 1; k <= n; k++)
         for (int j = 1; j <= n; j++)
             for (int i = 1; i <= n; i++)
-                grid->label[fl_mac_cell(grid, i, j, k)] =
-                    projection_water(shape, (i - 0.5) / n, (j - 0.5) / n, (k - 0.5) / n) ? FL_CELL_FLUID : FL_CELL_AIR;
+                grid->label[fl_mac_cell(grid, i, j, k)] = projection_water(shape, n, i, j, k) ? FL_CELL_FLUID : FL_CELL_AIR;
     for (long f = 0; f < (long)grid->nx * (grid->ny + 1) * grid->nz; f++)
         grid->v[f] = -9.81 * 0.01;
     fl_pcg_options opt = fl_default_pcg_options();

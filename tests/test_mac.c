@@ -400,11 +400,12 @@ static void test_preconditioning(void)
 /* The iterations of the dam break's first projection at n^3 (measure.h)
  * with precond to tol, converged; its pressure into p unless NULL, and
  * the linear solve's time into *seconds unless NULL. */
-static int dam_projection(int n, fl_precond precond, double tol, double *p, double *seconds)
+static int dam_projection(int n, fl_projection_shape shape, fl_precond precond, double tol, double *p,
+                          double *seconds)
 {
     fl_pcg_result res;
     fl_error err;
-    ENSURE(fl_dam_projection(n, FL_PROJECTION_COLUMN, precond, tol, p, &res, &err) == FL_OK);
+    ENSURE(fl_dam_projection(n, shape, precond, tol, p, &res, &err) == FL_OK);
     ENSURE(res.reason == FL_PCG_CONVERGED_RTOL);
     if (seconds)
         *seconds = 1e-3 * res.ms;
@@ -417,8 +418,8 @@ static void test_multigrid(void)
     int mic[3], mg[3];
     for (int s = 0; s < 3; s++) {
         double t_mic, t_mg;
-        mic[s] = dam_projection(sizes[s], FL_PRECOND_MIC0, 1e-6, NULL, &t_mic);
-        mg[s] = dam_projection(sizes[s], FL_PRECOND_MG, 1e-6, NULL, &t_mg);
+        mic[s] = dam_projection(sizes[s], FL_PROJECTION_COLUMN, FL_PRECOND_MIC0, 1e-6, NULL, &t_mic);
+        mg[s] = dam_projection(sizes[s], FL_PROJECTION_COLUMN, FL_PRECOND_MG, 1e-6, NULL, &t_mg);
         printf("dam break's first projection, %3d^3: MICCG %3d iterations (%.3f s), MGPCG %2d (%.3f s) to 1e-6\n",
                sizes[s], mic[s], t_mic, mg[s], t_mg);
     }
@@ -429,8 +430,8 @@ static void test_multigrid(void)
     const int n = 64;
     size_t cells = (size_t)(n + 2) * (n + 2) * (n + 2);
     double *a = malloc(sizeof(double) * cells), *b = malloc(sizeof(double) * cells);
-    dam_projection(n, FL_PRECOND_MIC0, 1e-10, a, NULL);
-    dam_projection(n, FL_PRECOND_MG, 1e-10, b, NULL);
+    dam_projection(n, FL_PROJECTION_COLUMN, FL_PRECOND_MIC0, 1e-10, a, NULL);
+    dam_projection(n, FL_PROJECTION_COLUMN, FL_PRECOND_MG, 1e-10, b, NULL);
     double diff = 0.0, top = 0.0;
     for (size_t c = 0; c < cells; c++)
         diff = fmax(diff, fabs(a[c] - b[c])), top = fmax(top, fabs(a[c]));
@@ -447,12 +448,9 @@ static void test_multigrid(void)
      * (McAdams et al.'s rule) took 7, 8 and 9. */
     const int most[3] = {6, 7, 8};
     for (int s = 0; s < 3; s++) {
-        fl_pcg_result res;
-        fl_error err;
-        ENSURE(fl_dam_projection(sizes[s], FL_PROJECTION_DROP, FL_PRECOND_MG, 1e-6, NULL, &res, &err) == FL_OK);
-        printf("a drop over a pool's first projection, %3d^3: MGPCG %d iterations to 1e-6 (residual %.2e)\n",
-               sizes[s], res.iterations, res.residual);
-        ENSURE(res.reason == FL_PCG_CONVERGED_RTOL && res.iterations <= most[s]);
+        const int it = dam_projection(sizes[s], FL_PROJECTION_DROP, FL_PRECOND_MG, 1e-6, NULL, NULL);
+        printf("a drop over a pool's first projection, %3d^3: MGPCG %d iterations to 1e-6\n", sizes[s], it);
+        ENSURE(it <= most[s]);
     }
 }
 
