@@ -441,7 +441,7 @@ static int write_frame(const fl_run_config *c, run_state *r, int frame, fl_error
     int rc;
     if (c->save_png && (rc = fl_pictures_particles(&r->pictures, w, c->out_dir, frame, err)))
         return rc;
-    if (c->save_grid && frame > 0 && (rc = fl_pictures_grid(r->mac, w->time, r->caption, c->out_dir, frame, err)))
+    if (c->save_grid && frame > 0 && (rc = fl_pictures_grid(r->mac, w, r->caption, c->out_dir, frame, err)))
         return rc;
     if (c->save_bin) {
         snprintf(path, sizeof path, "%s/frames/%04d.bin", c->out_dir, frame);

@@ -335,9 +335,106 @@ static int write_grid_rows(FILE *out, const void *data)
     return ferror(out) ? -1 : 0;
 }
 
-int fl_pictures_grid(const fl_mac_grid *g, double t, const char *caption, const char *dir, int frame, fl_error *err)
+/* The outline of a tool's surface in a plane z = const: marching squares
+ * over the sign of fl_tool_distance at OUTLINE_SIDE x OUTLINE_SIDE points
+ * on the square around the tool's centre in which the plane cuts its
+ * bounding sphere. A lattice square whose corners differ in sign gives a
+ * segment between the crossings on its edges (linear in the distance), or
+ * two where all four edges are crossed, paired as the sign at the
+ * square's centre (the corners' mean) joins them. */
+#define OUTLINE_SIDE 257
+
+typedef struct tool_outline {
+    double x0, y0, h; /* lattice point (0, 0), and the spacing, m */
+    float *d;         /* the distances, OUTLINE_SIDE a row, x fastest */
+} tool_outline;
+
+/* The crossing on the edge from lattice point (i, j) to (i + di, j + dj),
+ * written to q[0..1]; 1 when there is one. */
+static int outline_crossing(const tool_outline *o, int i, int j, int di, int dj, double q[2])
+{
+    const float a = o->d[i + OUTLINE_SIDE * j], b = o->d[i + di + OUTLINE_SIDE * (j + dj)];
+    if ((a < 0.0f) == (b < 0.0f))
+        return 0;
+    const double t = (double)a / ((double)a - (double)b);
+    q[0] = o->x0 + o->h * (i + t * di), q[1] = o->y0 + o->h * (j + t * dj);
+    return 1;
+}
+
+/* The segments of lattice square (i, j), x1 y1 x2 y2 each: 0, 1 or 2. */
+static int outline_square(const tool_outline *o, int i, int j, double seg[2][4])
+{
+    /* the edges in turn: bottom, right, top, left */
+    static const int from[4][2] = {{0, 0}, {1, 0}, {0, 1}, {0, 0}}, step[4][2] = {{1, 0}, {0, 1}, {1, 0}, {0, 1}};
+    double q[4][2];
+    int n = 0;
+    for (int e = 0; e < 4; e++)
+        n += outline_crossing(o, i + from[e][0], j + from[e][1], step[e][0], step[e][1], q[n]);
+    if (n == 4) {
+        const float *d = o->d + i + OUTLINE_SIDE * j;
+        const float mean = 0.25f * (d[0] + d[1] + d[OUTLINE_SIDE] + d[OUTLINE_SIDE + 1]);
+        /* the centre on (0, 0)'s side: the corners (1, 0) and (0, 1) are cut off */
+        const int pair[2][4] = {{0, 1, 2, 3}, {0, 3, 1, 2}}, *p = pair[(mean < 0.0f) != (d[0] < 0.0f)];
+        for (int k = 0; k < 2; k++)
+            seg[k][0] = q[p[2 * k]][0], seg[k][1] = q[p[2 * k]][1], seg[k][2] = q[p[2 * k + 1]][0],
+            seg[k][3] = q[p[2 * k + 1]][1];
+        return 2;
+    }
+    if (n != 2)
+        return 0;
+    seg[0][0] = q[0][0], seg[0][1] = q[0][1], seg[0][2] = q[1][0], seg[0][3] = q[1][1];
+    return 1;
+}
+
+static int write_outline_rows(FILE *out, const void *data)
+{
+    const tool_outline *o = data;
+    fprintf(out, "x1,y1,x2,y2\n");
+    for (int j = 0; j + 1 < OUTLINE_SIDE; j++)
+        for (int i = 0; i + 1 < OUTLINE_SIDE; i++) {
+            double seg[2][4];
+            for (int k = 0, n = outline_square(o, i, j, seg); k < n; k++)
+                fprintf(out, "%.7g,%.7g,%.7g,%.7g\n", seg[k][0], seg[k][1], seg[k][2], seg[k][3]);
+        }
+    return ferror(out) ? -1 : 0;
+}
+
+/* The outline of w's tool in the plane z into path: 1 when written, 0
+ * when the plane misses it, or an error. */
+static int write_tool_outline(const fl_world *w, double z, const char *path, fl_error *err)
+{
+    const fl_tool_link *l = &w->tool;
+    const double dz = z - l->pose.c[2], bound = l->shape.bound;
+    if (!l->active || fabs(dz) >= bound)
+        return 0;
+    /* the square a little wider than the bounding sphere's cut, so that
+     * no lattice point lies on the surface's extreme */
+    const double half = 1.01 * sqrt(bound * bound - dz * dz) + 1e-6 * bound;
+    tool_outline o = {l->pose.c[0] - half, l->pose.c[1] - half, 2.0 * half / (OUTLINE_SIDE - 1), NULL};
+    if (!(o.d = malloc(sizeof(float) * OUTLINE_SIDE * OUTLINE_SIDE)))
+        return fl_fail(err, FL_ERR_MEMORY, "%s: out of memory", path);
+    for (int j = 0; j < OUTLINE_SIDE; j++)
+        for (int i = 0; i < OUTLINE_SIDE; i++) {
+            float n[3];
+            o.d[i + OUTLINE_SIDE * j] = fl_tool_distance(&l->shape, &l->pose, (float)(o.x0 + o.h * i),
+                                                         (float)(o.y0 + o.h * j), (float)z, n);
+        }
+    int cut = 0;
+    for (int j = 0; j + 1 < OUTLINE_SIDE && !cut; j++)
+        for (int i = 0; i + 1 < OUTLINE_SIDE && !cut; i++) {
+            double seg[2][4];
+            cut = outline_square(&o, i, j, seg) > 0;
+        }
+    const int rc = cut ? fl_write_whole(path, write_outline_rows, &o, err) : FL_OK;
+    free(o.d);
+    return rc ? rc : cut;
+}
+
+int fl_pictures_grid(const fl_mac_grid *g, const fl_world *w, const char *caption, const char *dir, int frame,
+                     fl_error *err)
 {
     const grid_rows rows = {g, g->nz / 2};
+    const double t = w->time;
     char csv[1200], png[1200];
     snprintf(csv, sizeof csv, "%s/frames/%04d_grid.csv", dir, frame);
     snprintf(png, sizeof png, "%s/frames/%04d_grid.png", dir, frame);
@@ -362,6 +459,12 @@ int fl_pictures_grid(const fl_mac_grid *g, double t, const char *caption, const 
         }
     if (cells == 0)
         return fl_fail(err, FL_ERR_IO, "%s: no FLUID cell in the grid's middle slice to draw", png);
+    /* the tool's surface where the slice's plane (its cells' centres) cuts it */
+    char tool_csv[1200];
+    snprintf(tool_csv, sizeof tool_csv, "%s/frames/%04d_grid_tool.csv", dir, frame);
+    const int tool = write_tool_outline(w, fl_mac_centre(g, 2, rows.k), tool_csv, err);
+    if (tool < 0)
+        return tool;
     const int every = g->nx > 48 || g->ny > 48 ? (g->nx > g->ny ? g->nx : g->ny) / 48 + 1 : 1;
     const double x0 = g->lo[0], x1 = g->lo[0] + g->nx * g->dx, y0 = g->lo[1], y1 = g->lo[1] + g->ny * g->dx;
     const int rows_layout = x1 - x0 >= y1 - y0;
@@ -374,8 +477,8 @@ int fl_pictures_grid(const fl_mac_grid *g, double t, const char *caption, const 
         v_layout[40], v_size[60];
     snprintf(v_data, sizeof v_data, "data=%s", csv);
     snprintf(v_out, sizeof v_out, "out=%s.tmp", png);
-    snprintf(v_title, sizeof v_title, "title=%s: the MAC grid at t = %.3f s%s", caption, t,
-             g->nz > 3 ? ", its middle z-slice" : "");
+    snprintf(v_title, sizeof v_title, "title=%s: the MAC grid at t = %.3f s%s%s", caption, t,
+             g->nz > 3 ? ", its middle z-slice" : "", tool ? ", the surface of the tool in black" : "");
     snprintf(v_box, sizeof v_box, "box=%.9e %.9e %.9e %.9e", x0, x1, y0, y1);
     snprintf(v_dx, sizeof v_dx, "dx=%.9e", g->dx);
     snprintf(v_div, sizeof v_div, "div=%.9e", div > 0.0 ? div : 1.0);
@@ -383,6 +486,9 @@ int fl_pictures_grid(const fl_mac_grid *g, double t, const char *caption, const 
     snprintf(v_every, sizeof v_every, "every=%d", every);
     snprintf(v_layout, sizeof v_layout, "layout=%s", rows_layout ? "rows" : "cols");
     snprintf(v_size, sizeof v_size, "size=%d %d", width, height);
-    const char *const vars[] = {v_data, v_out, v_title, v_box, v_dx, v_div, v_arrow, v_every, v_layout, v_size, NULL};
+    char v_tool[1300];
+    snprintf(v_tool, sizeof v_tool, "tool=%s", tool_csv);
+    const char *const vars[] = {v_data,   v_out,  v_title, v_box, v_dx, v_div, v_arrow, v_every,
+                                v_layout, v_size, tool ? v_tool : NULL, NULL};
     return fl_pictures_draw(FL_PICTURES_SCRIPT("grid.gp"), png, vars, err);
 }

@@ -8,7 +8,9 @@
  *    frames/NNNN.csv (plots/particles.gp);
  *  - frames/NNNN_grid.csv and .png: a FLIP or PIC run's MAC grid, its
  *    middle z-slice: pressure with velocity arrows, and the divergence
- *    before and after the last projection of the step (plots/grid.gp).
+ *    before and after the last projection of the step (plots/grid.gp),
+ *    and with a rigid tool that the slice's plane cuts, the outline of
+ *    its surface in that plane (frames/NNNN_grid_tool.csv).
  * Every file is written whole or not at all: the CSV through a temporary
  * and a rename (fl_write_whole), the PNG by gnuplot into NNNN.png.tmp,
  * renamed when gnuplot has finished it. */
@@ -64,9 +66,12 @@ void fl_pictures_free(fl_pictures *p);
 
 /* DIR/frames/NNNN_grid.csv and DIR/frames/NNNN_grid.png: the middle
  * z-slice of g, which must keep its divergences
- * (fl_mac_grid_keep_divergence), at time t (s); caption starts the title.
- * FL_ERR_IO naming the file. */
-int fl_pictures_grid(const fl_mac_grid *g, double t, const char *caption, const char *dir, int frame, fl_error *err);
+ * (fl_mac_grid_keep_divergence), at w's time; caption starts the title.
+ * With w's tool cut by the slice's plane, DIR/frames/NNNN_grid_tool.csv
+ * too: the outline of its surface in that plane, as segments, drawn over
+ * the cells. FL_ERR_IO naming the file. */
+int fl_pictures_grid(const fl_mac_grid *g, const fl_world *w, const char *caption, const char *dir, int frame,
+                     fl_error *err);
 
 /* gnuplot runs script with vars ("NAME=VALUE", NULL-terminated; one of
  * them out=PATH.tmp) and PATH.tmp, once it ends as its format ends

@@ -4,7 +4,8 @@
 # before the pressure projection, and after it, the two divergences on one
 # colour scale, so that the second panel shows what the projection
 # removed. FLUID cells are outlined, cells that were not FLUID in the
-# projection left blank, SOLID cells grey.
+# projection left blank, SOLID cells grey, and a rigid tool's surface,
+# given, a black line.
 #
 # Usage (gnuplot 5.4, pngcairo):
 #   gnuplot -e "data='frames/0003_grid.csv'" -e "out='frames/0003_grid.png'" \
@@ -25,6 +26,9 @@
 #   every    an arrow every N cells along each axis
 #   layout   rows (panels one above the other) or cols (side by side)
 #   size     "W H" in pixels
+#   tool     (optional) CSV with a header line: x1, y1, x2, y2 (m), one
+#            segment a row: the outline of a rigid tool's surface in the
+#            slice's plane, drawn in black over every panel
 
 set terminal pngcairo size int(word(size, 1)), int(word(size, 2)) font ",10"
 set output out
@@ -47,6 +51,9 @@ if (layout eq "rows") {
 }
 solid(l) = l == 2 ? 1 : NaN
 on(i, j) = (int(i) % n == 0 && int(j) % n == 0) ? 1 : NaN
+# the tool's outline, appended to each panel's plot when given
+set macros
+T = exists("tool") ? ", tool using 1:2:($3 - $1):($4 - $2) skip 1 with vectors nohead lw 2 lc rgb '#000000'" : ""
 # a cell is a box of side dx around its centre
 set title "pressure (Pa) and velocity"
 set cblabel "p (Pa)"
@@ -54,15 +61,15 @@ set palette defined (0 "#30123b", 0.25 "#4686fb", 0.5 "#1ae4b6", 0.75 "#faba39",
 set autoscale cbfix
 plot data using 3:4:(d / 2):(d / 2):6 skip 1 with boxxy lc palette, \
      data using 3:4:(d / 2):(d / 2 * solid($5)) skip 1 with boxxy fs solid noborder lc rgb "#9a9a9a", \
-     data using 3:4:(a * $9 * on($1, $2)):(a * $10 * on($1, $2)) skip 1 with vectors head size d / 3, 20 filled lc rgb "#000000"
+     data using 3:4:(a * $9 * on($1, $2)):(a * $10 * on($1, $2)) skip 1 with vectors head size d / 3, 20 filled lc rgb "#000000" @T
 set palette defined (0 "#2166ac", 0.5 "#f7f7f7", 1 "#b2182b")
 set cbrange [-D : D]
 set cblabel "div u (1/s)"
 set title "divergence before the projection"
 plot data using 3:4:(d / 2):(d / 2):7 skip 1 with boxxy lc palette, \
-     data using 3:4:(d / 2):(d / 2 * solid($5)) skip 1 with boxxy fs solid noborder lc rgb "#9a9a9a"
+     data using 3:4:(d / 2):(d / 2 * solid($5)) skip 1 with boxxy fs solid noborder lc rgb "#9a9a9a" @T
 set title "divergence after the projection (same scale)"
 plot data using 3:4:(d / 2):(d / 2):8 skip 1 with boxxy lc palette, \
-     data using 3:4:(d / 2):(d / 2 * solid($5)) skip 1 with boxxy fs solid noborder lc rgb "#9a9a9a"
+     data using 3:4:(d / 2):(d / 2 * solid($5)) skip 1 with boxxy fs solid noborder lc rgb "#9a9a9a" @T
 unset multiplot
 unset output

@@ -5,7 +5,8 @@
 # 3D run, run.gif at the end, a rigid tool's particles in the slice in
 # grey); `run --save grid` draws a FLIP run's MAC grid
 # (frames/NNNN_grid.png and .csv; the divergence after the projection far
-# below the one before); `fluidlab kernels` writes kernels.csv, whose W
+# below the one before; a tool's outline, a closed circle around exactly
+# its SOLID cells); `fluidlab kernels` writes kernels.csv, whose W
 # columns integrate to 1 (trapezoid in r with 4 pi r^2, 2 pi r in 2D) and
 # whose slopes and Laplacians match finite differences of its values, and
 # kernels.png and .svg; `bench --scaling` its table, scaling.csv and
@@ -98,6 +99,46 @@ print("grid: %d FLUID cells, max |div| %.3g before, %.3g after" % (len(fluid), b
 sys.exit(0 if fluid and before > 0 and after < 1e-3 * before and nan_outside else 1)
 PY
 check "frames/0002_grid.csv: the divergence after the projection below 1e-3 of the one before" $?
+
+# a tool under FLIP: the outline of its surface where the slice's plane
+# cuts it (frames/NNNN_grid_tool.csv, segments drawn in black): the
+# sphere's circle, closed, and the tool's SOLID cells exactly the cells
+# whose centres it encloses
+gtool="$dir/gtool"
+"$bin" run tool_cup --solver flip --frames 1 --set fluid.spacing=0.02 --quiet --no-plot --save grid --out "$gtool" &&
+  not_blank "$gtool/frames/0001_grid.png" && [ "$(head -n 1 "$gtool/frames/0001_grid_tool.csv")" = x1,y1,x2,y2 ] &&
+  python3 - "$gtool/frames/0001_grid_tool.csv" "$gtool/frames/0001_grid.csv" "$gtool/tool.csv" <<'PY'
+import csv, math, sys
+segs = [[float(r[k]) for k in ("x1", "y1", "x2", "y2")] for r in csv.DictReader(open(sys.argv[1]))]
+cells = list(csv.DictReader(open(sys.argv[2])))
+c = [float(list(csv.DictReader(open(sys.argv[3])))[-1][k]) for k in "xy"]
+r = [math.dist(s[2 * e:2 * e + 2], c) for s in segs for e in (0, 1)]
+rho = sum(r) / len(r)
+length = sum(math.dist(s[:2], s[2:]) for s in segs)
+# closed: every end point is two segments' (the CSV's digits), none loose
+ends = {}
+for s in segs:
+    for e in (0, 1):
+        ends[(s[2 * e], s[2 * e + 1])] = ends.get((s[2 * e], s[2 * e + 1]), 0) + 1
+closed = all(k == 2 for k in ends.values())
+n = max(int(q["i"]) for q in cells) + 1, max(int(q["j"]) for q in cells) + 1
+dx = float(cells[1]["x"]) - float(cells[0]["x"])
+near = [q for q in cells if 0 < int(q["i"]) < n[0] - 1 and 0 < int(q["j"]) < n[1] - 1 and
+        math.dist((float(q["x"]), float(q["y"])), c) < rho + 2 * dx]
+# the slice's plane: its cells' centre, the middle one of z, laid out as x
+# is (the scene's domain is as wide in z as in x): the sphere of 0.04 m
+# cut there
+zc = next(float(q["x"]) for q in cells if int(q["i"]) == n[0] // 2)
+expected = math.sqrt(0.04 ** 2 - (zc - 0.15) ** 2)
+solid_inside = all((q["label"] == "2") == (math.dist((float(q["x"]), float(q["y"])), c) < rho) for q in near)
+print("tool outline: %d segments, radius %.6g m (the cut at z = %.4g: %.6g), spread %.2g m, "
+      "length / (2 pi radius) %.5f, closed %s; %d cells near it, SOLID exactly inside %s"
+      % (len(segs), rho, zc, expected, max(r) - min(r), length / (2 * math.pi * rho), closed, len(near),
+         solid_inside))
+sys.exit(0 if abs(rho - expected) < 1e-6 and max(r) - min(r) < 1e-5 and abs(length / (2 * math.pi * rho) - 1) < 1e-3
+         and closed and solid_inside and any(q["label"] == "2" for q in near) else 1)
+PY
+check "--save grid with a tool: its outline in frames/0001_grid_tool.csv, a closed circle around its SOLID cells" $?
 
 # the kernels
 for dims in 3 2; do
