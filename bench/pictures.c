@@ -430,6 +430,55 @@ static int write_tool_outline(const fl_world *w, double z, const char *path, fl_
     return rc ? rc : cut;
 }
 
+/* The segments where the plane z cuts the triangles of w's solid meshes,
+ * written to out (with out NULL, only counted): a triangle whose corners
+ * lie on both sides (a corner on the plane counts as above it) is cut on
+ * two of its edges, each crossing linear in the corners' heights, so that
+ * a closed mesh gives closed loops. */
+static long mesh_cuts(const fl_world *w, double z, FILE *out)
+{
+    long n = 0;
+    for (int m = 0; m < w->solid_mesh_count; m++) {
+        const fl_mesh *mesh = &w->solid_meshes[m];
+        for (int t = 0; t < mesh->triangle_count; t++) {
+            const int *corner = mesh->tri + 3 * t;
+            double q[2][2];
+            int k = 0;
+            for (int e = 0; e < 3; e++) {
+                /* the edge from its lower vertex index, so that the two
+                 * triangles sharing it place the crossing alike */
+                const int i0 = corner[e], i1 = corner[(e + 1) % 3], lo = i0 < i1 ? i0 : i1, hi = i0 < i1 ? i1 : i0;
+                const double *a = mesh->v + 3 * lo, *b = mesh->v + 3 * hi, ha = a[2] - z, hb = b[2] - z;
+                if ((ha < 0.0) == (hb < 0.0))
+                    continue;
+                const double s = ha / (ha - hb);
+                q[k][0] = a[0] + s * (b[0] - a[0]), q[k][1] = a[1] + s * (b[1] - a[1]);
+                k++;
+            }
+            if (k != 2)
+                continue;
+            n++;
+            if (out)
+                fprintf(out, "%.7g,%.7g,%.7g,%.7g\n", q[0][0], q[0][1], q[1][0], q[1][1]);
+        }
+    }
+    return n;
+}
+
+/* What the mesh outline's writer reads. */
+typedef struct mesh_rows {
+    const fl_world *w;
+    double z;
+} mesh_rows;
+
+static int write_mesh_rows(FILE *out, const void *data)
+{
+    const mesh_rows *r = data;
+    fprintf(out, "x1,y1,x2,y2\n");
+    mesh_cuts(r->w, r->z, out);
+    return ferror(out) ? -1 : 0;
+}
+
 int fl_pictures_grid(const fl_mac_grid *g, const fl_world *w, const char *caption, const char *dir, int frame,
                      fl_error *err)
 {
@@ -457,14 +506,20 @@ int fl_pictures_grid(const fl_mac_grid *g, const fl_world *w, const char *captio
                          v = 0.5 * (g->v[fl_mac_v(g, i, j, rows.k)] + g->v[fl_mac_v(g, i, j + 1, rows.k)]);
             speed = fmax(speed, sqrt(u * u + v * v));
         }
-    if (cells == 0)
-        return fl_fail(err, FL_ERR_IO, "%s: no FLUID cell in the grid's middle slice to draw", png);
     /* the tool's surface where the slice's plane (its cells' centres) cuts it */
     char tool_csv[1200];
     snprintf(tool_csv, sizeof tool_csv, "%s/frames/%04d_grid_tool.csv", dir, frame);
-    const int tool = write_tool_outline(w, fl_mac_centre(g, 2, rows.k), tool_csv, err);
+    const double plane = fl_mac_centre(g, 2, rows.k);
+    const int tool = write_tool_outline(w, plane, tool_csv, err);
     if (tool < 0)
         return tool;
+    /* and the solid meshes' */
+    char mesh_csv[1200];
+    snprintf(mesh_csv, sizeof mesh_csv, "%s/frames/%04d_grid_meshes.csv", dir, frame);
+    const mesh_rows mrows = {w, plane};
+    const int meshes = mesh_cuts(w, plane, NULL) > 0;
+    if (meshes && (rc = fl_write_whole(mesh_csv, write_mesh_rows, &mrows, err)))
+        return rc;
     const int every = g->nx > 48 || g->ny > 48 ? (g->nx > g->ny ? g->nx : g->ny) / 48 + 1 : 1;
     const double x0 = g->lo[0], x1 = g->lo[0] + g->nx * g->dx, y0 = g->lo[1], y1 = g->lo[1] + g->ny * g->dx;
     const int rows_layout = x1 - x0 >= y1 - y0;
@@ -477,8 +532,12 @@ int fl_pictures_grid(const fl_mac_grid *g, const fl_world *w, const char *captio
         v_layout[40], v_size[60];
     snprintf(v_data, sizeof v_data, "data=%s", csv);
     snprintf(v_out, sizeof v_out, "out=%s.tmp", png);
-    snprintf(v_title, sizeof v_title, "title=%s: the MAC grid at t = %.3f s%s%s", caption, t,
-             g->nz > 3 ? ", its middle z-slice" : "", tool ? ", the surface of the tool in black" : "");
+    snprintf(v_title, sizeof v_title, "title=%s: the MAC grid at t = %.3f s%s%s%s", caption, t,
+             g->nz > 3 ? ", its middle z-slice" : "", cells ? "" : " (no FLUID cell in it)",
+             tool && meshes ? ", the surfaces of the tool and the solid meshes in black"
+             : tool         ? ", the surface of the tool in black"
+             : meshes       ? ", the surfaces of the solid meshes in black"
+                            : "");
     snprintf(v_box, sizeof v_box, "box=%.9e %.9e %.9e %.9e", x0, x1, y0, y1);
     snprintf(v_dx, sizeof v_dx, "dx=%.9e", g->dx);
     snprintf(v_div, sizeof v_div, "div=%.9e", div > 0.0 ? div : 1.0);
@@ -486,9 +545,16 @@ int fl_pictures_grid(const fl_mac_grid *g, const fl_world *w, const char *captio
     snprintf(v_every, sizeof v_every, "every=%d", every);
     snprintf(v_layout, sizeof v_layout, "layout=%s", rows_layout ? "rows" : "cols");
     snprintf(v_size, sizeof v_size, "size=%d %d", width, height);
-    char v_tool[1300];
+    char v_tool[1300], v_meshes[1300];
     snprintf(v_tool, sizeof v_tool, "tool=%s", tool_csv);
-    const char *const vars[] = {v_data,   v_out,  v_title, v_box, v_dx, v_div, v_arrow, v_every,
-                                v_layout, v_size, tool ? v_tool : NULL, NULL};
+    snprintf(v_meshes, sizeof v_meshes, "meshes=%s", mesh_csv);
+    /* the optional ones last, the absent left out */
+    const char *vars[13] = {v_data, v_out, v_title, v_box, v_dx, v_div, v_arrow, v_every, v_layout, v_size};
+    int nv = 10;
+    if (tool)
+        vars[nv++] = v_tool;
+    if (meshes)
+        vars[nv++] = v_meshes;
+    vars[nv] = NULL;
     return fl_pictures_draw(FL_PICTURES_SCRIPT("grid.gp"), png, vars, err);
 }

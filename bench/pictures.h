@@ -9,8 +9,9 @@
  *  - frames/NNNN_grid.csv and .png: a FLIP or PIC run's MAC grid, its
  *    middle z-slice: pressure with velocity arrows, and the divergence
  *    before and after the last projection of the step (plots/grid.gp),
- *    and with a rigid tool that the slice's plane cuts, the outline of
- *    its surface in that plane (frames/NNNN_grid_tool.csv).
+ *    and the outlines of a rigid tool's surface and of the solid meshes'
+ *    in the slice's plane (frames/NNNN_grid_tool.csv and
+ *    NNNN_grid_meshes.csv) where it cuts them.
  * Every file is written whole or not at all: the CSV through a temporary
  * and a rename (fl_write_whole), the PNG by gnuplot into NNNN.png.tmp,
  * renamed when gnuplot has finished it. */
@@ -69,7 +70,9 @@ void fl_pictures_free(fl_pictures *p);
  * (fl_mac_grid_keep_divergence), at w's time; caption starts the title.
  * With w's tool cut by the slice's plane, DIR/frames/NNNN_grid_tool.csv
  * too: the outline of its surface in that plane, as segments, drawn over
- * the cells. FL_ERR_IO naming the file. */
+ * the cells; with solid meshes cut by it, NNNN_grid_meshes.csv, theirs. A
+ * slice without FLUID is drawn too, and its title says so. FL_ERR_IO
+ * naming the file. */
 int fl_pictures_grid(const fl_mac_grid *g, const fl_world *w, const char *caption, const char *dir, int frame,
                      fl_error *err);
 

@@ -4,8 +4,8 @@
 # before the pressure projection, and after it, the two divergences on one
 # colour scale, so that the second panel shows what the projection
 # removed. FLUID cells are outlined, cells that were not FLUID in the
-# projection left blank, SOLID cells grey, and a rigid tool's surface,
-# given, a black line.
+# projection left blank, SOLID cells grey, and the surfaces of a rigid
+# tool and of solid meshes, given, black lines.
 #
 # Usage (gnuplot 5.4, pngcairo):
 #   gnuplot -e "data='frames/0003_grid.csv'" -e "out='frames/0003_grid.png'" \
@@ -29,6 +29,7 @@
 #   tool     (optional) CSV with a header line: x1, y1, x2, y2 (m), one
 #            segment a row: the outline of a rigid tool's surface in the
 #            slice's plane, drawn in black over every panel
+#   meshes   (optional) the same for the scene's solid meshes
 
 set terminal pngcairo size int(word(size, 1)), int(word(size, 2)) font ",10"
 set output out
@@ -51,9 +52,11 @@ if (layout eq "rows") {
 }
 solid(l) = l == 2 ? 1 : NaN
 on(i, j) = (int(i) % n == 0 && int(j) % n == 0) ? 1 : NaN
-# the tool's outline, appended to each panel's plot when given
+# the outlines of the tool and the solid meshes, appended to each panel's
+# plot when given
 set macros
 T = exists("tool") ? ", tool using 1:2:($3 - $1):($4 - $2) skip 1 with vectors nohead lw 2 lc rgb '#000000'" : ""
+T = T . (exists("meshes") ? ", meshes using 1:2:($3 - $1):($4 - $2) skip 1 with vectors nohead lw 2 lc rgb '#000000'" : "")
 # a cell is a box of side dx around its centre
 set title "pressure (Pa) and velocity"
 set cblabel "p (Pa)"

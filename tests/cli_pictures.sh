@@ -6,7 +6,8 @@
 # grey); `run --save grid` draws a FLIP run's MAC grid
 # (frames/NNNN_grid.png and .csv; the divergence after the projection far
 # below the one before; a tool's outline, a closed circle around exactly
-# its SOLID cells); `fluidlab kernels` writes kernels.csv, whose W
+# its SOLID cells; a solid mesh's, closed around exactly its SOLID cells;
+# a slice without FLUID drawn all the same); `fluidlab kernels` writes kernels.csv, whose W
 # columns integrate to 1 (trapezoid in r with 4 pi r^2, 2 pi r in 2D) and
 # whose slopes and Laplacians match finite differences of its values, and
 # kernels.png and .svg; `bench --scaling` its table, scaling.csv and
@@ -139,6 +140,50 @@ sys.exit(0 if abs(rho - expected) < 1e-6 and max(r) - min(r) < 1e-5 and abs(leng
          and closed and solid_inside and any(q["label"] == "2" for q in near) else 1)
 PY
 check "--save grid with a tool: its outline in frames/0001_grid_tool.csv, a closed circle around its SOLID cells" $?
+
+# a solid mesh under FLIP (flip_case3's bunny moved into the middle slice,
+# the water's block made as deep as the tank, coarse): the outline where
+# the slice's plane cuts its triangles (frames/NNNN_grid_meshes.csv),
+# closed, and the SOLID cells inside the walls exactly those whose centre
+# it encloses (a ray's crossings counted)
+gmesh="$dir/gmesh"
+case3=(--set fluid.spacing=0.01 --set solvers.flip.dx=0.02 --set time.duration=0.04 --frames 1 --quiet --no-plot --save grid)
+"$bin" run flip_case3 --solver flip "${case3[@]}" --set 'meshes.0.translate=[0.8, 0.001, 0.33]' \
+  --set 'fluid.blocks.0.max=[0.32, 0.48, 0.64]' --out "$gmesh" &&
+  not_blank "$gmesh/frames/0001_grid.png" && [ "$(head -n 1 "$gmesh/frames/0001_grid_meshes.csv")" = x1,y1,x2,y2 ] &&
+  python3 - "$gmesh/frames/0001_grid_meshes.csv" "$gmesh/frames/0001_grid.csv" <<'PY'
+import csv, math, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+cells = list(csv.DictReader(open(sys.argv[2])))
+ends = {}
+for r in rows:
+    for p in ((r["x1"], r["y1"]), (r["x2"], r["y2"])):
+        ends[p] = ends.get(p, 0) + 1
+closed = all(k == 2 for k in ends.values())
+segs = [[float(r[k]) for k in ("x1", "y1", "x2", "y2")] for r in rows]
+def inside(x, y):  # the parity of the segments crossed by the ray from (x, y) to +x
+    n = 0
+    for x1, y1, x2, y2 in segs:
+        if (y1 <= y) != (y2 <= y) and x1 + (y - y1) * (x2 - x1) / (y2 - y1) > x:
+            n += 1
+    return n % 2 == 1
+n = max(int(q["i"]) for q in cells) + 1, max(int(q["j"]) for q in cells) + 1
+inner = [q for q in cells if 0 < int(q["i"]) < n[0] - 1 and 0 < int(q["j"]) < n[1] - 1]
+wrong = [q for q in inner if (q["label"] == "2") != inside(float(q["x"]), float(q["y"]))]
+solid = sum(q["label"] == "2" for q in inner)
+print("solid mesh outline: %d segments, %d end points, closed %s; %d SOLID cells inside the walls, %d of %d cells "
+      "where SOLID and inside the outline differ" % (len(segs), len(ends), closed, solid, len(wrong), len(inner)))
+sys.exit(0 if segs and closed and solid > 10 and not wrong else 1)
+PY
+check "--save grid with a solid mesh: its outline in frames/0001_grid_meshes.csv, closed, around exactly its SOLID cells" $?
+
+# a slice without FLUID (flip_case3 as shipped: the water's block ends at
+# z = 0.22, the slice is at 0.33) is drawn all the same, and says so
+gempty="$dir/gempty"
+"$bin" run flip_case3 --solver flip "${case3[@]}" --out "$gempty" &&
+  not_blank "$gempty/frames/0001_grid.png" && ! awk -F, '$5 == "0"' "$gempty/frames/0001_grid.csv" | grep -q . &&
+  [ ! -e "$gempty/frames/0001_grid_meshes.csv" ]
+check "--save grid, a slice without FLUID: drawn, no FLUID row, no mesh outline (the bunny is not in it)" $?
 
 # the kernels
 for dims in 3 2; do
