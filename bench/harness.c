@@ -441,7 +441,8 @@ static int write_frame(const fl_run_config *c, run_state *r, int frame, fl_error
     int rc;
     if (c->save_png && (rc = fl_pictures_particles(&r->pictures, w, c->out_dir, frame, err)))
         return rc;
-    if (c->save_grid && frame > 0 && (rc = fl_pictures_grid(r->mac, w, r->caption, c->out_dir, frame, err)))
+    const double slice = c->slice_set ? c->slice_z : NAN;
+    if (c->save_grid && frame > 0 && (rc = fl_pictures_grid(r->mac, w, slice, r->caption, c->out_dir, frame, err)))
         return rc;
     if (c->save_bin) {
         snprintf(path, sizeof path, "%s/frames/%04d.bin", c->out_dir, frame);
@@ -806,13 +807,16 @@ static int run_build(const fl_run_config *c, run_state *r, fl_error *err)
     return FL_OK;
 }
 
-/* --save png, --save grid and --color: one line on what is wrong with
- * them for the solver ops, before anything is built. */
+/* --save png, --save grid, --color and --slice: one line on what is
+ * wrong with them for the solver ops, before anything is built. */
 static int pictures_check(const fl_run_config *c, const fl_solver_ops *ops, fl_error *err)
 {
     if (c->color && !c->save_png)
         return fl_fail(err, FL_ERR_INPUT, "--color %s: the colour of --save png's pictures, only with --save png",
                        c->color);
+    if (c->slice_set && !c->save_png && !c->save_grid)
+        return fl_fail(err, FL_ERR_INPUT, "--slice %g: the plane of --save png's and --save grid's pictures, only "
+                       "with one of them", c->slice_z);
     if (c->color && fl_color_find(c->color) < 0)
         return fl_fail(err, FL_ERR_INPUT, "--color %s: unknown field (speed, density, pressure, vorticity or "
                        "neighbors)", c->color);
@@ -861,6 +865,12 @@ static int run_prepare(const fl_run_config *c, run_state *r, run_clock *clk, fl_
     if ((rc = pictures_check(c, r->ops, err)))
         return rc;
     const fl_scene *s = &r->scene;
+    if (c->slice_set && s->dims == 2)
+        return fl_fail(err, FL_ERR_INPUT, "--slice %g: %s is a 2D scene, whose pictures are its plane", c->slice_z,
+                       s->path);
+    if (c->slice_set && !(c->slice_z >= s->domain.lo[2] && c->slice_z <= s->domain.hi[2]))
+        return fl_fail(err, FL_ERR_INPUT, "--slice %g: outside %s's domain, z from %g to %g m", c->slice_z, s->path,
+                       s->domain.lo[2], s->domain.hi[2]);
     if (s->dims == 2 && c->save_obj)
         return fl_fail(err, FL_ERR_INPUT, "--save obj: %s is a 2D scene, which has no surface to save (--save bin "
                        "and fluidlab render draw its particles)", s->path);
@@ -894,7 +904,7 @@ static int run_prepare(const fl_run_config *c, run_state *r, run_clock *clk, fl_
     snprintf(r->caption, sizeof r->caption, "%s, %s", s->name, c->solver);
     if (c->save_png &&
         (rc = fl_pictures_init(&r->pictures, &r->world, c->color ? fl_color_find(c->color) : FL_COLOR_SPEED,
-                               r->caption, err)))
+                               r->caption, c->slice_set ? c->slice_z : NAN, err)))
         return rc;
     if (c->save_grid && !(r->mac = fl_flip_grid(r->solver, err)))
         return FL_ERR_MEMORY;

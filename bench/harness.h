@@ -35,6 +35,8 @@ typedef struct fl_run_config {
                                      and run.gif at the end (bench/pictures.h) */
     int save_grid;                /* --save grid: frames/NNNN_grid.csv and .png, a grid solver's MAC grid */
     const char *color;            /* --color: the field of --save png (fl_color_names); NULL = speed */
+    int slice_set;                /* --slice Z given: */
+    double slice_z;               /* the plane z = Z (m) of a 3D run's pictures; else the domain's middle */
     int threads;                  /* 0 = OpenMP's default */
     int progress;                 /* progress line on stderr */
     int live_plot;                /* --plot live: compression and speed streamed to gnuplot (plots/live.h) */

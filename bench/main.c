@@ -143,6 +143,8 @@ static const char *usage =
     "                         png and grid need gnuplot\n"
     "  --color FIELD          --save png's colour: speed (default), density, pressure,\n"
     "                         vorticity or neighbors\n"
+    "  --slice Z              a 3D run's pictures (--save png, grid) about the plane\n"
+    "                         z = Z in metres (default the domain's middle)\n"
     "  --surface-spacing S    grid spacing of --save obj's surfaces in metres (default half\n"
     "                         the particle spacing; see fluidlab surface --help)\n"
     "  --device cpu|cuda|emu  where the particles live (default cpu): cuda runs sph,\n"
@@ -346,7 +348,8 @@ static int run_option(const char *a, const char *v, fl_run_config *c, int *plot,
     *takes = strcmp(a, "--dt") == 0 || strcmp(a, "--substeps") == 0 || strcmp(a, "--frames") == 0 ||
              strcmp(a, "--set") == 0 || strcmp(a, "--out") == 0 || strcmp(a, "--save") == 0 ||
              strcmp(a, "--threads") == 0 || strcmp(a, "--plot") == 0 || strcmp(a, "--per-solver") == 0 ||
-             strcmp(a, "--device") == 0 || strcmp(a, "--surface-spacing") == 0 || strcmp(a, "--color") == 0;
+             strcmp(a, "--device") == 0 || strcmp(a, "--surface-spacing") == 0 || strcmp(a, "--color") == 0 ||
+             strcmp(a, "--slice") == 0;
     if (*takes && !v)
         return -die("%s: expected a value", a);
     if (strcmp(a, "--dt") == 0) {
@@ -413,6 +416,10 @@ static int run_option(const char *a, const char *v, fl_run_config *c, int *plot,
         }
     } else if (strcmp(a, "--color") == 0) {
         c->color = v;
+    } else if (strcmp(a, "--slice") == 0) {
+        if (!fl_parse_number(v, &c->slice_z))
+            return -die("--slice: expected the z of the pictures' plane in metres, got '%s'", v);
+        c->slice_set = 1;
     } else if (strcmp(a, "--surface-spacing") == 0) {
         if (!fl_parse_number(v, &c->surface_spacing) || c->surface_spacing <= 0.0)
             return -die("--surface-spacing: expected a positive number of metres, got '%s'", v);

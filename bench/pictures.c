@@ -48,10 +48,12 @@ static void picture_size(int *w, int *h, double x0, double x1, double y0, double
     *h = (int)((y1 - y0) * s) + extra_h;
 }
 
-int fl_pictures_init(fl_pictures *p, const fl_world *w, fl_color_field field, const char *caption, fl_error *err)
+int fl_pictures_init(fl_pictures *p, const fl_world *w, fl_color_field field, const char *caption, double slice,
+                     fl_error *err)
 {
     memset(p, 0, sizeof *p);
     p->field = field;
+    p->z_mid = isnan(slice) ? 0.5 * (w->domain.lo[2] + w->domain.hi[2]) : slice;
     snprintf(p->caption, sizeof p->caption, "%s", caption);
     fl_stability stab;
     fl_stability_init(&stab, w);
@@ -237,7 +239,7 @@ int fl_pictures_particles(fl_pictures *p, const fl_world *w, const char *dir, in
     if (rc)
         return rc;
     const fl_box *d = &w->domain;
-    particle_rows rows = {&w->fluid, p->value, w->dims, 0.5 * (d->lo[2] + d->hi[2]), w->spacing,
+    particle_rows rows = {&w->fluid, p->value, w->dims, p->z_mid, w->spacing,
                           fl_color_names[p->field]};
     char csv[1200], png[1200];
     snprintf(csv, sizeof csv, "%s/frames/%04d.csv", dir, frame);
@@ -479,10 +481,12 @@ static int write_mesh_rows(FILE *out, const void *data)
     return ferror(out) ? -1 : 0;
 }
 
-int fl_pictures_grid(const fl_mac_grid *g, const fl_world *w, const char *caption, const char *dir, int frame,
-                     fl_error *err)
+int fl_pictures_grid(const fl_mac_grid *g, const fl_world *w, double slice, const char *caption, const char *dir,
+                     int frame, fl_error *err)
 {
-    const grid_rows rows = {g, g->nz / 2};
+    /* the layer of cells holding the plane */
+    const double at = isnan(slice) ? g->nz / 2 : floor((slice - g->lo[2]) / g->dx);
+    const grid_rows rows = {g, at < 0.0 ? 0 : at > g->nz - 1 ? g->nz - 1 : (int)at};
     const double t = w->time;
     char csv[1200], png[1200];
     snprintf(csv, sizeof csv, "%s/frames/%04d_grid.csv", dir, frame);
@@ -532,8 +536,12 @@ int fl_pictures_grid(const fl_mac_grid *g, const fl_world *w, const char *captio
         v_layout[40], v_size[60];
     snprintf(v_data, sizeof v_data, "data=%s", csv);
     snprintf(v_out, sizeof v_out, "out=%s.tmp", png);
-    snprintf(v_title, sizeof v_title, "title=%s: the MAC grid at t = %.3f s%s%s%s", caption, t,
-             g->nz > 3 ? ", its middle z-slice" : "", cells ? "" : " (no FLUID cell in it)",
+    char slice_name[80] = "";
+    if (g->nz > 3)
+        snprintf(slice_name, sizeof slice_name, isnan(slice) ? ", its middle z-slice" : ", its z-slice at z = %.4g m",
+                 fl_mac_centre(g, 2, rows.k));
+    snprintf(v_title, sizeof v_title, "title=%s: the MAC grid at t = %.3f s%s%s%s", caption, t, slice_name,
+             cells ? "" : " (no FLUID cell in it)",
              tool && meshes ? ", the surfaces of the tool and the solid meshes in black"
              : tool         ? ", the surface of the tool in black"
              : meshes       ? ", the surfaces of the solid meshes in black"

@@ -4,10 +4,11 @@
  *    (speed, density, pressure, vorticity, neighbor count), with a colour
  *    bar, axes in metres, the domain's outline and equal aspect; a 2D run
  *    face on, a 3D run as the slice |z - z_mid| < d of its particles (d the
- *    particle spacing, z_mid the domain's middle). The numbers drawn are in
+ *    particle spacing, z_mid the domain's middle or --slice's plane). The
+ *    numbers drawn are in
  *    frames/NNNN.csv (plots/particles.gp);
  *  - frames/NNNN_grid.csv and .png: a FLIP or PIC run's MAC grid, its
- *    middle z-slice: pressure with velocity arrows, and the divergence
+ *    middle z-slice (or --slice's): pressure with velocity arrows, and the divergence
  *    before and after the last projection of the step (plots/grid.gp),
  *    and the outlines of a rigid tool's surface and of the solid meshes'
  *    in the slice's plane (frames/NNNN_grid_tool.csv and
@@ -50,12 +51,15 @@ typedef struct fl_pictures {
     float *rho;         /* per particle: density, kg/m^3 */
     float *value;       /* per particle: the field drawn */
     float *sorted;      /* the vorticity's colour bar: |value| of the particles drawn, sorted */
+    double z_mid;       /* a 3D run's slice: the particles with |z - z_mid| < d */
 } fl_pictures;
 
-/* Sets up the pictures of the world w's fluid coloured by field; zeroed
- * first, so that fl_pictures_free is safe after a failure. FL_ERR_MEMORY
- * with one line in err when they do not fit. */
-int fl_pictures_init(fl_pictures *p, const fl_world *w, fl_color_field field, const char *caption, fl_error *err);
+/* Sets up the pictures of the world w's fluid coloured by field, a 3D
+ * run's slice about the plane z = slice (m; NaN: the domain's middle);
+ * zeroed first, so that fl_pictures_free is safe after a failure.
+ * FL_ERR_MEMORY with one line in err when they do not fit. */
+int fl_pictures_init(fl_pictures *p, const fl_world *w, fl_color_field field, const char *caption, double slice,
+                     fl_error *err);
 
 /* DIR/frames/NNNN.csv (x, y, z and the field of each particle drawn) and
  * DIR/frames/NNNN.png, frame number frame of w. FL_ERR_IO naming the file
@@ -65,16 +69,17 @@ int fl_pictures_particles(fl_pictures *p, const fl_world *w, const char *dir, in
 
 void fl_pictures_free(fl_pictures *p);
 
-/* DIR/frames/NNNN_grid.csv and DIR/frames/NNNN_grid.png: the middle
- * z-slice of g, which must keep its divergences
+/* DIR/frames/NNNN_grid.csv and DIR/frames/NNNN_grid.png: the z-slice of
+ * g whose cells hold the plane z = slice (m; NaN: the middle one), g
+ * keeping its divergences
  * (fl_mac_grid_keep_divergence), at w's time; caption starts the title.
  * With w's tool cut by the slice's plane, DIR/frames/NNNN_grid_tool.csv
  * too: the outline of its surface in that plane, as segments, drawn over
  * the cells; with solid meshes cut by it, NNNN_grid_meshes.csv, theirs. A
  * slice without FLUID is drawn too, and its title says so. FL_ERR_IO
  * naming the file. */
-int fl_pictures_grid(const fl_mac_grid *g, const fl_world *w, const char *caption, const char *dir, int frame,
-                     fl_error *err);
+int fl_pictures_grid(const fl_mac_grid *g, const fl_world *w, double slice, const char *caption, const char *dir,
+                     int frame, fl_error *err);
 
 /* gnuplot runs script with vars ("NAME=VALUE", NULL-terminated; one of
  * them out=PATH.tmp) and PATH.tmp, once it ends as its format ends

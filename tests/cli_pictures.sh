@@ -13,7 +13,8 @@
 # kernels.png and .svg; `bench --scaling` its table, scaling.csv and
 # scaling.png and .svg. Every PNG has more than two colours (not blank), and
 # no .tmp is left. Bad input (--save grid with sph, an unknown --color,
-# --color without --save png, --color pressure with flip, kernels --dims 4,
+# --color without --save png, --color pressure with flip, --slice without
+# them, outside the domain, in 2D or not a number, kernels --dims 4,
 # no gnuplot on the PATH, bench --scaling on a device or of grid, bench
 # --out without --scaling) is refused with one line and exit 1, no output
 # folder left.
@@ -141,16 +142,18 @@ sys.exit(0 if abs(rho - expected) < 1e-6 and max(r) - min(r) < 1e-5 and abs(leng
 PY
 check "--save grid with a tool: its outline in frames/0001_grid_tool.csv, a closed circle around its SOLID cells" $?
 
-# a solid mesh under FLIP (flip_case3's bunny moved into the middle slice,
-# the water's block made as deep as the tank, coarse): the outline where
-# the slice's plane cuts its triangles (frames/NNNN_grid_meshes.csv),
-# closed, and the SOLID cells inside the walls exactly those whose centre
-# it encloses (a ray's crossings counted)
+# a solid mesh under FLIP (flip_case3 on a coarse grid, --slice 0.15
+# through the water and the bunny): the outline where the slice's plane
+# cuts its triangles (frames/NNNN_grid_meshes.csv), closed, and the SOLID
+# cells inside the walls exactly those whose centre it encloses (a ray's
+# crossings counted); --save png's particles are those within d = 0.01 m
+# of the same plane
 gmesh="$dir/gmesh"
-case3=(--set fluid.spacing=0.01 --set solvers.flip.dx=0.02 --set time.duration=0.04 --frames 1 --quiet --no-plot --save grid)
-"$bin" run flip_case3 --solver flip "${case3[@]}" --set 'meshes.0.translate=[0.8, 0.001, 0.33]' \
-  --set 'fluid.blocks.0.max=[0.32, 0.48, 0.64]' --out "$gmesh" &&
+case3=(--set fluid.spacing=0.01 --set solvers.flip.dx=0.02 --set time.duration=0.04 --frames 1 --quiet --no-plot)
+"$bin" run flip_case3 --solver flip "${case3[@]}" --save grid,png --slice 0.15 --out "$gmesh" &&
   not_blank "$gmesh/frames/0001_grid.png" && [ "$(head -n 1 "$gmesh/frames/0001_grid_meshes.csv")" = x1,y1,x2,y2 ] &&
+  awk -F, 'NR > 1 { n++; if ($3 - 0.15 >= 0.01 || 0.15 - $3 >= 0.01) bad = 1 } END { exit bad || n == 0 }' \
+    "$gmesh/frames/0001.csv" &&
   python3 - "$gmesh/frames/0001_grid_meshes.csv" "$gmesh/frames/0001_grid.csv" <<'PY'
 import csv, math, sys
 rows = list(csv.DictReader(open(sys.argv[1])))
@@ -175,12 +178,12 @@ print("solid mesh outline: %d segments, %d end points, closed %s; %d SOLID cells
       "where SOLID and inside the outline differ" % (len(segs), len(ends), closed, solid, len(wrong), len(inner)))
 sys.exit(0 if segs and closed and solid > 10 and not wrong else 1)
 PY
-check "--save grid with a solid mesh: its outline in frames/0001_grid_meshes.csv, closed, around exactly its SOLID cells" $?
+check "--slice 0.15 with a solid mesh: its outline in frames/0001_grid_meshes.csv, closed, around exactly its SOLID cells; the png slice |z - 0.15| < d" $?
 
-# a slice without FLUID (flip_case3 as shipped: the water's block ends at
-# z = 0.22, the slice is at 0.33) is drawn all the same, and says so
+# a slice without FLUID (flip_case3's middle one: the water's block ends
+# at z = 0.22, the slice is at 0.33) is drawn all the same
 gempty="$dir/gempty"
-"$bin" run flip_case3 --solver flip "${case3[@]}" --out "$gempty" &&
+"$bin" run flip_case3 --solver flip "${case3[@]}" --save grid --out "$gempty" &&
   not_blank "$gempty/frames/0001_grid.png" && ! awk -F, '$5 == "0"' "$gempty/frames/0001_grid.csv" | grep -q . &&
   [ ! -e "$gempty/frames/0001_grid_meshes.csv" ]
 check "--save grid, a slice without FLUID: drawn, no FLUID row, no mesh outline (the bunny is not in it)" $?
@@ -244,6 +247,14 @@ refused "--color colour" "unknown field" "$dir/refused" \
   "$bin" run dam_break_2d --solver sph --frames 1 "${small[@]}" --save png --color colour --out "$dir/refused"
 refused "--color without --save png" "only with --save png" "$dir/refused" \
   "$bin" run dam_break_2d --solver sph --frames 1 "${small[@]}" --color density --out "$dir/refused"
+refused "--slice without --save png or grid" "only with one of them" "$dir/refused" \
+  "$bin" run dam_break --solver sph --frames 1 "${small[@]}" --slice 0.05 --out "$dir/refused"
+refused "--slice outside the domain" "outside" "$dir/refused" \
+  "$bin" run dam_break --solver sph --frames 1 "${small[@]}" --save png --slice 0.5 --out "$dir/refused"
+refused "--slice in 2D" "is a 2D scene" "$dir/refused" \
+  "$bin" run dam_break_2d --solver flip --frames 1 "${small[@]}" --save grid --slice 0 --out "$dir/refused"
+refused "--slice abc" "expected the z of the pictures' plane" "$dir/refused" \
+  "$bin" run dam_break --solver sph --frames 1 "${small[@]}" --save png --slice abc --out "$dir/refused"
 refused "--color pressure with flip" "keeps no pressure" "$dir/refused" \
   "$bin" run dam_break_2d --solver flip --frames 1 "${small[@]}" --save png --color pressure --out "$dir/refused"
 refused "--save pgn" "expected a comma-separated list" "$dir/refused" \
