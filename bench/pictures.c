@@ -415,18 +415,18 @@ static int write_tool_outline(const fl_world *w, double z, const char *path, fl_
     tool_outline o = {l->pose.c[0] - half, l->pose.c[1] - half, 2.0 * half / (OUTLINE_SIDE - 1), NULL};
     if (!(o.d = malloc(sizeof(float) * OUTLINE_SIDE * OUTLINE_SIDE)))
         return fl_fail(err, FL_ERR_MEMORY, "%s: out of memory", path);
+    /* the lattice is connected: points of both signs mean an edge that
+     * crosses the surface, so a segment */
+    int inside = 0, outside = 0;
     for (int j = 0; j < OUTLINE_SIDE; j++)
         for (int i = 0; i < OUTLINE_SIDE; i++) {
             float n[3];
-            o.d[i + OUTLINE_SIDE * j] = fl_tool_distance(&l->shape, &l->pose, (float)(o.x0 + o.h * i),
-                                                         (float)(o.y0 + o.h * j), (float)z, n);
+            const float d = fl_tool_distance(&l->shape, &l->pose, (float)(o.x0 + o.h * i), (float)(o.y0 + o.h * j),
+                                             (float)z, n);
+            o.d[i + OUTLINE_SIDE * j] = d;
+            inside |= d < 0.0f, outside |= !(d < 0.0f);
         }
-    int cut = 0;
-    for (int j = 0; j + 1 < OUTLINE_SIDE && !cut; j++)
-        for (int i = 0; i + 1 < OUTLINE_SIDE && !cut; i++) {
-            double seg[2][4];
-            cut = outline_square(&o, i, j, seg) > 0;
-        }
+    const int cut = inside && outside;
     const int rc = cut ? fl_write_whole(path, write_outline_rows, &o, err) : FL_OK;
     free(o.d);
     return rc ? rc : cut;

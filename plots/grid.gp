@@ -55,8 +55,8 @@ on(i, j) = (int(i) % n == 0 && int(j) % n == 0) ? 1 : NaN
 # the outlines of the tool and the solid meshes, appended to each panel's
 # plot when given
 set macros
-T = exists("tool") ? ", tool using 1:2:($3 - $1):($4 - $2) skip 1 with vectors nohead lw 2 lc rgb '#000000'" : ""
-T = T . (exists("meshes") ? ", meshes using 1:2:($3 - $1):($4 - $2) skip 1 with vectors nohead lw 2 lc rgb '#000000'" : "")
+outline(v) = ", " . v . " using 1:2:($3 - $1):($4 - $2) skip 1 with vectors nohead lw 2 lc rgb '#000000'"
+T = (exists("tool") ? outline("tool") : "") . (exists("meshes") ? outline("meshes") : "")
 # a cell is a box of side dx around its centre
 set title "pressure (Pa) and velocity"
 set cblabel "p (Pa)"
