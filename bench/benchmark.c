@@ -480,7 +480,9 @@ static int bench_solves(const bench_opts *o, const fl_solver_ops *ops, void *sol
     const int n = o->solves;
     const size_t bytes = (size_t)g->ncells * sizeof(double);
     fl_pcg *pcg[2] = {NULL, NULL};
-    double *p = fl_alloc(bytes), *ms = calloc(2 * (size_t)n, sizeof *ms);
+    /* per preconditioner k: the solves' ms from k n, their set-ups' from (2 + k) n, their
+     * applications' from (4 + k) n */
+    double *p = fl_alloc(bytes), *ms = calloc(6 * (size_t)n, sizeof *ms);
     int iterations[2] = {0, 0}, short_of[2] = {0, 0}, fluid = 0;
     bad = !p || !ms;
     for (int k = 0; k < 2 && !bad; k++)
@@ -493,6 +495,8 @@ static int bench_solves(const bench_opts *o, const fl_solver_ops *ops, void *sol
             memcpy(p, g->sys_p, bytes);
             bad = fl_pcg_solve(pcg[k], g->sys_label, g->sys_rhs, p, &take, &res, &err) != FL_OK;
             ms[(size_t)k * n + r] = res.ms;
+            ms[(size_t)(2 + k) * n + r] = res.setup_ms;
+            ms[(size_t)(4 + k) * n + r] = res.apply_ms;
             iterations[k] = res.iterations;
             short_of[k] |= res.reason < 0;
             fluid = res.fluid_cells;
@@ -501,16 +505,18 @@ static int bench_solves(const bench_opts *o, const fl_solver_ops *ops, void *sol
     if (bad)
         fprintf(stderr, "fluidlab: bench %s --solves: %s\n", name, p && ms ? err.msg : "out of memory");
     else {
-        double sum[2][3];
-        for (int k = 0; k < 2; k++)
+        double sum[6][3];
+        for (int k = 0; k < 6; k++)
             summarize(ms + (size_t)k * n, n, sum[k]);
         printf("%s's last pressure system (%d FLUID cells, tolerance %g, %s), solved %d times with each "
                "preconditioner, taking turns:\n",
                name, fluid, opt.tol, opt.warm_start ? "from the pressure the run started from" : "from p = 0", n);
-        printf("| preconditioner | iterations | median ms | min ms | max ms |\n|---|---|---|---|---|\n");
+        printf("| preconditioner | iterations | median ms | min ms | max ms | set-up, median ms | applied, median ms "
+               "|\n|---|---|---|---|---|---|---|\n");
         for (int k = 0; k < 2; k++)
-            printf("| %s | %d%s | %.3f | %.3f | %.3f |\n", kind_names[k], iterations[k],
-                   short_of[k] ? " (short of the tolerance)" : "", sum[k][0], sum[k][1], sum[k][2]);
+            printf("| %s | %d%s | %.3f | %.3f | %.3f | %.3f | %.3f |\n", kind_names[k], iterations[k],
+                   short_of[k] ? " (short of the tolerance)" : "", sum[k][0], sum[k][1], sum[k][2], sum[2 + k][0],
+                   sum[4 + k][0]);
         printf("MIC(0) / multigrid: %.2f by the medians, %.2f by the mins\n", sum[0][0] / sum[1][0],
                sum[0][1] / sum[1][1]);
         char bench[64];
@@ -568,7 +574,7 @@ static int bench_solver(const bench_opts *o, const char *name, double *median)
     enum { NQ = FL_STAGE_COUNT + FL_PART_COUNT };
     double *stage = calloc((size_t)n * NQ, sizeof *stage);
     double *iters = calloc((size_t)n, sizeof *iters), *subs = calloc((size_t)n, sizeof *subs);
-    double *per_solve = calloc((size_t)n, sizeof *per_solve), *solve_ms = calloc((size_t)n, sizeof *solve_ms);
+    double *per_solve = calloc((size_t)n, sizeof *per_solve), *solve_ms = calloc(3 * (size_t)n, sizeof *solve_ms);
     int solve_max = 0, unconverged = 0;
     const int oom = !per_step || !stage || !iters || !subs || !per_solve || !solve_ms;
     if (oom && !bad) {
@@ -577,7 +583,7 @@ static int bench_solver(const bench_opts *o, const char *name, double *median)
     }
     for (int r = -1; r < n && !bad; r++) {
         int count = r < 0 ? o->warmup : o->steps;
-        double sum_stage[NQ] = {0}, sum_iter = 0.0, sum_sub = 0.0, sum_solve = 0.0;
+        double sum_stage[NQ] = {0}, sum_iter = 0.0, sum_sub = 0.0, sum_solve[3] = {0};
         double t0 = fl_now_ms();
         for (int k = 0; k < count && !bad; k++) {
             fl_step_stats_reset(st);
@@ -588,7 +594,9 @@ static int bench_solver(const bench_opts *o, const char *name, double *median)
                 sum_stage[q] += q < FL_STAGE_COUNT ? st->stage_ms[q] : st->part_ms[q - FL_STAGE_COUNT];
             sum_iter += st->iterations;
             sum_sub += st->substeps;
-            sum_solve += st->solve_ms;
+            sum_solve[0] += st->solve_ms;
+            sum_solve[1] += st->precond_setup_ms;
+            sum_solve[2] += st->precond_apply_ms;
             if (st->solve_iterations_max > solve_max)
                 solve_max = st->solve_iterations_max;
             unconverged += st->solves_unconverged;
@@ -600,7 +608,8 @@ static int bench_solver(const bench_opts *o, const char *name, double *median)
         iters[r] = sum_iter / count;
         subs[r] = sum_sub / count;
         per_solve[r] = sum_iter / sum_sub;
-        solve_ms[r] = sum_solve / count;
+        for (int q = 0; q < 3; q++)
+            solve_ms[(size_t)q * n + r] = sum_solve[q] / count;
         for (int q = 0; q < NQ; q++)
             stage[(size_t)q * n + r] = sum_stage[q] / count;
     }
@@ -608,12 +617,13 @@ static int bench_solver(const bench_opts *o, const char *name, double *median)
         if (!oom)
             fprintf(stderr, "fluidlab: bench %s: the step failed; timings are not reported\n", name);
     } else {
-        double sum[3], sq[NQ][3], si[3], ss[3], sp[3], sl[3];
+        double sum[3], sq[NQ][3], si[3], ss[3], sp[3], sl[3][3];
         summarize(per_step, n, sum);
         summarize(iters, n, si);
         summarize(subs, n, ss);
         summarize(per_solve, n, sp);
-        summarize(solve_ms, n, sl);
+        for (int q = 0; q < 3; q++)
+            summarize(solve_ms + (size_t)q * n, n, sl[q]);
         for (int q = 0; q < NQ; q++)
             summarize(stage + (size_t)q * n, n, sq[q]);
         printf("%s on %s: %d fluid + %d boundary particles, dt %.3g s, %d threads, %d repeats x %d steps\n", name,
@@ -623,9 +633,13 @@ static int bench_solver(const bench_opts *o, const char *name, double *median)
             if (sq[q][2] > 0.0)
                 printf("| %s | %.3f | %.3f | %.3f | %.1f %% |\n", fl_stage_names[q], sq[q][0], sq[q][1], sq[q][2],
                        100.0 * sq[q][0] / sum[0]);
-            if (q == FL_STAGE_PRESSURE_SOLVE && sl[2] > 0.0) /* FLIP: the linear solves' own time */
-                printf("| (pressure_solve's linear solves) | %.3f | %.3f | %.3f | %.1f %% |\n", sl[0], sl[1], sl[2],
-                       100.0 * sl[0] / sum[0]);
+            /* FLIP: the linear solves' own time, and their preconditioner's */
+            static const char *const solve_rows[3] = {"pressure_solve's linear solves",
+                                                      "linear solves: preconditioner set-up",
+                                                      "linear solves: preconditioner applied"};
+            for (int k = 0; k < 3 && q == FL_STAGE_PRESSURE_SOLVE && sl[0][2] > 0.0; k++)
+                printf("| (%s) | %.3f | %.3f | %.3f | %.1f %% |\n", solve_rows[k], sl[k][0], sl[k][1], sl[k][2],
+                       100.0 * sl[k][0] / sum[0]);
             for (int k = 0; k < FL_PART_COUNT; k++) {
                 const double *pk = sq[FL_STAGE_COUNT + k];
                 if (fl_part_stage[k] == (fl_stage)q && pk[2] > 0.0) /* FLIP: the stage's parts */

@@ -671,6 +671,7 @@ static void iterate(fl_pcg *s, const unsigned char *label, double *p, double bno
         return;
     }
     s->precon_written = opt->precond == FL_PRECOND_MIC0 || opt->precond == FL_PRECOND_JACOBI;
+    const double t0 = omp_get_wtime();
     if (opt->precond == FL_PRECOND_MIC0 && s->wrap)
         wrap_mic0_factor(s, label, opt->mic_tau, opt->mic_sigma);
     else if (opt->precond == FL_PRECOND_MIC0)
@@ -679,7 +680,10 @@ static void iterate(fl_pcg *s, const unsigned char *label, double *p, double bno
         jacobi_factor(s);
     else if (opt->precond == FL_PRECOND_MG)
         fl_mg_setup(s->mg, label);
+    const double t1 = omp_get_wtime();
+    res->setup_ms = 1e3 * (t1 - t0);
     double zr = precondition_dot(s, opt->precond);
+    res->apply_ms += 1e3 * (omp_get_wtime() - t1);
     update_direction(s, 0.0);
 
     res->reason = FL_PCG_DIVERGED_MAX_ITER;
@@ -700,7 +704,9 @@ static void iterate(fl_pcg *s, const unsigned char *label, double *p, double bno
             res->reason = FL_PCG_CONVERGED_RTOL;
             break;
         }
+        const double t2 = omp_get_wtime();
         double zr_new = precondition_dot(s, opt->precond);
+        res->apply_ms += 1e3 * (omp_get_wtime() - t2);
         update_direction(s, zr_new / zr);
         zr = zr_new;
     }

@@ -127,6 +127,10 @@ typedef struct fl_pcg_result {
     int fluid_cells;     /* unknowns of the system */
     int null_space;      /* 1: periodic with no AIR next to the FLUID cells: b and p made mean-free */
     double ms;           /* wall time of the solve, set-up included, ms */
+    double setup_ms;     /* of which the preconditioner's set-up (MIC(0)'s factor, Jacobi's inverse
+                          * diagonal, the multigrid's levels), ms */
+    double apply_ms;     /* and the preconditioner's applications, z = M^-1 r and z.r, ms (the rest:
+                          * conjugate gradient's own loops and the solve's fixed work) */
 } fl_pcg_result;
 
 /* Workspace of a solve on an nx x ny x nz grid (the vectors r, z, s, q, the

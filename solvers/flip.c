@@ -925,6 +925,8 @@ static void flip_record(fl_step_stats *st, const double *history, const fl_pcg_r
     if (res->reason < 0)
         st->solves_unconverged++;
     st->solve_ms += res->ms;
+    st->precond_setup_ms += res->setup_ms;
+    st->precond_apply_ms += res->apply_ms;
     for (int k = 1; k < res->history_len; k++) {
         if (st->iterations < FL_MAX_HISTORY)
             st->residual[st->iterations] = history[k];

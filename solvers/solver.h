@@ -80,6 +80,8 @@ typedef struct fl_step_stats {
     double solve_ms;                 /* wall time inside the step's linear solves (FLIP's pressure
                                       * solves, from the set-up of the preconditioner to the last
                                       * iteration), ms; part of pressure_solve; 0 without one */
+    double precond_setup_ms;         /* of which the preconditioner's set-up, ms */
+    double precond_apply_ms;         /* and its applications, ms */
     char failure[160];               /* why the step failed, when it returned an error code;
                                       * "" when it has nothing to add to the code */
 } fl_step_stats;

@@ -32,6 +32,8 @@ void fl_step_stats_reset(fl_step_stats *st)
     st->nan_count = 0;
     st->solve_iterations_max = st->solves_unconverged = 0;
     st->solve_ms = 0.0;
+    st->precond_setup_ms = 0.0;
+    st->precond_apply_ms = 0.0;
     st->substeps = 1;
     st->dt_limit = 0.0;
     st->failure[0] = '\0';
